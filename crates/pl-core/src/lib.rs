@@ -1,0 +1,17 @@
+//! The algorithms and record formats of the paperless-dedupe toolkit.
+//!
+//! Each module is one stage of the pipeline; none of them opens files or exits.
+//! The binaries in `pl-cli` wire them to stdin/stdout.
+#![deny(missing_docs)]
+
+pub mod cluster;
+pub mod error;
+pub mod lsh;
+pub mod minhash;
+pub mod normalize;
+pub mod records;
+pub mod score;
+pub mod shingle;
+pub mod stream;
+
+pub use error::{Error, Result};

@@ -1,0 +1,229 @@
+//! Locality-sensitive hashing over MinHash signatures: banding, candidate pairs, and the
+//! S-curve that says how likely a pair of a given similarity becomes a candidate.
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::error::{Error, Result};
+
+/// How a signature of K values is cut into bands of rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Banding {
+    /// Number of bands b.
+    pub bands: usize,
+    /// Rows per band r = K / b.
+    pub rows: usize,
+}
+
+impl Banding {
+    /// Cuts K values into `bands` bands; K must divide evenly.
+    pub fn new(perms: usize, bands: usize) -> Result<Banding> {
+        if bands == 0 || perms == 0 || perms % bands != 0 {
+            return Err(Error::Config(format!(
+                "{perms} permutations cannot be cut into {bands} bands of equal rows: choose bands that divide the permutations (for K={perms}: {})",
+                divisors(perms)
+            )));
+        }
+        Ok(Banding {
+            bands,
+            rows: perms / bands,
+        })
+    }
+
+    /// The bucket key of band `band` of a signature: xxh3-64 of the band's values
+    /// (little-endian bytes), seeded with the band number.
+    pub fn key(&self, sig: &[u32], band: usize) -> u64 {
+        let vals = &sig[band * self.rows..(band + 1) * self.rows];
+        let mut bytes = [0u8; 4 * 64];
+        if vals.len() <= 64 {
+            for (chunk, v) in bytes.chunks_exact_mut(4).zip(vals) {
+                chunk.copy_from_slice(&v.to_le_bytes());
+            }
+            xxh3_64_with_seed(&bytes[..4 * vals.len()], band as u64)
+        } else {
+            let owned: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+            xxh3_64_with_seed(&owned, band as u64)
+        }
+    }
+}
+
+fn divisors(n: usize) -> String {
+    let d: Vec<String> = (1..=n)
+        .filter(|d| n % d == 0)
+        .map(|d| d.to_string())
+        .collect();
+    d.join(", ")
+}
+
+/// A candidate pair: `a < b`, and the number of bands in which they shared a bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Candidate {
+    /// Smaller id.
+    pub a: u64,
+    /// Larger id.
+    pub b: u64,
+    /// Bands in which the two signatures were equal.
+    pub bands: u32,
+}
+
+/// Finds every pair of documents that share a bucket in at least `min_band_matches` bands.
+///
+/// `keys[d]` holds the band keys of document `ids[d]`. Buckets are found by sorting
+/// (band, key, doc) triples, so there is no allocation per bucket; the only quadratic work
+/// is within a bucket. Pairs come out sorted by (a, b), each once.
+pub fn candidates(ids: &[u64], keys: &[Vec<u64>], min_band_matches: u32) -> Vec<Candidate> {
+    let mut triples: Vec<(u32, u64, u32)> =
+        Vec::with_capacity(ids.len() * keys.first().map_or(0, Vec::len));
+    for (d, ks) in keys.iter().enumerate() {
+        for (band, &k) in ks.iter().enumerate() {
+            triples.push((band as u32, k, d as u32));
+        }
+    }
+    triples.sort_unstable();
+    let mut pairs: Vec<(u64, u64)> = Vec::new();
+    for run in triples.chunk_by(|x, y| x.0 == y.0 && x.1 == y.1) {
+        for (i, x) in run.iter().enumerate() {
+            for y in &run[i + 1..] {
+                let (p, q) = (ids[x.2 as usize], ids[y.2 as usize]);
+                if p != q {
+                    pairs.push((p.min(q), p.max(q)));
+                }
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+        .chunk_by(|x, y| x == y)
+        .filter(|run| run.len() as u32 >= min_band_matches)
+        .map(|run| Candidate {
+            a: run[0].0,
+            b: run[0].1,
+            bands: run.len() as u32,
+        })
+        .collect()
+}
+
+/// Probability that a pair with Jaccard `s` becomes a candidate: at least `min_matches` of
+/// `bands` bands of `rows` rows agree. With `min_matches = 1` this is `1 − (1 − s^r)^b`.
+pub fn candidate_probability(s: f64, rows: usize, bands: usize, min_matches: usize) -> f64 {
+    let p = s.powi(rows as i32);
+    let below: f64 = (0..min_matches.min(bands + 1))
+        .map(|i| binomial(bands, i) * p.powi(i as i32) * (1.0 - p).powi((bands - i) as i32))
+        .sum();
+    (1.0 - below).clamp(0.0, 1.0)
+}
+
+fn binomial(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// The similarity at which the candidate probability crosses 50% (bisection).
+pub fn half_point(rows: usize, bands: usize, min_matches: usize) -> f64 {
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if candidate_probability(mid, rows, bands, min_matches) < 0.5 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::minhash::splitmix64;
+    use proptest::prelude::*;
+
+    #[test]
+    fn indivisible_bands_name_the_choices() {
+        let err = Banding::new(256, 30).unwrap_err().to_string();
+        assert!(
+            err.contains("256") && err.contains("30") && err.contains("32"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn equal_bands_make_a_candidate_once() {
+        let band = Banding::new(4, 2).unwrap();
+        let sigs = [
+            vec![1, 2, 3, 4],
+            vec![1, 2, 9, 9],
+            vec![1, 2, 3, 4],
+            vec![7, 7, 7, 7],
+        ];
+        let keys: Vec<Vec<u64>> = sigs
+            .iter()
+            .map(|s| (0..2).map(|b| band.key(s, b)).collect())
+            .collect();
+        let ids = [30, 10, 20, 40];
+        let c = candidates(&ids, &keys, 1);
+        assert_eq!(
+            c,
+            vec![
+                Candidate {
+                    a: 10,
+                    b: 20,
+                    bands: 1
+                },
+                Candidate {
+                    a: 10,
+                    b: 30,
+                    bands: 1
+                },
+                Candidate {
+                    a: 20,
+                    b: 30,
+                    bands: 2
+                },
+            ]
+        );
+        assert_eq!(
+            candidates(&ids, &keys, 2),
+            vec![Candidate {
+                a: 20,
+                b: 30,
+                bands: 2
+            }]
+        );
+    }
+
+    #[test]
+    fn s_curve_matches_closed_form() {
+        for s in [0.3, 0.5, 0.75, 0.9] {
+            let want = 1.0 - (1.0 - f64::powi(s, 8)).powi(32);
+            assert!((candidate_probability(s, 8, 32, 1) - want).abs() < 1e-12);
+        }
+        let h = half_point(8, 32, 1);
+        assert!((candidate_probability(h, 8, 32, 1) - 0.5).abs() < 1e-9);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+        /// Simulated candidate rate matches 1 − (1 − s^r)^b: each signature position agrees
+        /// with probability s independently, as MinHash guarantees.
+        #[test]
+        fn simulated_rate_matches_formula(s in 0.4f64..0.95, seed in any::<u64>(), bands in prop::sample::select(vec![8usize, 16, 32])) {
+            let rows = 256 / bands;
+            let band = Banding::new(256, bands).unwrap();
+            let trials = 2000;
+            let mut st = seed;
+            let mut hits = 0;
+            for _ in 0..trials {
+                let a: Vec<u32> = (0..256).map(|_| splitmix64(&mut st) as u32).collect();
+                let b: Vec<u32> = a.iter().map(|&x| {
+                    let u = (splitmix64(&mut st) >> 11) as f64 / (1u64 << 53) as f64;
+                    if u < s { x } else { x ^ 0x8000_0001 }
+                }).collect();
+                let keys = vec![(0..bands).map(|i| band.key(&a, i)).collect(), (0..bands).map(|i| band.key(&b, i)).collect()];
+                hits += candidates(&[1, 2], &keys, 1).len();
+            }
+            let p = candidate_probability(s, rows, bands, 1);
+            let rate = hits as f64 / trials as f64;
+            let se = (p * (1.0 - p) / trials as f64).sqrt().max(1e-3);
+            prop_assert!((rate - p).abs() <= 5.0 * se, "s={s} rows={rows} p={p} rate={rate}");
+        }
+    }
+}

@@ -1,0 +1,569 @@
+//! Shingle and signature records, in their binary and JSON forms, and a reader that
+//! autodetects which form a stream uses.
+
+use std::io::{BufRead, Write};
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::stream::{is_binary, Header, Kind, Params, StreamReader, StreamWriter};
+
+/// A 128-bit fingerprint of a normalized text, written as 32 lowercase hex digits in JSON.
+pub type Fingerprint = u128;
+
+/// Formats a fingerprint as 32 hex digits.
+pub fn fingerprint_hex(f: Fingerprint) -> String {
+    format!("{f:032x}")
+}
+
+/// Parses 32 hex digits.
+pub fn parse_fingerprint(s: &str) -> Option<Fingerprint> {
+    (s.len() == 32)
+        .then(|| u128::from_str_radix(s, 16).ok())
+        .flatten()
+}
+
+/// One record of a binary-capable stream.
+pub trait Record: Sized {
+    /// The kind written in the stream header.
+    const KIND: Kind;
+    /// The document id.
+    fn id(&self) -> u64;
+    /// Appends the bincode-compatible payload to `buf`.
+    fn encode(&self, buf: &mut Vec<u8>);
+    /// Decodes a payload; `params` is the stream's header.
+    fn decode(payload: &[u8], params: &Params) -> std::result::Result<Self, String>;
+    /// The JSON form (a record with the producing parameters inline).
+    fn to_json(&self, params: &Params) -> Value;
+    /// Reads the JSON form, returning the record and the parameters it carries.
+    fn from_json(v: Map<String, Value>) -> std::result::Result<(Self, Params), String>;
+}
+
+/// A document's set of shingle hashes, sorted ascending without repeats.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ShingleRec {
+    /// Document id.
+    pub id: u64,
+    /// Fingerprint of the normalized text.
+    pub fingerprint: Fingerprint,
+    /// Sorted, deduplicated shingle hashes.
+    pub hashes: Vec<u64>,
+}
+
+/// A document's MinHash signature.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SigRec {
+    /// Document id.
+    pub id: u64,
+    /// Fingerprint of the normalized text.
+    pub fingerprint: Fingerprint,
+    /// K minimum hash values.
+    pub sig: Vec<u32>,
+}
+
+struct Cursor<'a> {
+    b: &'a [u8],
+}
+
+impl Cursor<'_> {
+    fn take<const N: usize>(&mut self) -> std::result::Result<[u8; N], String> {
+        if self.b.len() < N {
+            return Err("record payload too short".into());
+        }
+        let (head, rest) = self.b.split_at(N);
+        self.b = rest;
+        Ok(head.try_into().expect("N bytes"))
+    }
+    fn u64(&mut self) -> std::result::Result<u64, String> {
+        self.take::<8>().map(u64::from_le_bytes)
+    }
+    fn u128(&mut self) -> std::result::Result<u128, String> {
+        self.take::<16>().map(u128::from_le_bytes)
+    }
+    /// A bincode `Vec` length, checked against the bytes left so a corrupt length cannot
+    /// make us allocate gigabytes.
+    fn len(&mut self, elem: usize) -> std::result::Result<usize, String> {
+        let n = self.u64()?;
+        if n.checked_mul(elem as u64) != Some(self.b.len() as u64) {
+            return Err(format!(
+                "record payload length mismatch: {n} elements of {elem} bytes, {} bytes left",
+                self.b.len()
+            ));
+        }
+        Ok(n as usize)
+    }
+}
+
+fn json_params(v: &mut Map<String, Value>, kind: Kind) -> std::result::Result<Params, String> {
+    match v.remove("kind") {
+        Some(Value::String(k)) if k == kind.name() => {}
+        Some(Value::String(k)) => {
+            return Err(format!(
+                "record kind is {k:?}, this stage reads {:?}",
+                kind.name()
+            ))
+        }
+        _ => return Err(format!("missing \"kind\": {:?}", kind.name())),
+    }
+    let mut num = |name: &str, required: bool| -> std::result::Result<u64, String> {
+        match v.remove(name) {
+            Some(x) => x
+                .as_u64()
+                .ok_or_else(|| format!("\"{name}\" is not a non-negative integer")),
+            None if required => Err(format!("missing \"{name}\"")),
+            None => Ok(0),
+        }
+    };
+    let sigs = kind == Kind::Sigs;
+    let small =
+        |x: u64, name: &str| u32::try_from(x).map_err(|_| format!("\"{name}\" out of range"));
+    Ok(Params {
+        ngram: small(num("ngram", true)?, "ngram")?,
+        min_words: small(num("min_words", true)?, "min_words")?,
+        shingle_hash: small(num("shingle_hash", true)?, "shingle_hash")?,
+        perms: small(num("perms", sigs)?, "perms")?,
+        scheme: small(num("scheme", sigs)?, "scheme")?,
+        seed: num("seed", sigs)?,
+    })
+}
+
+fn json_id_fp(v: &mut Map<String, Value>) -> std::result::Result<(u64, Fingerprint), String> {
+    let id = v
+        .remove("id")
+        .and_then(|x| x.as_u64())
+        .ok_or("missing or invalid \"id\" (a non-negative integer)")?;
+    let fp = match v.remove("fingerprint") {
+        Some(Value::String(s)) => {
+            parse_fingerprint(&s).ok_or("\"fingerprint\" is not 32 hex digits")?
+        }
+        _ => return Err("missing \"fingerprint\"".into()),
+    };
+    Ok((id, fp))
+}
+
+impl Record for ShingleRec {
+    const KIND: Kind = Kind::Shingles;
+
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn encode(&self, buf: &mut Vec<u8>) {
+        buf.extend_from_slice(&self.id.to_le_bytes());
+        buf.extend_from_slice(&self.fingerprint.to_le_bytes());
+        buf.extend_from_slice(&(self.hashes.len() as u64).to_le_bytes());
+        for h in &self.hashes {
+            buf.extend_from_slice(&h.to_le_bytes());
+        }
+    }
+
+    fn decode(payload: &[u8], _params: &Params) -> std::result::Result<Self, String> {
+        let mut c = Cursor { b: payload };
+        let id = c.u64()?;
+        let fingerprint = c.u128()?;
+        let n = c.len(8)?;
+        let hashes: Vec<u64> =
+            c.b.chunks_exact(8)
+                .map(|x| u64::from_le_bytes(x.try_into().expect("8 bytes")))
+                .collect();
+        debug_assert_eq!(hashes.len(), n);
+        if hashes.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("shingle hashes are not sorted and unique".into());
+        }
+        Ok(ShingleRec {
+            id,
+            fingerprint,
+            hashes,
+        })
+    }
+
+    fn to_json(&self, p: &Params) -> Value {
+        json!({"kind": "shingles", "id": self.id, "fingerprint": fingerprint_hex(self.fingerprint),
+               "ngram": p.ngram, "min_words": p.min_words, "shingle_hash": p.shingle_hash,
+               "shingles": self.hashes})
+    }
+
+    fn from_json(mut v: Map<String, Value>) -> std::result::Result<(Self, Params), String> {
+        let params = json_params(&mut v, Kind::Shingles)?;
+        let (id, fingerprint) = json_id_fp(&mut v)?;
+        let hashes: Vec<u64> = match v.remove("shingles") {
+            Some(x) => serde_json::from_value(x)
+                .map_err(|_| "\"shingles\" is not an array of u64".to_string())?,
+            None => return Err("missing \"shingles\"".into()),
+        };
+        if hashes.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("\"shingles\" are not sorted and unique".into());
+        }
+        Ok((
+            ShingleRec {
+                id,
+                fingerprint,
+                hashes,
+            },
+            params,
+        ))
+    }
+}
+
+impl Record for SigRec {
+    const KIND: Kind = Kind::Sigs;
+
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn encode(&self, buf: &mut Vec<u8>) {
+        buf.extend_from_slice(&self.id.to_le_bytes());
+        buf.extend_from_slice(&self.fingerprint.to_le_bytes());
+        buf.extend_from_slice(&(self.sig.len() as u64).to_le_bytes());
+        for h in &self.sig {
+            buf.extend_from_slice(&h.to_le_bytes());
+        }
+    }
+
+    fn decode(payload: &[u8], params: &Params) -> std::result::Result<Self, String> {
+        let mut c = Cursor { b: payload };
+        let id = c.u64()?;
+        let fingerprint = c.u128()?;
+        let n = c.len(4)?;
+        if n != params.perms as usize {
+            return Err(format!(
+                "signature has {n} values, the header says {}",
+                params.perms
+            ));
+        }
+        let sig =
+            c.b.chunks_exact(4)
+                .map(|x| u32::from_le_bytes(x.try_into().expect("4 bytes")))
+                .collect();
+        Ok(SigRec {
+            id,
+            fingerprint,
+            sig,
+        })
+    }
+
+    fn to_json(&self, p: &Params) -> Value {
+        json!({"kind": "sigs", "id": self.id, "fingerprint": fingerprint_hex(self.fingerprint),
+               "ngram": p.ngram, "min_words": p.min_words, "shingle_hash": p.shingle_hash,
+               "perms": p.perms, "scheme": p.scheme, "seed": p.seed, "sig": self.sig})
+    }
+
+    fn from_json(mut v: Map<String, Value>) -> std::result::Result<(Self, Params), String> {
+        let params = json_params(&mut v, Kind::Sigs)?;
+        let (id, fingerprint) = json_id_fp(&mut v)?;
+        let sig: Vec<u32> = match v.remove("sig") {
+            Some(x) => serde_json::from_value(x)
+                .map_err(|_| "\"sig\" is not an array of u32".to_string())?,
+            None => return Err("missing \"sig\"".into()),
+        };
+        if sig.len() != params.perms as usize {
+            return Err(format!(
+                "\"sig\" has {} values, \"perms\" says {}",
+                sig.len(),
+                params.perms
+            ));
+        }
+        Ok((
+            SigRec {
+                id,
+                fingerprint,
+                sig,
+            },
+            params,
+        ))
+    }
+}
+
+/// Output encoding of a record stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Header + length-prefixed frames + trailer.
+    Binary,
+    /// One JSON object per line, parameters inline.
+    Json,
+}
+
+/// Writes records of one kind in either format.
+pub enum RecordWriter<W: Write> {
+    /// Binary stream.
+    Binary(StreamWriter<W>, Vec<u8>),
+    /// NDJSON.
+    Json(W, Params),
+}
+
+impl<W: Write> RecordWriter<W> {
+    /// Starts a stream of records of kind `T`.
+    pub fn new<T: Record>(w: W, format: Format, params: Params) -> Result<Self> {
+        Ok(match format {
+            Format::Binary => RecordWriter::Binary(
+                StreamWriter::new(
+                    w,
+                    &Header {
+                        kind: T::KIND,
+                        params,
+                    },
+                )?,
+                Vec::new(),
+            ),
+            Format::Json => RecordWriter::Json(w, params),
+        })
+    }
+
+    /// Writes one record.
+    pub fn write<T: Record>(&mut self, rec: &T) -> Result<()> {
+        match self {
+            RecordWriter::Binary(w, buf) => {
+                buf.clear();
+                rec.encode(buf);
+                w.write_frame(buf)
+            }
+            RecordWriter::Json(w, params) => {
+                serde_json::to_writer(&mut *w, &rec.to_json(params))
+                    .map_err(std::io::Error::from)?;
+                w.write_all(b"\n")?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Ends the stream (writes the binary trailer) and returns the writer, unflushed.
+    pub fn finish(self) -> Result<W> {
+        match self {
+            RecordWriter::Binary(w, _) => w.finish(),
+            RecordWriter::Json(w, _) => Ok(w),
+        }
+    }
+}
+
+/// Reads records of one kind from a binary or NDJSON stream, detected by the first byte.
+pub struct RecordReader<T: Record, R: BufRead> {
+    src: Source<R>,
+    params: Option<Params>,
+    pending: Option<T>,
+    buf: Vec<u8>,
+}
+
+enum Source<R: BufRead> {
+    Binary(StreamReader<R>),
+    Json { r: R, line: u64, text: String },
+}
+
+impl<T: Record, R: BufRead> RecordReader<T, R> {
+    /// Opens a stream, reading the header (binary) or the first record (JSON).
+    pub fn new(mut r: R) -> Result<Self> {
+        let binary = is_binary(r.fill_buf()?);
+        let src = if binary {
+            let s = StreamReader::new(r)?;
+            if s.header().kind != T::KIND {
+                return Err(Error::Mismatch {
+                    what: "record kind",
+                    expected: T::KIND.name().into(),
+                    got: s.header().kind.name().into(),
+                    advice: "feed this stage the output of the stage before it",
+                });
+            }
+            Source::Binary(s)
+        } else {
+            Source::Json {
+                r,
+                line: 0,
+                text: String::new(),
+            }
+        };
+        let mut me = RecordReader {
+            params: match &src {
+                Source::Binary(s) => Some(s.header().params),
+                Source::Json { .. } => None,
+            },
+            src,
+            pending: None,
+            buf: Vec::new(),
+        };
+        if !binary {
+            me.pending = me.next_json()?;
+        }
+        Ok(me)
+    }
+
+    /// The producing parameters; `None` for an empty NDJSON stream.
+    pub fn params(&self) -> Option<Params> {
+        self.params
+    }
+
+    /// Is the input the binary form?
+    pub fn is_binary(&self) -> bool {
+        matches!(self.src, Source::Binary(_))
+    }
+
+    fn next_json(&mut self) -> Result<Option<T>> {
+        let Source::Json { r, line, text } = &mut self.src else {
+            unreachable!("JSON source")
+        };
+        loop {
+            text.clear();
+            if r.read_line(text)? == 0 {
+                return Ok(None);
+            }
+            *line += 1;
+            if text.trim().is_empty() {
+                continue;
+            }
+            let at = *line;
+            let bad = |msg: String| Error::Line { line: at, msg };
+            let map: Map<String, Value> =
+                serde_json::from_str(text).map_err(|e| bad(format!("invalid JSON: {e}")))?;
+            let (rec, params) = T::from_json(map).map_err(bad)?;
+            match self.params {
+                None => self.params = Some(params),
+                Some(p) if p != params => {
+                    return Err(bad(format!(
+                        "parameters differ from the first record's ({params:?} vs {p:?})"
+                    )))
+                }
+                Some(_) => {}
+            }
+            return Ok(Some(rec));
+        }
+    }
+
+    /// The next record, or `None` at a valid end of stream.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Result<Option<T>> {
+        if let Some(p) = self.pending.take() {
+            return Ok(Some(p));
+        }
+        match &mut self.src {
+            Source::Binary(s) => {
+                if !s.next_frame(&mut self.buf)? {
+                    return Ok(None);
+                }
+                let params = s.header().params;
+                T::decode(&self.buf, &params)
+                    .map(Some)
+                    .map_err(|msg| Error::Record {
+                        record: s.count(),
+                        msg,
+                    })
+            }
+            Source::Json { .. } => self.next_json(),
+        }
+    }
+}
+
+/// Checks a stream's parameter against what a stage expects.
+pub fn expect_param<V: PartialEq + std::fmt::Display>(
+    what: &'static str,
+    expected: V,
+    got: V,
+    advice: &'static str,
+) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::Mismatch {
+            what,
+            expected: expected.to_string(),
+            got: got.to_string(),
+            advice,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Signature parameters for `perms > 0`, shingle parameters (no MinHash fields) for 0.
+    fn params(perms: u32) -> Params {
+        Params {
+            ngram: 3,
+            min_words: 20,
+            shingle_hash: 1,
+            perms,
+            scheme: u32::from(perms > 0),
+            seed: if perms > 0 { 7 } else { 0 },
+        }
+    }
+
+    fn round_trip<T: Record + Clone + PartialEq + std::fmt::Debug>(
+        recs: &[T],
+        p: Params,
+        format: Format,
+    ) -> Vec<T> {
+        let mut w = RecordWriter::new::<T>(Vec::new(), format, p).unwrap();
+        for r in recs {
+            w.write(r).unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        let mut r = RecordReader::<T, _>::new(&bytes[..]).unwrap();
+        let mut out = Vec::new();
+        while let Some(x) = r.next().unwrap() {
+            out.push(x);
+        }
+        if !recs.is_empty() {
+            assert_eq!(r.params(), Some(p));
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn shingles_round_trip(recs in prop::collection::vec(
+            (any::<u64>(), any::<u128>(), prop::collection::btree_set(any::<u64>(), 0..50)), 0..20),
+            json in any::<bool>()) {
+            let recs: Vec<ShingleRec> = recs.into_iter().map(|(id, fingerprint, s)| ShingleRec {
+                id, fingerprint, hashes: s.into_iter().collect() }).collect();
+            let format = if json { Format::Json } else { Format::Binary };
+            prop_assert_eq!(round_trip(&recs, params(0), format), recs);
+        }
+
+        #[test]
+        fn sigs_round_trip(recs in prop::collection::vec(
+            (any::<u64>(), any::<u128>(), prop::collection::vec(any::<u32>(), 16)), 0..20),
+            json in any::<bool>()) {
+            let recs: Vec<SigRec> = recs.into_iter().map(|(id, fingerprint, sig)| SigRec {
+                id, fingerprint, sig }).collect();
+            let format = if json { Format::Json } else { Format::Binary };
+            prop_assert_eq!(round_trip(&recs, params(16), format), recs);
+        }
+    }
+
+    #[test]
+    fn wrong_kind_is_a_mismatch() {
+        let w = RecordWriter::new::<ShingleRec>(Vec::new(), Format::Binary, params(0)).unwrap();
+        let bytes = w.finish().unwrap();
+        let err = RecordReader::<SigRec, _>::new(&bytes[..])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("record kind") && err.contains("shingles"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn json_errors_name_the_line() {
+        let text = "\n{\"kind\":\"sigs\"}\n";
+        let err = RecordReader::<SigRec, _>::new(text.as_bytes())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.starts_with("line 2:"), "{err}");
+    }
+
+    #[test]
+    fn corrupt_length_does_not_allocate() {
+        let mut buf = Vec::new();
+        SigRec {
+            id: 1,
+            fingerprint: 2,
+            sig: vec![1, 2],
+        }
+        .encode(&mut buf);
+        buf[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(SigRec::decode(&buf, &params(2)).is_err());
+    }
+}

@@ -1,0 +1,109 @@
+//! Pair scoring: a weighted mix of the signature Jaccard estimate and a fuzzy ratio.
+
+/// Default weight of the Jaccard estimate.
+pub const DEFAULT_JACCARD_WEIGHT: f64 = 0.55;
+/// Default weight of the fuzzy ratio.
+pub const DEFAULT_FUZZY_WEIGHT: f64 = 0.45;
+/// Default score a pair needs to be kept.
+pub const DEFAULT_THRESHOLD: f64 = 0.75;
+/// Default number of characters of each normalized text compared by the fuzzy ratio.
+pub const DEFAULT_FUZZY_SAMPLE: usize = 10_000;
+
+/// Relative weights of the score's dimensions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weights {
+    /// Weight of the Jaccard estimate.
+    pub jaccard: f64,
+    /// Weight of the fuzzy ratio.
+    pub fuzzy: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            jaccard: DEFAULT_JACCARD_WEIGHT,
+            fuzzy: DEFAULT_FUZZY_WEIGHT,
+        }
+    }
+}
+
+impl Weights {
+    /// The weighted average `(wj·j + wf·f) / (wj + wf)`; weights need not sum to 1.
+    pub fn combine(&self, jaccard: f64, fuzzy: f64) -> f64 {
+        let total = self.jaccard + self.fuzzy;
+        if total <= 0.0 {
+            return 0.0;
+        }
+        (self.jaccard * jaccard + self.fuzzy * fuzzy) / total
+    }
+}
+
+/// The fuzzy sample of a normalized text: its first `chars` characters, or, with
+/// `sort_words`, the words of that prefix sorted (as the reference product's token-sort ratio).
+pub fn fuzzy_sample(norm: &str, chars: usize, sort_words: bool) -> Vec<char> {
+    let prefix = match norm.char_indices().nth(chars) {
+        Some((at, _)) => &norm[..at],
+        None => norm,
+    };
+    if sort_words {
+        let mut words: Vec<&str> = prefix.split(' ').filter(|w| !w.is_empty()).collect();
+        words.sort_unstable();
+        words.join(" ").chars().collect()
+    } else {
+        prefix.chars().collect()
+    }
+}
+
+/// The normalized Indel similarity of two samples, as rapidfuzz's `ratio` (0..1):
+/// `1 − indel_distance / (len_a + len_b)`. Two empty samples are identical (1.0).
+pub fn fuzzy_ratio(a: &[char], b: &[char]) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    rapidfuzz::fuzz::ratio(a.iter().copied(), b.iter().copied())
+}
+
+/// Rounds a score for output, so NDJSON stays readable (six decimals).
+pub fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(s: &str) -> Vec<char> {
+        s.chars().collect()
+    }
+
+    #[test]
+    fn ratio_matches_rapidfuzz_definition() {
+        // indel distance("this is a test", "this is a test!") = 1; lengths 14 + 15
+        let r = fuzzy_ratio(&c("this is a test"), &c("this is a test!"));
+        assert!((r - (1.0 - 1.0 / 29.0)).abs() < 1e-9, "{r}");
+        assert_eq!(fuzzy_ratio(&c(""), &c("")), 1.0);
+        assert_eq!(fuzzy_ratio(&c("abc"), &c("")), 0.0);
+    }
+
+    #[test]
+    fn sample_cuts_characters_not_bytes() {
+        assert_eq!(fuzzy_sample("äöü xyz", 3, false), c("äöü"));
+        assert_eq!(fuzzy_sample("ab", 10, false), c("ab"));
+    }
+
+    #[test]
+    fn sorted_sample_sorts_words() {
+        assert_eq!(fuzzy_sample("b c a", 100, true), c("a b c"));
+    }
+
+    #[test]
+    fn weights_are_a_weighted_average() {
+        let w = Weights::default();
+        assert!((w.combine(1.0, 0.0) - 0.55).abs() < 1e-12);
+        let w2 = Weights {
+            jaccard: 2.0,
+            fuzzy: 2.0,
+        };
+        assert!((w2.combine(1.0, 0.5) - 0.75).abs() < 1e-12);
+    }
+}
