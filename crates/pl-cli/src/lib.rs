@@ -1,1 +1,8 @@
-//! placeholder
+//! The pl-* tools: each is a module under [`cmd`] with an `Args` struct and a `run`
+//! function, and a one-line binary in `src/bin`. Shared plumbing lives beside them.
+
+pub mod cmd;
+pub mod common;
+pub mod io;
+pub mod ndjson;
+pub mod sides;

@@ -1,0 +1,88 @@
+# The pipeline as file targets: change one parameter and only the stages after it rerun.
+# Every stage writes its output atomically (the tools' -o writes a temporary file and renames
+# it), so an interrupted run never leaves a corrupt file that make would trust.
+#
+#   make demo                  build release binaries, run on examples/, print the groups
+#   make groups                run the pipeline into $(WORK)/ (parameters below)
+#   make test                  all tests
+#   make THRESHOLD=0.8 groups  rescoring reruns only pl-score and pl-cluster
+
+WORK      ?= work
+DOCS      ?= examples/docs.ndjson
+BIN       ?= target/release
+CARGO_BUILD ?= cargo build --release --quiet -p pl-cli
+
+NGRAM            ?= 3
+MIN_WORDS        ?= 20
+PERMS            ?= 256
+SEED             ?= 42
+BANDS            ?= 32
+MIN_BAND_MATCHES ?= 1
+THRESHOLD        ?= 0.75
+JACCARD_WEIGHT   ?= 0.55
+FUZZY_WEIGHT     ?= 0.45
+FUZZY_SAMPLE     ?= 10000
+SCORE_FLAGS      ?=
+
+TOOLS   := pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat
+BINS    := $(addprefix $(BIN)/,$(TOOLS))
+SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
+
+.PHONY: all demo groups test clean FORCE
+.DELETE_ON_ERROR:
+
+all: groups
+
+demo: groups
+	@$(BIN)/pl-cat --table $(WORK)/groups.ndjson --docs $(WORK)/docs.ndjson
+
+groups: $(WORK)/groups.ndjson
+
+$(BINS) &: $(SOURCES)
+	$(CARGO_BUILD)
+	@touch $(BINS)
+
+$(WORK):
+	@mkdir -p $@
+
+# One stamp file per stage holds its parameters; it is rewritten only when they change,
+# so its date tells make whether the stage's settings moved since the last run.
+define params
+$(WORK)/$(1).params: FORCE | $(WORK)
+	@echo '$(2)' | cmp -s - $$@ || echo '$(2)' > $$@
+endef
+$(eval $(call params,docs,$(DOCS)))
+$(eval $(call params,shingle,$(NGRAM) $(MIN_WORDS)))
+$(eval $(call params,minhash,$(PERMS) $(SEED)))
+$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES)))
+$(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(SCORE_FLAGS)))
+
+$(WORK)/docs.ndjson: $(DOCS) $(WORK)/docs.params
+	cp $(DOCS) $@.tmp && mv $@.tmp $@
+
+$(WORK)/norm.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-normalize
+	$(BIN)/pl-normalize -q $< -o $@
+
+$(WORK)/shingles.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(BIN)/pl-shingle
+	$(BIN)/pl-shingle $< --ngram $(NGRAM) --min-words $(MIN_WORDS) -o $@
+
+$(WORK)/sigs.bin: $(WORK)/shingles.bin $(WORK)/minhash.params $(BIN)/pl-minhash
+	$(BIN)/pl-minhash $< --ngram $(NGRAM) --perms $(PERMS) --seed $(SEED) -o $@
+
+$(WORK)/cands.ndjson: $(WORK)/sigs.bin $(WORK)/lsh.params $(BIN)/pl-lsh
+	$(BIN)/pl-lsh $< --perms $(PERMS) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) -o $@
+
+$(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson $(WORK)/score.params $(BIN)/pl-score
+	$(BIN)/pl-score $< --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS) \
+	  --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) --fuzzy-weight $(FUZZY_WEIGHT) \
+	  --fuzzy-sample $(FUZZY_SAMPLE) $(SCORE_FLAGS) -o $@
+
+$(WORK)/groups.ndjson: $(WORK)/scores.ndjson $(WORK)/norm.ndjson $(BIN)/pl-cluster
+	$(BIN)/pl-cluster $< --docs $(WORK)/norm.ndjson -o $@
+
+test:
+	cargo test --workspace
+	python3 -m unittest scripts/test_gen_corpus.py
+
+clean:
+	rm -rf $(WORK)

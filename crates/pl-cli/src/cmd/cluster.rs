@@ -1,0 +1,111 @@
+//! pl-cluster: scored pairs → duplicate groups.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Parser;
+use pl_core::cluster::{cluster, parse_timestamp, DocMeta, ScoredPair};
+use pl_core::score::round6;
+use rustc_hash::FxHashMap;
+use serde_json::{json, Value};
+
+use crate::common::{Common, Log};
+use crate::io::{create_output, open_input};
+use crate::ndjson::{get_f64, get_u64, write_obj, NdjsonReader, Obj};
+use crate::sides::read_field;
+
+/// Join scored pairs into groups (union-find: documents connected through any chain of pairs
+/// are one group). Each group gets a confidence (its strongest pair's score, with that pair's
+/// jaccard and fuzzy), and a primary, the document to keep: the earliest `added` (else
+/// `created`), then the one with the most metadata (title, correspondent, document type, tags,
+/// archive serial number), then the lowest id. Groups are sorted by confidence, highest first.
+#[derive(Debug, Parser)]
+#[command(name = "pl-cluster", version)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+    /// Documents (docs or norm NDJSON) for the primary rule; without it the lowest id is primary.
+    #[arg(long, value_name = "FILE")]
+    pub docs: Option<PathBuf>,
+}
+
+/// The metadata the primary rule uses, from a docs/norm record.
+pub fn doc_meta(o: &Obj) -> DocMeta {
+    let date = |k: &str| o.get(k).and_then(Value::as_str).and_then(parse_timestamp);
+    let filled = |k: &str| match o.get(k) {
+        None | Some(Value::Null) => false,
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(_) => true,
+    };
+    DocMeta {
+        added: date("added").or_else(|| date("created")),
+        richness: [
+            "title",
+            "correspondent",
+            "document_type",
+            "tags",
+            "archive_serial_number",
+        ]
+        .iter()
+        .filter(|k| filled(k))
+        .count() as u32,
+    }
+}
+
+/// Runs the tool.
+pub fn run(args: Args) -> Result<()> {
+    let log = Log::new("pl-cluster", &args.common);
+    let mut reader = NdjsonReader::new(
+        open_input(args.common.input.as_deref())?,
+        args.common.skip_invalid,
+    );
+    let mut pairs = Vec::new();
+    while let Some(p) = reader.next_with(|o| {
+        let (a, b) = (get_u64(&o, "a")?, get_u64(&o, "b")?);
+        if a >= b {
+            return Err(format!("pair ({a}, {b}) is not ordered a < b"));
+        }
+        Ok(ScoredPair {
+            a,
+            b,
+            score: get_f64(&o, "score")?,
+            jaccard: get_f64(&o, "jaccard")?,
+            fuzzy: get_f64(&o, "fuzzy")?,
+        })
+    })? {
+        pairs.push(p);
+    }
+    let meta: FxHashMap<u64, DocMeta> = match &args.docs {
+        Some(path) => {
+            let wanted = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+            read_field(path, Some(&wanted), |o| Ok(doc_meta(o)))?
+        }
+        None => FxHashMap::default(),
+    };
+    let groups = cluster(&pairs, &meta);
+    let mut out = create_output(args.common.output.as_deref())?;
+    for (i, g) in groups.iter().enumerate() {
+        let v = json!({
+            "group": i + 1,
+            "confidence": round6(g.pair.score),
+            "jaccard": round6(g.pair.jaccard),
+            "fuzzy": round6(g.pair.fuzzy),
+            "pair": [g.pair.a, g.pair.b],
+            "primary": g.primary,
+            "members": g.members,
+        });
+        let Value::Object(o) = v else {
+            unreachable!("object literal")
+        };
+        write_obj(&mut out, &o)?;
+    }
+    out.finish()?;
+    reader.report_skipped(&log);
+    log.info(format!(
+        "{} groups from {} pairs",
+        groups.len(),
+        pairs.len()
+    ));
+    Ok(())
+}

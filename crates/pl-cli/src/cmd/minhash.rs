@@ -1,0 +1,115 @@
+//! pl-minhash: shingle stream → signature stream.
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use pl_core::minhash::{MinHasher, DEFAULT_SEED, SCHEME_CLASSIC};
+use pl_core::records::{expect_param, Format, RecordWriter, ShingleRec, SigRec};
+use pl_core::stream::Params;
+use rayon::prelude::*;
+
+use crate::cmd::shingle::OutFormat;
+use crate::common::{Common, Log, UsageError};
+use crate::io::{create_output, open_input};
+use crate::sides::open_records;
+
+/// Compute a MinHash signature of K values for each shingle set: position i agrees between
+/// two documents with probability equal to their Jaccard similarity. The parameters (K, seed,
+/// scheme, and the shingling ones) are written into the stream header for later stages.
+#[derive(Debug, Parser)]
+#[command(name = "pl-minhash", version)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+    /// Signature length K. More is more accurate (standard error √(J(1−J)/K)) and slower.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub perms: u32,
+    /// Seed of the hash functions; signatures are comparable only with the same seed.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Fail unless the shingles were made with this n-gram size.
+    #[arg(long, value_name = "N")]
+    pub ngram: Option<u32>,
+    /// Output encoding.
+    #[arg(long, value_enum, default_value_t = OutFormat::Binary)]
+    pub format: OutFormat,
+}
+
+/// Runs the tool.
+pub fn run(args: Args) -> Result<()> {
+    let log = Log::new("pl-minhash", &args.common);
+    if args.common.skip_invalid {
+        return Err(UsageError("--skip-invalid does not apply to binary streams: a corrupt stream cannot be resynchronized".into()).into());
+    }
+    let (name, mut reader) = open_records::<ShingleRec>(open_input(args.common.input.as_deref())?)?;
+    let hasher = MinHasher::new(args.perms as usize, args.seed);
+    let mut writer: Option<RecordWriter<_>> = None;
+    let mut out = Some(create_output(args.common.output.as_deref())?);
+    let mut chunk: Vec<ShingleRec> = Vec::with_capacity(1024);
+    let mut n = 0u64;
+    let pb = log.progress("signatures");
+    loop {
+        chunk.clear();
+        while chunk.len() < 1024 {
+            match reader.next().with_context(|| name.clone())? {
+                Some(r) => chunk.push(r),
+                None => break,
+            }
+        }
+        if writer.is_none() {
+            // The header is known once the first record (JSON) or the header (binary) is read.
+            let sp = reader.params().unwrap_or(Params {
+                ngram: args.ngram.unwrap_or(3),
+                min_words: 0,
+                shingle_hash: pl_core::stream::SHINGLE_HASH_XXH3,
+                perms: 0,
+                scheme: 0,
+                seed: 0,
+            });
+            if let Some(n) = args.ngram {
+                expect_param(
+                    "ngram",
+                    n,
+                    sp.ngram,
+                    "re-run pl-shingle with the n-gram size this pipeline uses, or change --ngram",
+                )
+                .with_context(|| name.clone())?;
+            }
+            let params = Params {
+                perms: args.perms,
+                scheme: SCHEME_CLASSIC,
+                seed: args.seed,
+                ..sp
+            };
+            writer = Some(RecordWriter::new::<SigRec>(
+                out.take().expect("output"),
+                Format::from(args.format),
+                params,
+            )?);
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        let sigs: Vec<SigRec> = chunk
+            .par_iter()
+            .map(|r| {
+                let mut sig = vec![0u32; hasher.perms()];
+                hasher.signature(&r.hashes, &mut sig);
+                SigRec {
+                    id: r.id,
+                    fingerprint: r.fingerprint,
+                    sig,
+                }
+            })
+            .collect();
+        let w = writer.as_mut().expect("writer");
+        for s in &sigs {
+            w.write(s)?;
+        }
+        n += sigs.len() as u64;
+        pb.inc(sigs.len() as u64);
+    }
+    writer.expect("writer").finish()?.finish()?;
+    pb.finish_and_clear();
+    log.info(format!("{n} signatures"));
+    Ok(())
+}

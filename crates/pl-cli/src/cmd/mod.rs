@@ -1,0 +1,9 @@
+//! One module per tool.
+
+pub mod cat;
+pub mod cluster;
+pub mod lsh;
+pub mod minhash;
+pub mod normalize;
+pub mod score;
+pub mod shingle;

@@ -1,0 +1,64 @@
+//! pl-normalize: docs NDJSON → norm NDJSON (adds `norm`, `words`, `fingerprint`).
+
+use anyhow::Result;
+use clap::Parser;
+use pl_core::normalize::{fingerprint, normalize};
+use pl_core::records::fingerprint_hex;
+use serde_json::Value;
+
+use crate::common::{Common, Log};
+use crate::io::{create_output, open_input};
+use crate::ndjson::{get_id, par_map_records, NdjsonReader};
+
+/// Lowercase (Unicode-aware), strip punctuation and collapse whitespace of each document's
+/// `content`, adding `norm` (the normalized text), `words` (its word count) and `fingerprint`
+/// (32 hex digits of its xxh3-128 hash). Every other field passes through unchanged; a
+/// missing or null `content` counts as empty.
+#[derive(Debug, Parser)]
+#[command(name = "pl-normalize", version)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Runs the tool.
+pub fn run(args: Args) -> Result<()> {
+    let log = Log::new("pl-normalize", &args.common);
+    let mut reader = NdjsonReader::new(
+        open_input(args.common.input.as_deref())?,
+        args.common.skip_invalid,
+    );
+    let mut out = create_output(args.common.output.as_deref())?;
+    let pb = log.progress("documents");
+    let mut n = 0u64;
+    par_map_records(
+        &mut reader,
+        &mut out,
+        |mut o| {
+            get_id(&o)?;
+            let content = match o.get("content") {
+                None | Some(Value::Null) => "",
+                Some(Value::String(s)) => s.as_str(),
+                Some(_) => return Err("\"content\" is not a string".into()),
+            };
+            let mut norm = String::new();
+            let words = normalize(content, &mut norm);
+            let fp = fingerprint_hex(fingerprint(&norm));
+            o.insert("norm".into(), Value::String(norm));
+            o.insert("words".into(), words.into());
+            o.insert("fingerprint".into(), Value::String(fp));
+            let mut line = serde_json::to_vec(&o).map_err(|e| e.to_string())?;
+            line.push(b'\n');
+            Ok(Some(line))
+        },
+        || {
+            n += 1;
+            pb.inc(1);
+        },
+    )?;
+    out.finish()?;
+    pb.finish_and_clear();
+    reader.report_skipped(&log);
+    log.info(format!("{n} documents normalized"));
+    Ok(())
+}

@@ -1,0 +1,127 @@
+//! What every tool shares: common flags, logging to stderr, exit codes.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Args;
+
+/// Flags every tool has.
+#[derive(Debug, Clone, Args)]
+pub struct Common {
+    /// Input file (default: stdin; `-` is stdin too).
+    #[arg(value_name = "INPUT")]
+    pub input: Option<PathBuf>,
+    /// Write records to this file instead of stdout; it is replaced atomically on success.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print nothing on stderr but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print counts and timings on stderr.
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Worker threads (default: all cores, or RAYON_NUM_THREADS).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Skip records that are not valid (counted on stderr) instead of stopping at the first.
+    #[arg(long)]
+    pub skip_invalid: bool,
+}
+
+/// Messages on stderr, prefixed with the tool name.
+#[derive(Debug, Clone)]
+pub struct Log {
+    tool: &'static str,
+    quiet: bool,
+    verbose: bool,
+    start: Instant,
+}
+
+impl Log {
+    /// A logger for `tool` obeying `-q`/`-v`; also sizes the thread pool.
+    pub fn new(tool: &'static str, c: &Common) -> Log {
+        if let Some(n) = c.threads {
+            // Fails only if a pool exists already, which is then used as it is.
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(n.max(1))
+                .build_global();
+        }
+        Log {
+            tool,
+            quiet: c.quiet,
+            verbose: c.verbose,
+            start: Instant::now(),
+        }
+    }
+
+    /// A note printed unless `-q` (skips, counts that matter).
+    pub fn note(&self, msg: impl std::fmt::Display) {
+        if !self.quiet {
+            eprintln!("{}: {msg}", self.tool);
+        }
+    }
+
+    /// Detail printed only with `-v`, with the elapsed time.
+    pub fn info(&self, msg: impl std::fmt::Display) {
+        if self.verbose {
+            eprintln!("{}: {msg} ({:.2?})", self.tool, self.start.elapsed());
+        }
+    }
+
+    /// A progress bar when stderr is a terminal and not `-q`; hidden otherwise.
+    pub fn progress(&self, what: &'static str) -> indicatif::ProgressBar {
+        if self.quiet || !std::io::stderr().is_terminal() {
+            return indicatif::ProgressBar::hidden();
+        }
+        let pb = indicatif::ProgressBar::new_spinner();
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(&format!(
+                "{}: {{spinner}} {{pos}} {what} ({{per_sec}})",
+                self.tool
+            ))
+            .expect("valid template"),
+        );
+        pb
+    }
+}
+
+/// A usage error (bad combination of flags): exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Runs a tool: a closed pipe downstream ends quietly with 0, a usage error exits 2,
+/// any other error is printed once as `tool: context: cause` and exits 1.
+pub fn main_with(tool: &str, run: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            let broken_pipe = err.chain().any(|e| {
+                e.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                    || e.downcast_ref::<pl_core::Error>()
+                        .is_some_and(pl_core::Error::is_broken_pipe)
+                    || e.downcast_ref::<serde_json::Error>()
+                        .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+            });
+            if broken_pipe {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("{tool}: {err:#}");
+            if err.chain().any(|e| e.is::<UsageError>()) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Opening inputs and outputs: one place that names the file in every error.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+/// An opened input and the name used for it in messages.
+pub struct Input {
+    /// `-` style name: the path, or `<stdin>`.
+    pub name: String,
+    /// Buffered reader.
+    pub reader: Box<dyn BufRead + Send>,
+}
+
+/// Opens a path, or stdin for `None` or `-`.
+pub fn open_input(path: Option<&Path>) -> Result<Input> {
+    match path {
+        None => Ok(stdin_input()),
+        Some(p) if p == Path::new("-") => Ok(stdin_input()),
+        Some(p) => {
+            let f = File::open(p).with_context(|| format!("{}: cannot open", p.display()))?;
+            Ok(Input {
+                name: p.display().to_string(),
+                reader: Box::new(BufReader::with_capacity(1 << 16, f)),
+            })
+        }
+    }
+}
+
+fn stdin_input() -> Input {
+    Input {
+        name: "<stdin>".into(),
+        reader: Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
+    }
+}
+
+/// Where records go: stdout, or a file replaced atomically when the tool succeeds.
+pub enum Output {
+    /// Locked, block-buffered stdout.
+    Stdout(BufWriter<io::StdoutLock<'static>>),
+    /// A temporary file beside the target, renamed over it by [`Output::finish`].
+    File(AtomicFile),
+}
+
+/// A file written under a temporary name and renamed into place only on success, so an
+/// interrupted or failed run never leaves a half-written output (make trusts file dates).
+pub struct AtomicFile {
+    tmp: PathBuf,
+    target: PathBuf,
+    w: Option<BufWriter<File>>,
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.w.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Creates the output: stdout for `None` or `-`, else an atomic file.
+pub fn create_output(path: Option<&Path>) -> Result<Output> {
+    match path {
+        Some(p) if p != Path::new("-") => {
+            let dir = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let name = p
+                .file_name()
+                .with_context(|| format!("{}: not a file name", p.display()))?;
+            let tmp = dir.join(format!(
+                ".{}.{}.tmp",
+                name.to_string_lossy(),
+                std::process::id()
+            ));
+            let f =
+                File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
+            Ok(Output::File(AtomicFile {
+                tmp,
+                target: p.to_path_buf(),
+                w: Some(BufWriter::with_capacity(1 << 16, f)),
+            }))
+        }
+        _ => Ok(Output::Stdout(BufWriter::with_capacity(
+            1 << 16,
+            io::stdout().lock(),
+        ))),
+    }
+}
+
+impl Output {
+    /// Flushes, and for a file renames it into place. Errors name the file.
+    pub fn finish(self) -> Result<()> {
+        match self {
+            Output::Stdout(mut w) => Ok(w.flush()?),
+            Output::File(mut a) => {
+                let w = a.w.take().expect("open until finish");
+                let f = w
+                    .into_inner()
+                    .map_err(|e| e.into_error())
+                    .with_context(|| format!("{}: write failed", a.tmp.display()))?;
+                f.sync_all()
+                    .with_context(|| format!("{}: sync failed", a.tmp.display()))?;
+                std::fs::rename(&a.tmp, &a.target)
+                    .with_context(|| format!("{}: cannot rename into place", a.target.display()))?;
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Stdout(w) => w.write(buf),
+            Output::File(a) => a.w.as_mut().expect("open until finish").write(buf),
+        }
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Output::Stdout(w) => w.write_all(buf),
+            Output::File(a) => a.w.as_mut().expect("open until finish").write_all(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Stdout(w) => w.flush(),
+            Output::File(a) => a.w.as_mut().expect("open until finish").flush(),
+        }
+    }
+}

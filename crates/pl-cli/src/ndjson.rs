@@ -1,0 +1,175 @@
+//! Reading NDJSON records with line numbers, `--skip-invalid`, and order-preserving
+//! parallel mapping.
+
+use std::io::{BufRead, Write};
+
+use anyhow::{anyhow, Context, Result};
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::common::Log;
+use crate::io::Input;
+
+/// A JSON object record.
+pub type Obj = Map<String, Value>;
+
+/// Reads one JSON object per line; blank lines are ignored.
+pub struct NdjsonReader {
+    name: String,
+    reader: Box<dyn BufRead + Send>,
+    line: u64,
+    buf: String,
+    skip_invalid: bool,
+    skipped: u64,
+}
+
+impl NdjsonReader {
+    /// Wraps an opened input.
+    pub fn new(input: Input, skip_invalid: bool) -> Self {
+        NdjsonReader {
+            name: input.name,
+            reader: input.reader,
+            line: 0,
+            buf: String::new(),
+            skip_invalid,
+            skipped: 0,
+        }
+    }
+
+    /// The input's name for messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Records skipped as invalid so far.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// The next non-blank line and its number, unparsed.
+    pub fn next_line(&mut self) -> Result<Option<(u64, String)>> {
+        loop {
+            self.buf.clear();
+            let n = self
+                .reader
+                .read_line(&mut self.buf)
+                .with_context(|| format!("{}: line {}: read failed", self.name, self.line + 1))?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line += 1;
+            if !self.buf.trim().is_empty() {
+                return Ok(Some((self.line, std::mem::take(&mut self.buf))));
+            }
+        }
+    }
+
+    /// Handles a bad record: an error naming input and line, or a count with `--skip-invalid`.
+    pub fn invalid(&mut self, line: u64, msg: &str) -> Result<()> {
+        if self.skip_invalid {
+            self.skipped += 1;
+            Ok(())
+        } else {
+            Err(anyhow!("{}: line {line}: {msg}", self.name))
+        }
+    }
+
+    /// The next record that parses as a JSON object and passes `parse`.
+    pub fn next_with<T>(
+        &mut self,
+        mut parse: impl FnMut(Obj) -> Result<T, String>,
+    ) -> Result<Option<T>> {
+        while let Some((line, text)) = self.next_line()? {
+            match parse_object(&text).and_then(&mut parse) {
+                Ok(v) => return Ok(Some(v)),
+                Err(msg) => self.invalid(line, &msg)?,
+            }
+        }
+        Ok(None)
+    }
+
+    /// Reports the skip count, if any.
+    pub fn report_skipped(&self, log: &Log) {
+        if self.skipped > 0 {
+            log.note(format!(
+                "{}: skipped {} invalid records",
+                self.name, self.skipped
+            ));
+        }
+    }
+}
+
+/// Parses one line as a JSON object.
+pub fn parse_object(text: &str) -> Result<Obj, String> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err("not a JSON object".into()),
+        Err(e) => Err(format!("invalid JSON: {e}")),
+    }
+}
+
+/// Reads a required non-negative integer `id`.
+pub fn get_id(o: &Obj) -> Result<u64, String> {
+    o.get("id")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| "missing or invalid \"id\" (a non-negative integer)".to_string())
+}
+
+/// Reads a required u64 field.
+pub fn get_u64(o: &Obj, key: &str) -> Result<u64, String> {
+    o.get(key)
+        .and_then(Value::as_u64)
+        .ok_or_else(|| format!("missing or invalid \"{key}\" (a non-negative integer)"))
+}
+
+/// Reads a required f64 field.
+pub fn get_f64(o: &Obj, key: &str) -> Result<f64, String> {
+    o.get(key)
+        .and_then(Value::as_f64)
+        .ok_or_else(|| format!("missing or invalid \"{key}\" (a number)"))
+}
+
+/// Writes a record as one line.
+pub fn write_obj(w: &mut impl Write, o: &Obj) -> Result<()> {
+    serde_json::to_writer(&mut *w, o)?;
+    w.write_all(b"\n")?;
+    Ok(())
+}
+
+/// Maps every record to zero or one output line in parallel, writing results in input
+/// order. `f` returns `Err(msg)` for an invalid record; everything before it is written.
+pub fn par_map_records(
+    reader: &mut NdjsonReader,
+    out: &mut impl Write,
+    f: impl Fn(Obj) -> Result<Option<Vec<u8>>, String> + Sync,
+    mut on_record: impl FnMut(),
+) -> Result<()> {
+    const CHUNK: usize = 2048;
+    let mut chunk: Vec<(u64, String)> = Vec::with_capacity(CHUNK);
+    loop {
+        chunk.clear();
+        while chunk.len() < CHUNK {
+            match reader.next_line()? {
+                Some(l) => chunk.push(l),
+                None => break,
+            }
+        }
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let results: Vec<Result<Option<Vec<u8>>, String>> = chunk
+            .par_iter()
+            .map(|(_, text)| parse_object(text).and_then(&f))
+            .collect();
+        for ((line, _), r) in chunk.iter().zip(results) {
+            match r {
+                Ok(Some(bytes)) => {
+                    out.write_all(&bytes)?;
+                    on_record();
+                }
+                Ok(None) => {}
+                Err(msg) => reader.invalid(*line, &msg)?,
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! Side inputs: files a stage reads besides its main stream (signatures, normalized texts,
+//! document metadata), and the binary record readers shared by several tools.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use pl_core::records::{Record, RecordReader};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::Value;
+
+use crate::io::{open_input, Input};
+use crate::ndjson::{get_id, NdjsonReader};
+
+/// Opens a shingle or signature stream (binary or NDJSON), naming the input in errors.
+pub fn open_records<T: Record>(
+    input: Input,
+) -> Result<(String, RecordReader<T, Box<dyn std::io::BufRead + Send>>)> {
+    let name = input.name;
+    let r = RecordReader::new(input.reader).with_context(|| name.clone())?;
+    Ok((name, r))
+}
+
+/// Reads every record of a stream into memory.
+pub fn read_all<T: Record>(path: &Path) -> Result<(Option<pl_core::stream::Params>, Vec<T>)> {
+    let (name, mut r) = open_records::<T>(open_input(Some(path))?)?;
+    let mut out = Vec::new();
+    while let Some(rec) = r.next().with_context(|| name.clone())? {
+        out.push(rec);
+    }
+    Ok((r.params(), out))
+}
+
+/// Reads `field` of the norm/docs records whose id is in `wanted` (all when `None`).
+pub fn read_field<T>(
+    path: &Path,
+    wanted: Option<&FxHashSet<u64>>,
+    mut take: impl FnMut(&serde_json::Map<String, Value>) -> Result<T, String>,
+) -> Result<FxHashMap<u64, T>> {
+    let mut r = NdjsonReader::new(open_input(Some(path))?, false);
+    let mut out = FxHashMap::default();
+    while let Some(rec) = r.next_with(|o| {
+        let id = get_id(&o)?;
+        if wanted.is_some_and(|w| !w.contains(&id)) {
+            return Ok(None);
+        }
+        take(&o).map(|v| Some((id, v)))
+    })? {
+        if let Some((id, v)) = rec {
+            out.insert(id, v);
+        }
+    }
+    Ok(out)
+}
