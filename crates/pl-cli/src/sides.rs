@@ -11,10 +11,11 @@ use serde_json::Value;
 use crate::io::{open_input, Input};
 use crate::ndjson::{get_id, NdjsonReader};
 
+/// A record reader over any opened input.
+pub type Records<T> = RecordReader<T, Box<dyn std::io::BufRead + Send>>;
+
 /// Opens a shingle or signature stream (binary or NDJSON), naming the input in errors.
-pub fn open_records<T: Record>(
-    input: Input,
-) -> Result<(String, RecordReader<T, Box<dyn std::io::BufRead + Send>>)> {
+pub fn open_records<T: Record>(input: Input) -> Result<(String, Records<T>)> {
     let name = input.name;
     let r = RecordReader::new(input.reader).with_context(|| name.clone())?;
     Ok((name, r))
