@@ -1,0 +1,226 @@
+//! Every bad-input case: one clear line naming the input and record, the right exit code,
+//! nothing lost that was written before.
+
+use crate::util::*;
+
+fn stage_files(n: u64) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "docs.ndjson", small_corpus(n).as_bytes());
+    ok(sh(
+        d.path(),
+        "pl-normalize docs.ndjson -o norm.ndjson && pl-shingle -q norm.ndjson -o sh3.bin \
+         && pl-shingle -q --ngram 2 norm.ndjson -o sh2.bin && pl-minhash sh3.bin -o sigs256.bin \
+         && pl-minhash --perms 128 sh3.bin -o sigs128.bin && pl-lsh sigs256.bin -o cands.ndjson",
+    ));
+    d
+}
+
+#[test]
+fn malformed_json_names_input_and_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(
+        d.path(),
+        "docs.ndjson",
+        b"{\"id\":1,\"content\":\"a b\"}\n\n{\"id\":2,\"content\":\n",
+    );
+    let out = run("pl-normalize", &[p.to_str().unwrap()], b"");
+    // The good record before the bad one is still written.
+    assert_eq!(ndjson(&out.stdout).len(), 1);
+    fails(
+        out,
+        1,
+        "pl-normalize",
+        &["docs.ndjson", "line 3", "invalid JSON"],
+    );
+    let out = run("pl-normalize", &[], b"[1,2]\n");
+    fails(
+        out,
+        1,
+        "pl-normalize",
+        &["<stdin>", "line 1", "not a JSON object"],
+    );
+}
+
+#[test]
+fn missing_fields_are_named() {
+    fails(
+        run("pl-normalize", &[], b"{\"content\":\"x\"}\n"),
+        1,
+        "pl-normalize",
+        &["line 1", "\"id\""],
+    );
+    fails(
+        run("pl-shingle", &[], b"{\"id\":1}\n"),
+        1,
+        "pl-shingle",
+        &["line 1", "\"norm\""],
+    );
+    fails(
+        run("pl-cluster", &[], b"{\"a\":1,\"b\":2}\n"),
+        1,
+        "pl-cluster",
+        &["line 1", "\"score\""],
+    );
+    fails(
+        run(
+            "pl-cluster",
+            &[],
+            b"{\"a\":3,\"b\":2,\"score\":1,\"jaccard\":1,\"fuzzy\":1}\n",
+        ),
+        1,
+        "pl-cluster",
+        &["not ordered"],
+    );
+}
+
+#[test]
+fn skip_invalid_continues_and_counts() {
+    let input = b"{\"id\":1,\"content\":\"a\"}\nnope\n{\"content\":\"no id\"}\n{\"id\":2,\"content\":\"b\"}\n";
+    let out = run("pl-normalize", &["--skip-invalid"], input);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(ndjson(&ok(out)).len(), 2);
+    assert!(err.contains("skipped 2 invalid records"), "{err}");
+}
+
+#[test]
+fn wrong_record_kind_is_refused() {
+    let d = stage_files(10);
+    let out = run_in(Some(d.path()), "pl-lsh", &["sh3.bin"], b"");
+    fails(
+        out,
+        1,
+        "pl-lsh",
+        &["sh3.bin", "record kind", "sigs", "shingles"],
+    );
+    let out = run_in(Some(d.path()), "pl-minhash", &["sigs256.bin"], b"");
+    fails(out, 1, "pl-minhash", &["record kind"]);
+    // NDJSON where a binary stream is expected.
+    let out = run_in(Some(d.path()), "pl-lsh", &["norm.ndjson"], b"");
+    fails(out, 1, "pl-lsh", &["norm.ndjson", "line 1", "kind"]);
+}
+
+#[test]
+fn mismatched_parameters_are_refused() {
+    let d = stage_files(10);
+    let out = run_in(
+        Some(d.path()),
+        "pl-lsh",
+        &["--perms", "256", "sigs128.bin"],
+        b"",
+    );
+    fails(out, 1, "pl-lsh", &["sigs128.bin", "perms", "128", "256"]);
+    let out = run_in(
+        Some(d.path()),
+        "pl-minhash",
+        &["--ngram", "3", "sh2.bin"],
+        b"",
+    );
+    fails(out, 1, "pl-minhash", &["sh2.bin", "ngram", "2", "3"]);
+    let out = run_in(
+        Some(d.path()),
+        "pl-score",
+        &[
+            "cands.ndjson",
+            "--sigs",
+            "sigs128.bin",
+            "--perms",
+            "256",
+            "--fuzzy-weight",
+            "0",
+        ],
+        b"",
+    );
+    fails(out, 1, "pl-score", &["sigs128.bin", "perms"]);
+}
+
+#[test]
+fn indivisible_bands_are_a_usage_error() {
+    let d = stage_files(10);
+    let out = run_in(
+        Some(d.path()),
+        "pl-lsh",
+        &["--bands", "30", "sigs256.bin"],
+        b"",
+    );
+    fails(out, 2, "pl-lsh", &["256", "30", "32"]);
+    fails(
+        run("pl-lsh", &["--explain", "--bands", "7"], b""),
+        2,
+        "pl-lsh",
+        &["7"],
+    );
+}
+
+#[test]
+fn truncated_binary_stream_is_an_error_not_short_output() {
+    let d = stage_files(10);
+    let full = std::fs::read(d.path().join("sigs256.bin")).unwrap();
+    for cut in [1, 20, 41, full.len() / 2, full.len() - 17, full.len() - 1] {
+        write(d.path(), "cut.bin", &full[..cut]);
+        let out = run_in(
+            Some(d.path()),
+            "pl-lsh",
+            &["cut.bin", "-o", "cands.out"],
+            b"",
+        );
+        fails(out, 1, "pl-lsh", &["cut.bin", "truncated"]);
+        assert!(
+            !d.path().join("cands.out").exists(),
+            "no output file from a truncated input"
+        );
+        let out = run_in(Some(d.path()), "pl-cat", &["cut.bin"], b"");
+        assert_eq!(out.status.code(), Some(1), "cut at {cut}");
+    }
+}
+
+#[test]
+fn corrupt_binary_stream_is_an_error() {
+    let d = stage_files(10);
+    let mut bytes = std::fs::read(d.path().join("sigs256.bin")).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    write(d.path(), "bad.bin", &bytes);
+    fails(
+        run_in(Some(d.path()), "pl-lsh", &["bad.bin"], b""),
+        1,
+        "pl-lsh",
+        &["bad.bin", "checksum"],
+    );
+}
+
+#[test]
+fn missing_input_file_is_named() {
+    fails(
+        run("pl-cat", &["/nonexistent/x.bin"], b""),
+        1,
+        "pl-cat",
+        &["/nonexistent/x.bin", "cannot open"],
+    );
+}
+
+#[test]
+fn score_needs_every_document_of_a_pair() {
+    let d = stage_files(10);
+    let out = run_in(
+        Some(d.path()),
+        "pl-score",
+        &["--sigs", "sigs256.bin", "--norm", "norm.ndjson"],
+        b"{\"a\":1,\"b\":99999}\n",
+    );
+    fails(out, 1, "pl-score", &["99999", "sigs256.bin"]);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(
+        run("pl-shingle", &["--ngram", "0"], b"").status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        run("pl-score", &[], b"").status.code(),
+        Some(2),
+        "--sigs is required"
+    );
+    let out = run("pl-score", &["--sigs", "x"], b"");
+    fails(out, 2, "pl-score", &["--norm"]);
+}

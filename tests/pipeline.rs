@@ -1,0 +1,194 @@
+//! The whole pipeline through the real binaries: pipes, files, make, formats, determinism.
+
+use crate::util::*;
+
+const PIPE: &str =
+    "pl-normalize < docs.ndjson | tee norm.ndjson | pl-shingle -q | pl-minhash | tee sigs.bin \
+    | pl-lsh | pl-score --sigs sigs.bin --norm norm.ndjson | pl-cluster --docs norm.ndjson";
+
+fn corpus_dir(n: u64) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "docs.ndjson", small_corpus(n).as_bytes());
+    d
+}
+
+#[test]
+fn pipe_finds_the_planted_copies() {
+    let d = corpus_dir(100);
+    let groups = ndjson(&ok(sh(d.path(), PIPE)));
+    assert_eq!(groups.len(), 20, "one group per planted copy");
+    for (i, g) in groups.iter().enumerate() {
+        assert_eq!(g["group"], i as u64 + 1);
+        let m: Vec<u64> = serde_json::from_value(g["members"].clone()).unwrap();
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[1], m[0] + 1000, "copy pairs with its original");
+        assert_eq!(g["primary"], m[0], "the earlier added original is kept");
+    }
+    let conf: Vec<f64> = groups
+        .iter()
+        .map(|g| g["confidence"].as_f64().unwrap())
+        .collect();
+    assert!(
+        conf.windows(2).all(|w| w[0] >= w[1]),
+        "sorted by confidence"
+    );
+}
+
+#[test]
+fn pipe_equals_make_and_a_second_run() {
+    let d = corpus_dir(60);
+    let first = ok(sh(d.path(), PIPE));
+    let second = ok(sh(d.path(), PIPE));
+    assert_eq!(first, second, "two runs are byte-identical");
+    let work = d.path().join("work");
+    let out = std::process::Command::new("make")
+        .arg("-C")
+        .arg(repo())
+        .arg("groups")
+        .arg(format!("WORK={}", work.display()))
+        .arg(format!("DOCS={}", d.path().join("docs.ndjson").display()))
+        .arg(format!("BIN={}", bin_dir().display()))
+        .arg("CARGO_BUILD=true")
+        .output()
+        .unwrap();
+    ok(out);
+    let made = std::fs::read(work.join("groups.ndjson")).unwrap();
+    assert_eq!(made, first, "make pipeline equals the shell pipe");
+    assert!(!first.is_empty());
+}
+
+#[test]
+fn thread_count_does_not_change_output() {
+    let d = corpus_dir(80);
+    let one = ok(sh(
+        d.path(),
+        &PIPE.replace("pl-minhash", "pl-minhash --threads 1"),
+    ));
+    let two = ok(sh(
+        d.path(),
+        &PIPE.replace("pl-minhash", "pl-minhash --threads 2"),
+    ));
+    assert_eq!(one, two);
+}
+
+#[test]
+fn json_and_binary_forms_agree() {
+    let d = corpus_dir(40);
+    let bin_sigs = ok(sh(
+        d.path(),
+        "pl-normalize < docs.ndjson | pl-shingle -q | pl-minhash | pl-cat",
+    ));
+    let json_sigs = ok(sh(
+        d.path(),
+        "pl-normalize < docs.ndjson | pl-shingle -q --format json | pl-minhash --format json",
+    ));
+    assert_eq!(
+        bin_sigs, json_sigs,
+        "pl-cat of binary sigs equals the JSON form"
+    );
+    let v = ndjson(&json_sigs);
+    assert_eq!(v[0]["kind"], "sigs");
+    assert_eq!(v[0]["sig"].as_array().unwrap().len(), 256);
+    // The JSON form feeds the next stage like the binary one.
+    let from_json = ok(sh(d.path(), "pl-normalize < docs.ndjson | pl-shingle -q --format json | pl-minhash --format json | pl-lsh"));
+    let from_bin = ok(sh(
+        d.path(),
+        "pl-normalize < docs.ndjson | pl-shingle -q | pl-minhash | pl-lsh",
+    ));
+    assert_eq!(from_json, from_bin);
+    assert!(!from_bin.is_empty());
+}
+
+#[test]
+fn normalize_passes_unknown_fields_through() {
+    let out = ok(run(
+        "pl-normalize",
+        &[],
+        r#"{"id":7,"content":"Grüße, Straße!","x":{"y":[1,2]},"title":"T"}"#.as_bytes(),
+    ));
+    let v = &ndjson(&out)[0];
+    assert_eq!(v["x"]["y"][1], 2);
+    assert_eq!(v["title"], "T");
+    assert_eq!(v["norm"], "grüße straße");
+    assert_eq!(v["words"], 2);
+    assert_eq!(v["fingerprint"].as_str().unwrap().len(), 32);
+}
+
+#[test]
+fn short_documents_are_skipped_and_counted() {
+    let docs = "{\"id\":1,\"content\":\"too short\"}\n".to_string() + &small_corpus(2);
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "docs.ndjson", docs.as_bytes());
+    let out = sh(
+        d.path(),
+        "pl-normalize docs.ndjson | pl-shingle --format json",
+    );
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let recs = ndjson(&ok(out));
+    assert_eq!(recs.len(), 2);
+    assert!(err.contains("skipped 1 documents under 20 words"), "{err}");
+}
+
+#[test]
+fn closed_stdout_ends_quietly() {
+    let d = corpus_dir(300);
+    for script in [
+        "pl-normalize docs.ndjson | head -c 10 > /dev/null",
+        "pl-normalize docs.ndjson | pl-shingle -q | pl-minhash | pl-cat | head -n 1 > /dev/null",
+        "pl-normalize docs.ndjson | pl-shingle -q | head -c 100 > /dev/null",
+    ] {
+        let out = sh(d.path(), script);
+        assert!(
+            out.status.success(),
+            "{script}: {:?} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn output_file_is_replaced_atomically() {
+    let d = corpus_dir(10);
+    let target = d.path().join("norm.ndjson");
+    std::fs::write(&target, "previous\n").unwrap();
+    // A bad record mid-way: the previous file stays, and no temporary file is left behind.
+    write(
+        d.path(),
+        "bad.ndjson",
+        b"{\"id\":1,\"content\":\"a\"}\nnot json\n",
+    );
+    let out = run_in(
+        Some(d.path()),
+        "pl-normalize",
+        &["bad.ndjson", "-o", "norm.ndjson"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "previous\n");
+    let leftovers: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    ok(run_in(
+        Some(d.path()),
+        "pl-normalize",
+        &["docs.ndjson", "-o", "norm.ndjson"],
+        b"",
+    ));
+    assert_eq!(ndjson(&std::fs::read(&target).unwrap()).len(), 12);
+}
+
+#[test]
+fn explain_prints_the_s_curve() {
+    let out = String::from_utf8(ok(run("pl-lsh", &["--explain"], b""))).unwrap();
+    assert!(out.contains("32 bands x 8 rows"), "{out}");
+    assert!(out.contains("50% at similarity 0.6"), "{out}");
+}

@@ -1,0 +1,147 @@
+//! Helpers shared by the integration tests: the real binaries, temp dirs, small corpora.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+/// Path of a tool built by cargo for this test run.
+pub fn bin(tool: &str) -> PathBuf {
+    let p = match tool {
+        "pl-normalize" => env!("CARGO_BIN_EXE_pl-normalize"),
+        "pl-shingle" => env!("CARGO_BIN_EXE_pl-shingle"),
+        "pl-minhash" => env!("CARGO_BIN_EXE_pl-minhash"),
+        "pl-lsh" => env!("CARGO_BIN_EXE_pl-lsh"),
+        "pl-score" => env!("CARGO_BIN_EXE_pl-score"),
+        "pl-cluster" => env!("CARGO_BIN_EXE_pl-cluster"),
+        "pl-cat" => env!("CARGO_BIN_EXE_pl-cat"),
+        other => panic!("unknown tool {other}"),
+    };
+    PathBuf::from(p)
+}
+
+/// The directory holding the binaries (for shell pipes and `make BIN=`).
+pub fn bin_dir() -> PathBuf {
+    bin("pl-cat").parent().unwrap().to_path_buf()
+}
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Runs a tool with arguments and stdin bytes; times out after 60 s (a hang is a failure).
+pub fn run(tool: &str, args: &[&str], stdin: &[u8]) -> Output {
+    run_in(None, tool, args, stdin)
+}
+
+/// Like [`run`], in a working directory.
+pub fn run_in(dir: Option<&Path>, tool: &str, args: &[&str], stdin: &[u8]) -> Output {
+    let mut cmd = assert_cmd::Command::new(bin(tool));
+    cmd.args(args)
+        .write_stdin(stdin.to_vec())
+        .timeout(Duration::from_secs(60));
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    cmd.output().expect("tool runs")
+}
+
+/// Runs a shell command line (bash, pipefail) with the binaries on PATH.
+pub fn sh(dir: &Path, script: &str) -> Output {
+    let path = format!(
+        "{}:{}",
+        bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .args(["-o", "pipefail", "-c", script])
+        .current_dir(dir)
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .output()
+        .expect("bash runs");
+    out
+}
+
+/// Asserts success and returns stdout, printing stderr on failure.
+pub fn ok(out: Output) -> Vec<u8> {
+    assert!(
+        out.status.success(),
+        "failed with {:?}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Asserts a clean failure: the given exit code, one line on stderr prefixed by the tool,
+/// mentioning every needle. Returns stderr.
+pub fn fails(out: Output, code: i32, tool: &str, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(code), "exit status; stderr:\n{err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected:\n{err}"
+    );
+    assert!(err.starts_with(&format!("{tool}: ")), "prefix: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{n:?} not in: {err}");
+    }
+    err
+}
+
+/// A small deterministic corpus: `n` unrelated documents from a fixed vocabulary, and for
+/// every fifth one a near copy (two words changed) with id 1000 + i.
+pub fn small_corpus(n: u64) -> String {
+    let mut state = 7u64;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z ^ (z >> 27)
+    };
+    let mut out = String::new();
+    let mut copies = Vec::new();
+    for id in 1..=n {
+        let words: Vec<String> = (0..120).map(|_| format!("w{}", next() % 3000)).collect();
+        if id % 5 == 0 {
+            let mut c = words.clone();
+            c[10] = "Changed".into();
+            c[60] = "Words!".into();
+            copies.push((1000 + id, c.join(" ")));
+        }
+        out += &doc_line(id, &words.join(" "), "2024-01-01T00:00:00Z");
+    }
+    for (id, text) in copies {
+        out += &doc_line(id, &text, "2024-02-01T00:00:00Z");
+    }
+    out
+}
+
+fn doc_line(id: u64, content: &str, added: &str) -> String {
+    let v = serde_json::json!({"id": id, "title": format!("doc {id}"), "content": content, "added": added});
+    format!("{v}\n")
+}
+
+/// Writes a file in a directory and returns its path.
+pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::File::create(&p).unwrap().write_all(bytes).unwrap();
+    p
+}
+
+/// Parses NDJSON into values.
+pub fn ndjson(bytes: &[u8]) -> Vec<serde_json::Value> {
+    std::str::from_utf8(bytes)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
