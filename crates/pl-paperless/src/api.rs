@@ -1,0 +1,161 @@
+//! The few list endpoints pl-fetch needs: documents page by page, the id list, and the
+//! id → name lists of correspondents, document types and tags.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+
+/// The document fields the pipeline needs (`fields=` keeps pages small: no notes, no
+/// permissions, no custom fields).
+pub const DOC_FIELDS: &str = "id,title,content,created,added,modified,correspondent,\
+document_type,tags,archive_serial_number,original_file_name,page_count,mime_type";
+
+/// Largest page size the server allows (`StandardPagination.max_page_size`).
+pub const MAX_PAGE_SIZE: u32 = 100_000;
+
+/// One page of a list answer.
+#[derive(Debug)]
+pub struct Page {
+    /// The items.
+    pub results: Vec<Value>,
+    /// The size of the whole filtered list, as the server counted it for this page.
+    pub count: u64,
+    /// `all` (every id of the filtered list), sent by API versions below 10.
+    pub all: Option<Vec<u64>>,
+}
+
+fn shape(url: String, msg: &str) -> Error {
+    Error::Shape {
+        url,
+        msg: msg.to_owned(),
+    }
+}
+
+fn parse_page(path_query: &str, v: Value, base: &str) -> Result<(Page, bool)> {
+    let url = || format!("{base}{path_query}");
+    let Value::Object(mut o) = v else {
+        return Err(shape(
+            url(),
+            "not a JSON object (is this a Paperless-NGX server?)",
+        ));
+    };
+    let results = match o.remove("results") {
+        Some(Value::Array(a)) => a,
+        _ => {
+            return Err(shape(
+                url(),
+                "no \"results\" list (is this a Paperless-NGX server?)",
+            ))
+        }
+    };
+    let count = o.get("count").and_then(Value::as_u64).unwrap_or(0);
+    let all = match o.get("all") {
+        Some(Value::Array(a)) => Some(
+            a.iter()
+                .map(|x| {
+                    x.as_u64()
+                        .ok_or_else(|| shape(url(), "\"all\" holds a non-id"))
+                })
+                .collect::<Result<Vec<u64>>>()?,
+        ),
+        _ => None,
+    };
+    let more = o.get("next").is_some_and(|n| !n.is_null());
+    Ok((
+        Page {
+            results,
+            count,
+            all,
+        },
+        more,
+    ))
+}
+
+impl Client {
+    /// Pages through `path?query` (query without `page`/`page_size`), calling `f` per page
+    /// until it returns `false` or the list ends. A 404 on a later page means the list shrank
+    /// while paging: the end.
+    pub fn for_each_page(
+        &self,
+        path: &str,
+        query: &str,
+        page_size: u32,
+        mut f: impl FnMut(Page) -> Result<bool>,
+    ) -> Result<()> {
+        let sep = if query.is_empty() { "" } else { "&" };
+        for page in 1u64.. {
+            let pq = format!("{path}?{query}{sep}page_size={page_size}&page={page}");
+            let v = match self.get_json(&pq) {
+                Err(Error::NotFound { .. }) if page > 1 => return Ok(()),
+                r => r?,
+            };
+            let (p, more) = parse_page(&pq, v, self.base())?;
+            let empty = p.results.is_empty();
+            if !f(p)? || !more || empty {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every document id the token can see, ascending: one request on API versions below 10
+    /// (the `all` field), else `fields=id` pages of the largest size.
+    pub fn document_ids(&self) -> Result<Vec<u64>> {
+        let mut ids = Vec::new();
+        self.for_each_page(
+            "/api/documents/",
+            "ordering=id&fields=id",
+            if self.api_version() < 10 {
+                1
+            } else {
+                MAX_PAGE_SIZE
+            },
+            |p| {
+                if let Some(all) = p.all {
+                    ids = all;
+                    return Ok(false);
+                }
+                for d in &p.results {
+                    ids.push(d.get("id").and_then(Value::as_u64).ok_or_else(|| {
+                        shape(
+                            format!("{}/api/documents/", self.base()),
+                            "a document without id",
+                        )
+                    })?);
+                }
+                Ok(true)
+            },
+        )?;
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    /// The id → name map of a list endpoint (`/api/tags/`, `/api/correspondents/`,
+    /// `/api/document_types/`).
+    pub fn names(&self, path: &str) -> Result<HashMap<u64, String>> {
+        let mut m = HashMap::new();
+        self.for_each_page(path, "", MAX_PAGE_SIZE, |p| {
+            for o in &p.results {
+                let id = o.get("id").and_then(Value::as_u64);
+                let name = o.get("name").and_then(Value::as_str);
+                match (id, name) {
+                    (Some(id), Some(name)) => {
+                        m.insert(id, name.to_owned());
+                    }
+                    _ => {
+                        return Err(shape(
+                            format!("{}{path}", self.base()),
+                            "an entry without id or name",
+                        ))
+                    }
+                }
+            }
+            Ok(true)
+        })?;
+        Ok(m)
+    }
+}

@@ -1,0 +1,594 @@
+//! The HTTP side: one agent with timeouts, token auth, API version negotiation, bounded
+//! retries with exponential backoff and jitter, and a clear error for everything else.
+
+use std::cell::{Cell, RefCell};
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+/// An API token. It is sent only in the `Authorization` header: `Debug` hides it and no error
+/// message carries it.
+pub struct Token(String);
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(<hidden>)")
+    }
+}
+
+impl Token {
+    /// A token from a string (surrounding whitespace, e.g. the newline of a file, is dropped).
+    pub fn new(s: &str) -> Result<Token> {
+        let t = s.trim();
+        if t.is_empty() {
+            return Err(Error::Config("the token is empty".into()));
+        }
+        // A header value must be visible ASCII; say so without echoing the value.
+        if !t.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(Error::Config(
+                "the token contains spaces or non-ASCII characters; copy it again from Paperless"
+                    .into(),
+            ));
+        }
+        Ok(Token(t.to_owned()))
+    }
+
+    /// Reads the token from a file (its first line).
+    pub fn from_file(path: &Path) -> Result<Token> {
+        let s = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
+        Token::new(s.lines().next().unwrap_or("")).map_err(|e| Error::file(path, e))
+    }
+}
+
+/// When and how often to try again.
+#[derive(Debug, Clone)]
+pub struct Retry {
+    /// Retries after the first attempt.
+    pub retries: u32,
+    /// Delay before the first retry; doubled for each further one.
+    pub base: Duration,
+    /// Longest delay between two attempts.
+    pub max_delay: Duration,
+    /// Longest wait honoured from a `Retry-After` header.
+    pub max_retry_after: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Retry {
+        Retry {
+            retries: 5,
+            base: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+            max_retry_after: Duration::from_secs(60),
+        }
+    }
+}
+
+impl Retry {
+    /// Delay before retry number `n` (1-based): exponential, capped, with jitter in
+    /// [50%, 100%] so many clients do not retry in step.
+    pub fn backoff(&self, n: u32) -> Duration {
+        let exp = self
+            .base
+            .saturating_mul(1u32 << (n.saturating_sub(1)).min(20));
+        let d = exp.min(self.max_delay);
+        let r = RandomState::new().hash_one(Instant::now()) >> 11;
+        let frac = r as f64 / (1u64 << 53) as f64;
+        d.mul_f64(0.5 + 0.5 * frac)
+    }
+}
+
+/// Connection settings.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Time to establish a connection (TCP and TLS).
+    pub connect_timeout: Duration,
+    /// Longest silence while waiting for or reading an answer.
+    pub read_timeout: Duration,
+    /// API version asked for in `Accept` (9 works on Paperless-NGX 2.15+ and 3.x).
+    pub api_version: u32,
+    /// Retry policy.
+    pub retry: Retry,
+    /// PEM file with the CA certificate(s) to trust instead of the built-in roots.
+    pub ca_cert: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(60),
+            api_version: 9,
+            retry: Retry::default(),
+            ca_cert: None,
+        }
+    }
+}
+
+/// What the server said about itself (from `X-Api-Version` / `X-Version`).
+#[derive(Debug, Clone, Default)]
+pub struct ServerInfo {
+    /// Highest API version the server speaks.
+    pub api_version: Option<String>,
+    /// Paperless-NGX release.
+    pub release: Option<String>,
+}
+
+/// A Paperless-NGX API client.
+pub struct Client {
+    agent: ureq::Agent,
+    base: String,
+    token: Token,
+    version: Cell<u32>,
+    retry: Retry,
+    server: RefCell<ServerInfo>,
+    notify: Box<dyn Fn(&str)>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base", &self.base)
+            .field("version", &self.version.get())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The outcome of one attempt that did not succeed.
+enum Failed {
+    /// Worth another try (after `wait`, or the backoff).
+    Retry {
+        msg: String,
+        status: Option<u16>,
+        body: String,
+        wait: Option<Duration>,
+    },
+    /// Try once more at once with this API version.
+    Renegotiate(u32),
+    /// 406 without a version hint: ask once without a version to learn the server's.
+    Probe(String),
+    /// Give up now.
+    Fatal(Error),
+}
+
+/// Normalizes a base URL: scheme required, trailing `/` and a trailing `/api` dropped.
+pub fn normalize_base(url: &str) -> Result<String> {
+    let u = url.trim();
+    let lower = u.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return Err(Error::Config(format!(
+            "PAPERLESS_URL must start with http:// or https:// (got {u:?})"
+        )));
+    }
+    if u.contains(['?', '#']) || u.contains(char::is_whitespace) {
+        return Err(Error::Config(format!(
+            "PAPERLESS_URL must be a plain address without query or spaces (got {u:?})"
+        )));
+    }
+    let mut b = u.trim_end_matches('/');
+    if let Some(s) = b.strip_suffix("/api") {
+        b = s;
+    }
+    Ok(b.to_owned())
+}
+
+/// Percent-encodes a query value (everything but unreserved characters), so a `+` in a
+/// timestamp is not read as a space.
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn load_ca(path: &Path) -> Result<Vec<ureq::tls::Certificate<'static>>> {
+    let pem = std::fs::read(path).map_err(|e| Error::file(path, e))?;
+    let mut certs = Vec::new();
+    for item in ureq::tls::parse_pem(&pem) {
+        match item.map_err(|e| Error::file(path, format!("not a PEM file: {e}")))? {
+            ureq::tls::PemItem::Certificate(c) => certs.push(c.to_owned()),
+            _ => continue,
+        }
+    }
+    if certs.is_empty() {
+        return Err(Error::file(path, "no PEM certificate in it"));
+    }
+    Ok(certs)
+}
+
+fn detail_of(body: &[u8], content_type: &str) -> String {
+    if content_type.contains("html") {
+        return "an HTML page".into();
+    }
+    if let Ok(v) = serde_json::from_slice::<Value>(body) {
+        if let Some(d) = v.get("detail").and_then(Value::as_str) {
+            return d.to_owned();
+        }
+        return snippet(v.to_string().as_bytes());
+    }
+    snippet(body)
+}
+
+/// The start of a body, on one line, for an error message.
+fn snippet(body: &[u8]) -> String {
+    let s = String::from_utf8_lossy(&body[..body.len().min(300)]);
+    let s: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if s.trim().is_empty() {
+        "(empty body)".into()
+    } else {
+        s.trim().to_owned()
+    }
+}
+
+fn parse_retry_after(v: Option<&str>) -> Option<Duration> {
+    v?.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+impl Client {
+    /// A client for `base_url` (e.g. `https://paperless.example.org`).
+    pub fn new(base_url: &str, token: Token, opts: &Options) -> Result<Client> {
+        let base = normalize_base(base_url)?;
+        let mut cfg = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            // Redirects are reported, not followed: the token must not travel elsewhere.
+            .max_redirects(0)
+            .timeout_connect(Some(opts.connect_timeout))
+            .timeout_per_read(Some(opts.read_timeout))
+            .timeout_send_request(Some(opts.read_timeout))
+            .user_agent(concat!("pl-fetch/", env!("CARGO_PKG_VERSION")));
+        if let Some(ca) = &opts.ca_cert {
+            let certs = load_ca(ca)?;
+            cfg = cfg.tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .root_certs(ureq::tls::RootCerts::new_with_certs(&certs))
+                    .build(),
+            );
+        }
+        Ok(Client {
+            agent: cfg.build().into(),
+            base,
+            token,
+            version: Cell::new(opts.api_version),
+            retry: opts.retry.clone(),
+            server: RefCell::new(ServerInfo::default()),
+            notify: Box::new(|_| {}),
+        })
+    }
+
+    /// Calls `f` with a one-line note before each retry (what failed, when the next try is).
+    pub fn on_retry(mut self, f: impl Fn(&str) + 'static) -> Client {
+        self.notify = Box::new(f);
+        self
+    }
+
+    /// The normalized base URL.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// The API version in use (after any negotiation).
+    pub fn api_version(&self) -> u32 {
+        self.version.get()
+    }
+
+    /// What the server told about itself so far.
+    pub fn server(&self) -> ServerInfo {
+        self.server.borrow().clone()
+    }
+
+    /// GETs `path_query` (starting with `/api/`) and returns its JSON, retrying what is worth it.
+    pub fn get_json(&self, path_query: &str) -> Result<Value> {
+        self.call("GET", path_query, None)
+    }
+
+    /// POSTs a JSON body; the answer's JSON, or a JSON string holding a plain-text answer.
+    pub fn post_json(&self, path: &str, body: &Value) -> Result<Value> {
+        self.call("POST", path, Some(body))
+    }
+
+    /// DELETEs `path` (204 gives `null`).
+    pub fn delete(&self, path: &str) -> Result<Value> {
+        self.call("DELETE", path, None)
+    }
+
+    fn call(&self, method: &str, path_query: &str, body: Option<&Value>) -> Result<Value> {
+        let url = format!("{}{}", self.base, path_query);
+        let mut attempt = 0u32;
+        let mut renegotiated = false;
+        loop {
+            attempt += 1;
+            match self.once(method, &url, body, Some(self.version.get())) {
+                Ok(v) => return Ok(v),
+                Err(Failed::Fatal(e)) => return Err(e),
+                Err(Failed::Renegotiate(v)) if !renegotiated => {
+                    renegotiated = true;
+                    (self.notify)(&format!(
+                        "the server refused API version {}; using version {v} that it offers",
+                        self.version.get()
+                    ));
+                    self.version.set(v);
+                    attempt -= 1;
+                }
+                Err(Failed::Probe(detail)) if !renegotiated => {
+                    renegotiated = true;
+                    let requested = self.version.get();
+                    // Ask without a version: the answer's X-Api-Version names one it speaks.
+                    let _ = self.once(method, &url, body, None);
+                    let offered = self
+                        .server
+                        .borrow()
+                        .api_version
+                        .as_deref()
+                        .and_then(|v| v.parse::<u32>().ok());
+                    match offered {
+                        Some(v) if v != requested => {
+                            (self.notify)(&format!(
+                                "the server refused API version {requested}; using version {v} that it offers"
+                            ));
+                            self.version.set(v);
+                            attempt -= 1;
+                        }
+                        _ => {
+                            return Err(Error::ApiVersion {
+                                url,
+                                requested,
+                                detail,
+                            })
+                        }
+                    }
+                }
+                Err(Failed::Renegotiate(_)) | Err(Failed::Probe(_)) => {
+                    return Err(Error::ApiVersion {
+                        url,
+                        requested: self.version.get(),
+                        detail: "refused again after switching versions".into(),
+                    })
+                }
+                Err(Failed::Retry {
+                    msg,
+                    status,
+                    body: text,
+                    wait,
+                }) => {
+                    if attempt > self.retry.retries {
+                        return Err(match status {
+                            Some(status) => Error::Status {
+                                url,
+                                status,
+                                attempts: attempt,
+                                body: text,
+                            },
+                            None => Error::Transport {
+                                url,
+                                msg,
+                                attempts: attempt,
+                            },
+                        });
+                    }
+                    let delay = wait
+                        .map(|w| w.min(self.retry.max_retry_after))
+                        .unwrap_or_else(|| self.retry.backoff(attempt));
+                    (self.notify)(&format!(
+                        "{url}: {msg}; retry {attempt} of {} in {:.1}s",
+                        self.retry.retries,
+                        delay.as_secs_f64()
+                    ));
+                    std::thread::sleep(delay);
+                }
+            }
+        }
+    }
+
+    fn once(
+        &self,
+        method: &str,
+        url: &str,
+        body: Option<&Value>,
+        version: Option<u32>,
+    ) -> std::result::Result<Value, Failed> {
+        let accept = match version {
+            Some(v) => format!("application/json; version={v}"),
+            None => "application/json".to_owned(),
+        };
+        let auth = format!("Token {}", self.token.0);
+        let sent = match (method, body) {
+            ("POST", Some(b)) => self
+                .agent
+                .post(url)
+                .header("Authorization", &auth)
+                .header("Accept", &accept)
+                .header("Content-Type", "application/json")
+                .send(b.to_string().as_bytes()),
+            ("DELETE", _) => self
+                .agent
+                .delete(url)
+                .header("Authorization", &auth)
+                .header("Accept", &accept)
+                .call(),
+            _ => self
+                .agent
+                .get(url)
+                .header("Authorization", &auth)
+                .header("Accept", &accept)
+                .call(),
+        };
+        let mut resp = sent.map_err(|e| transport_failure(url, e))?;
+        let status = resp.status().as_u16();
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let content_type = header("content-type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let offered = header("x-api-version");
+        if let Some(v) = offered.clone() {
+            let mut s = self.server.borrow_mut();
+            s.api_version = Some(v);
+            s.release = header("x-version");
+        }
+        let location = header("location");
+        let retry_after = parse_retry_after(header("retry-after").as_deref());
+        let read = resp.body_mut().with_config().limit(u64::MAX).read_to_vec();
+        let url = url.to_owned();
+        match status {
+            200..=299 => {
+                if status == 204 {
+                    return Ok(Value::Null);
+                }
+                if !content_type.is_empty() && !content_type.contains("json") {
+                    if content_type.starts_with("text/plain") && method != "GET" {
+                        // bulk_edit and friends answer plain text on some outcomes.
+                        let text = read.unwrap_or_default();
+                        return Ok(Value::String(String::from_utf8_lossy(&text).into_owned()));
+                    }
+                    return Err(Failed::Fatal(Error::NotJson { url, content_type }));
+                }
+                let bytes = read.map_err(|e| Failed::Retry {
+                    msg: format!("answer cut short: {e}"),
+                    status: None,
+                    body: String::new(),
+                    wait: None,
+                })?;
+                serde_json::from_slice(&bytes).map_err(|e| Failed::Retry {
+                    msg: format!("answer is not valid JSON (cut short?): {e}"),
+                    status: None,
+                    body: String::new(),
+                    wait: None,
+                })
+            }
+            300..=399 => Err(Failed::Fatal(Error::Redirect {
+                url,
+                status,
+                location: location.unwrap_or_else(|| "(no Location header)".into()),
+            })),
+            _ => {
+                let bytes = read.unwrap_or_default();
+                let detail = detail_of(&bytes, &content_type);
+                Err(match status {
+                    401 => Failed::Fatal(Error::Unauthorized { url, detail }),
+                    403 => Failed::Fatal(Error::Forbidden { url, detail }),
+                    404 => Failed::Fatal(Error::NotFound { url, detail }),
+                    406 => match offered.and_then(|v| v.parse::<u32>().ok()) {
+                        Some(v) if Some(v) != version => Failed::Renegotiate(v),
+                        _ => Failed::Probe(detail),
+                    },
+                    429 => Failed::Retry {
+                        msg: "HTTP 429 (too many requests)".into(),
+                        status: Some(status),
+                        body: detail,
+                        wait: retry_after,
+                    },
+                    500..=599 => Failed::Retry {
+                        msg: format!("HTTP {status}"),
+                        status: Some(status),
+                        body: detail,
+                        wait: retry_after.filter(|_| status == 503),
+                    },
+                    _ => Failed::Fatal(Error::Status {
+                        url,
+                        status,
+                        attempts: 1,
+                        body: detail,
+                    }),
+                })
+            }
+        }
+    }
+}
+
+/// Sorts a ureq error into fatal (TLS, bad address) or worth retrying (network trouble).
+fn transport_failure(url: &str, e: ureq::Error) -> Failed {
+    let msg = e.to_string();
+    let lower = msg.to_ascii_lowercase();
+    let tls = matches!(
+        e,
+        ureq::Error::Tls(_) | ureq::Error::Pem(_) | ureq::Error::Rustls(_)
+    ) || lower.contains("certificate")
+        || lower.contains("tls")
+        || lower.contains("handshake");
+    if tls {
+        return Failed::Fatal(Error::Tls {
+            url: url.to_owned(),
+            msg,
+        });
+    }
+    match e {
+        ureq::Error::BadUri(_) | ureq::Error::Http(_) => {
+            Failed::Fatal(Error::Config(format!("{url}: not a usable address: {msg}")))
+        }
+        ureq::Error::Timeout(t) => Failed::Retry {
+            msg: format!("timed out ({t})"),
+            status: None,
+            body: String::new(),
+            wait: None,
+        },
+        _ => Failed::Retry {
+            msg,
+            status: None,
+            body: String::new(),
+            wait: None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_are_normalized() {
+        assert_eq!(normalize_base("http://h:8000/").unwrap(), "http://h:8000");
+        assert_eq!(normalize_base("https://h/p/api/").unwrap(), "https://h/p");
+        assert!(normalize_base("h:8000").is_err());
+        assert!(normalize_base("http://h/?x=1").is_err());
+    }
+
+    #[test]
+    fn encoding_keeps_plus_signs_apart() {
+        assert_eq!(
+            encode("2026-01-01T00:00:00+00:00"),
+            "2026-01-01T00%3A00%3A00%2B00%3A00"
+        );
+        assert_eq!(encode("a b,c"), "a%20b%2Cc");
+    }
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let r = Retry {
+            retries: 10,
+            base: Duration::from_millis(100),
+            max_delay: Duration::from_secs(1),
+            max_retry_after: Duration::from_secs(60),
+        };
+        for n in 1..=10 {
+            let full = Duration::from_millis(100 * (1 << (n - 1))).min(Duration::from_secs(1));
+            let d = r.backoff(n);
+            assert!(d <= full && d >= full / 2, "{n}: {d:?}");
+        }
+    }
+
+    #[test]
+    fn tokens_are_hidden_and_checked() {
+        let t = Token::new(" abc123\n").unwrap();
+        assert_eq!(format!("{t:?}"), "Token(<hidden>)");
+        assert!(Token::new("  ").is_err());
+        let e = Token::new("abc déf").unwrap_err().to_string();
+        assert!(!e.contains("abc"), "{e}");
+    }
+}

@@ -1,0 +1,122 @@
+//! What can go wrong talking to a server or keeping the local copy, one variant per thing the
+//! user can act on. Messages name the URL (which never holds the token) and say what to check.
+
+use std::path::PathBuf;
+
+/// Errors of this crate.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// 401: no token, or the server does not know it.
+    #[error("{url}: the server refused the token (HTTP 401: {detail}); check PAPERLESS_TOKEN or --token-file")]
+    Unauthorized {
+        /// The request URL.
+        url: String,
+        /// The server's `detail`.
+        detail: String,
+    },
+    /// 403: the token's user may not do this.
+    #[error("{url}: permission denied (HTTP 403: {detail}); the token's user lacks the permission to view documents")]
+    Forbidden {
+        /// The request URL.
+        url: String,
+        /// The server's `detail`.
+        detail: String,
+    },
+    /// 404 on something that must exist.
+    #[error("{url}: not found (HTTP 404); is PAPERLESS_URL the address of a Paperless-NGX server, including any path prefix?")]
+    NotFound {
+        /// The request URL.
+        url: String,
+        /// The server's `detail`, if it sent JSON.
+        detail: String,
+    },
+    /// 406: the server does not speak the requested API version.
+    #[error("{url}: the server refused API version {requested} (HTTP 406: {detail}); Paperless-NGX 2.15 or newer is needed (or choose another with --api-version)")]
+    ApiVersion {
+        /// The request URL.
+        url: String,
+        /// The version asked for.
+        requested: u32,
+        /// The server's `detail`.
+        detail: String,
+    },
+    /// 2xx, but not JSON: typically a reverse proxy's or single sign-on login page.
+    #[error("{url}: expected JSON but the server answered {content_type}; a login page of a reverse proxy or single sign-on in front of Paperless? (use an address that reaches the API directly)")]
+    NotJson {
+        /// The request URL.
+        url: String,
+        /// The content type received.
+        content_type: String,
+    },
+    /// 3xx: redirects are not followed, so the token never travels to another address.
+    #[error("{url}: redirected (HTTP {status}) to {location}; set PAPERLESS_URL to the address the API answers on (a redirect to a login page means the address is wrong)")]
+    Redirect {
+        /// The request URL.
+        url: String,
+        /// The status.
+        status: u16,
+        /// The `Location` header.
+        location: String,
+    },
+    /// TLS handshake or certificate failure.
+    #[error("{url}: TLS failed: {msg}; for a self-signed certificate pass its CA with --ca-cert")]
+    Tls {
+        /// The request URL.
+        url: String,
+        /// What the TLS layer said.
+        msg: String,
+    },
+    /// Connection refused, reset, timed out or cut short, after every retry.
+    #[error("{url}: {msg} (gave up after {attempts} attempts)")]
+    Transport {
+        /// The request URL.
+        url: String,
+        /// What happened last.
+        msg: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// An HTTP status that retrying did not fix, or one that is not worth retrying.
+    #[error("{url}: HTTP {status} (after {attempts} attempts): {body}")]
+    Status {
+        /// The request URL.
+        url: String,
+        /// The last status.
+        status: u16,
+        /// Attempts made.
+        attempts: u32,
+        /// The start of the body, for the user.
+        body: String,
+    },
+    /// A body that is not the JSON expected (cut short, or a different shape).
+    #[error("{url}: unexpected answer: {msg}")]
+    Shape {
+        /// The request URL.
+        url: String,
+        /// What is wrong with it.
+        msg: String,
+    },
+    /// A local file (token, CA certificate, state, corpus file).
+    #[error("{}: {msg}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        msg: String,
+    },
+    /// A setting that cannot work (bad URL, empty token, id collision).
+    #[error("{0}")]
+    Config(String),
+}
+
+impl Error {
+    pub(crate) fn file(path: &std::path::Path, msg: impl std::fmt::Display) -> Error {
+        Error::File {
+            path: path.to_path_buf(),
+            msg: msg.to_string(),
+        }
+    }
+}
+
+/// Result with this crate's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,188 @@
+//! Turning the API's document objects into docs NDJSON records with names instead of ids.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::client::Client;
+use crate::error::Result;
+
+/// The id → name maps used to resolve a document's references.
+#[derive(Debug, Default, Clone)]
+pub struct Names {
+    /// `/api/correspondents/`
+    pub correspondents: HashMap<u64, String>,
+    /// `/api/document_types/`
+    pub document_types: HashMap<u64, String>,
+    /// `/api/tags/`
+    pub tags: HashMap<u64, String>,
+}
+
+impl Names {
+    /// Fetches the three lists, each once.
+    pub fn fetch(client: &Client) -> Result<Names> {
+        Ok(Names {
+            correspondents: client.names("/api/correspondents/")?,
+            document_types: client.names("/api/document_types/")?,
+            tags: client.names("/api/tags/")?,
+        })
+    }
+
+    /// A hash of all three maps: when it changes (a tag renamed), records that did not change
+    /// on the server still need new names, so the sync is a full one.
+    pub fn digest(&self) -> String {
+        let mut h = Xxh3::new();
+        for (kind, m) in [
+            ("c", &self.correspondents),
+            ("d", &self.document_types),
+            ("t", &self.tags),
+        ] {
+            let mut v: Vec<_> = m.iter().collect();
+            v.sort_unstable();
+            for (id, name) in v {
+                h.update(format!("{kind}\t{id}\t{}\n", name.len()).as_bytes());
+                h.update(name.as_bytes());
+            }
+        }
+        format!("{:016x}", h.digest())
+    }
+}
+
+/// A name for an id reference: the name, `#ID` when the token's user cannot see the object,
+/// `null` for no reference.
+fn resolve(map: &HashMap<u64, String>, v: Option<&Value>) -> Value {
+    match v.and_then(Value::as_u64) {
+        Some(id) => Value::String(map.get(&id).cloned().unwrap_or_else(|| format!("#{id}"))),
+        None => Value::Null,
+    }
+}
+
+/// One output record: its id, its NDJSON line (with the newline) and its `modified`.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// Document id.
+    pub id: u64,
+    /// The line as written to the output.
+    pub line: Vec<u8>,
+    /// `modified` as the server wrote it ("" if absent).
+    pub modified: String,
+}
+
+/// Converts one document object of the API into a record in the fixed field order
+/// (id, title, content, created, added, modified, correspondent, document_type, tags,
+/// archive_serial_number, original_file_name, page_count, mime_type, url).
+/// `None` if it has no numeric id.
+pub fn to_record(doc: &Value, names: &Names, base: &str) -> Option<Record> {
+    let id = doc.get("id")?.as_u64()?;
+    let field = |k: &str| doc.get(k).cloned().unwrap_or(Value::Null);
+    let content = match doc.get("content") {
+        Some(Value::String(s)) => Value::String(s.clone()),
+        _ => Value::String(String::new()),
+    };
+    let mut tags: Vec<String> = doc
+        .get("tags")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|t| match resolve(&names.tags, Some(t)) {
+                    Value::String(s) => s,
+                    _ => t.to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    tags.sort_unstable();
+    tags.dedup();
+    let modified = doc
+        .get("modified")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let mut o = Map::new();
+    o.insert("id".into(), id.into());
+    o.insert("title".into(), field("title"));
+    o.insert("content".into(), content);
+    o.insert("created".into(), field("created"));
+    o.insert("added".into(), field("added"));
+    o.insert("modified".into(), field("modified"));
+    o.insert(
+        "correspondent".into(),
+        resolve(&names.correspondents, doc.get("correspondent")),
+    );
+    o.insert(
+        "document_type".into(),
+        resolve(&names.document_types, doc.get("document_type")),
+    );
+    o.insert(
+        "tags".into(),
+        Value::Array(tags.into_iter().map(Value::String).collect()),
+    );
+    o.insert(
+        "archive_serial_number".into(),
+        field("archive_serial_number"),
+    );
+    o.insert("original_file_name".into(), field("original_file_name"));
+    o.insert("page_count".into(), field("page_count"));
+    o.insert("mime_type".into(), field("mime_type"));
+    o.insert(
+        "url".into(),
+        Value::String(format!("{base}/documents/{id}/details")),
+    );
+    let mut line = serde_json::to_vec(&Value::Object(o)).expect("a JSON value serializes");
+    line.push(b'\n');
+    Some(Record { id, line, modified })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn resolves_names_in_fixed_order() {
+        let mut names = Names::default();
+        names.tags.insert(1, "zeta".into());
+        names.tags.insert(5, "alpha".into());
+        names.correspondents.insert(4, "ACME".into());
+        let doc = json!({"id": 123, "correspondent": 4, "document_type": 2, "title": "Invoice",
+            "content": "text", "tags": [1, 5, 9], "created": "2026-01-15",
+            "modified": "2026-02-01T10:22:33.123456+01:00", "added": "2026-01-16T08:00:00+01:00",
+            "archive_serial_number": null, "original_file_name": "scan.pdf", "page_count": 2,
+            "mime_type": "application/pdf", "notes": []});
+        let r = to_record(&doc, &names, "http://h").unwrap();
+        assert_eq!(r.id, 123);
+        assert_eq!(r.modified, "2026-02-01T10:22:33.123456+01:00");
+        assert_eq!(
+            String::from_utf8(r.line).unwrap(),
+            concat!(
+                r#"{"id":123,"title":"Invoice","content":"text","created":"2026-01-15","#,
+                r#""added":"2026-01-16T08:00:00+01:00","modified":"2026-02-01T10:22:33.123456+01:00","#,
+                r##""correspondent":"ACME","document_type":"#2","tags":["#9","alpha","zeta"],"##,
+                r#""archive_serial_number":null,"original_file_name":"scan.pdf","page_count":2,"#,
+                r#""mime_type":"application/pdf","url":"http://h/documents/123/details"}"#,
+                "\n"
+            )
+        );
+    }
+
+    #[test]
+    fn null_content_is_empty_and_missing_id_is_skipped() {
+        let names = Names::default();
+        let r = to_record(&json!({"id": 1, "content": null}), &names, "b").unwrap();
+        assert!(String::from_utf8(r.line)
+            .unwrap()
+            .contains(r#""content":"""#));
+        assert!(to_record(&json!({"title": "x"}), &names, "b").is_none());
+    }
+
+    #[test]
+    fn digest_follows_renames() {
+        let mut a = Names::default();
+        a.tags.insert(1, "x".into());
+        let mut b = a.clone();
+        assert_eq!(a.digest(), b.digest());
+        b.tags.insert(1, "y".into());
+        assert_ne!(a.digest(), b.digest());
+    }
+}
