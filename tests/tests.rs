@@ -3,5 +3,6 @@
 mod util;
 
 mod errors;
+mod fetch;
 mod pipeline;
 mod robustness;

@@ -1,7 +1,7 @@
 //! The few list endpoints pl-fetch needs: documents page by page, the id list, and the
 //! id → name lists of correspondents, document types and tags.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
@@ -136,8 +136,8 @@ impl Client {
 
     /// The id → name map of a list endpoint (`/api/tags/`, `/api/correspondents/`,
     /// `/api/document_types/`).
-    pub fn names(&self, path: &str) -> Result<HashMap<u64, String>> {
-        let mut m = HashMap::new();
+    pub fn names(&self, path: &str) -> Result<BTreeMap<u64, String>> {
+        let mut m = BTreeMap::new();
         self.for_each_page(path, "", MAX_PAGE_SIZE, |p| {
             for o in &p.results {
                 let id = o.get("id").and_then(Value::as_u64);

@@ -334,7 +334,8 @@ impl Client {
                         .as_deref()
                         .and_then(|v| v.parse::<u32>().ok());
                     match offered {
-                        Some(v) if v != requested => {
+                        // Below 9 the answers have other shapes (`created` a datetime).
+                        Some(v) if v != requested && v >= 9 => {
                             (self.notify)(&format!(
                                 "the server refused API version {requested}; using version {v} that it offers"
                             ));
@@ -485,7 +486,7 @@ impl Client {
                     403 => Failed::Fatal(Error::Forbidden { url, detail }),
                     404 => Failed::Fatal(Error::NotFound { url, detail }),
                     406 => match offered.and_then(|v| v.parse::<u32>().ok()) {
-                        Some(v) if Some(v) != version => Failed::Renegotiate(v),
+                        Some(v) if Some(v) != version && v >= 9 => Failed::Renegotiate(v),
                         _ => Failed::Probe(detail),
                     },
                     429 => Failed::Retry {
@@ -521,7 +522,10 @@ fn transport_failure(url: &str, e: ureq::Error) -> Failed {
         ureq::Error::Tls(_) | ureq::Error::Pem(_) | ureq::Error::Rustls(_)
     ) || lower.contains("certificate")
         || lower.contains("tls")
-        || lower.contains("handshake");
+        || lower.contains("handshake")
+        // rustls reached through an io::Error: e.g. https:// to a plain-HTTP port.
+        || lower.contains("corrupt message")
+        || lower.contains("alert");
     if tls {
         return Failed::Fatal(Error::Tls {
             url: url.to_owned(),

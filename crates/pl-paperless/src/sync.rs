@@ -41,8 +41,8 @@ pub struct State {
     pub base_url: String,
     /// The newest `modified` seen on the server (its clock, not ours), UTC.
     pub last_modified: Option<String>,
-    /// [`Names::digest`] of the name lists the records were resolved with.
-    pub names: String,
+    /// The name lists the records were resolved with.
+    pub names: Names,
     /// Byte length of the output this state belongs to.
     pub output_len: u64,
     /// xxh3-64 (hex) of that output.
@@ -181,8 +181,10 @@ pub struct Synced {
     pub full: bool,
     /// Documents asked for by id to fill gaps (restored from the trash, or shifted while paging).
     pub filled: u64,
+    /// Why it was a full sync.
+    pub full_reason: Option<String>,
     docs: BTreeMap<u64, DocState>,
-    names: String,
+    names: Names,
     base_url: String,
 }
 
@@ -224,9 +226,18 @@ pub fn sync(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Synced> {
     let names = Names::fetch(client)?;
-    let digest = names.digest();
     let base = client.base().to_owned();
-    let incremental = !opts.full && local.state.as_ref().is_some_and(|s| s.names == digest);
+    let mut full_reason = local.full_reason.clone();
+    if opts.full {
+        full_reason = Some("--full".into());
+    } else if local
+        .state
+        .as_ref()
+        .is_some_and(|s| names.renamed_since(&s.names))
+    {
+        full_reason = Some("a correspondent, document type or tag was renamed or removed".into());
+    }
+    let incremental = full_reason.is_none() && local.state.is_some();
     // No newest `modified` (the library was empty): fetch everything, which is cheap then.
     let since = match &local.state {
         Some(st) if incremental => st.last_modified.as_deref().and_then(parse_rfc3339),
@@ -327,9 +338,14 @@ pub fn sync(
         records,
         counts,
         full: !incremental,
+        full_reason: if incremental {
+            None
+        } else {
+            full_reason.or_else(|| Some("no usable state".into()))
+        },
         filled,
         docs,
-        names: digest,
+        names,
         base_url: base,
     })
 }

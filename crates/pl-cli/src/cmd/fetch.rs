@@ -173,11 +173,6 @@ pub fn run(args: Args) -> Result<()> {
             ..Local::default()
         },
     };
-    if args.full {
-        log.info("full sync (--full)");
-    } else if let Some(why) = &local.full_reason {
-        log.info(format!("full sync: {why}"));
-    }
     let pb = progress_bar(&log);
     let synced = sync(
         &client,
@@ -194,6 +189,9 @@ pub fn run(args: Args) -> Result<()> {
         },
     )?;
     pb.finish_and_clear();
+    if let Some(why) = &synced.full_reason {
+        log.info(format!("full sync: {why}"));
+    }
     let server = client.server();
     log.info(format!(
         "server {} (API {} of {}), {} sync, {} fetched by id",

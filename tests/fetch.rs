@@ -1,0 +1,752 @@
+//! pl-fetch against the Paperless-compatible test server (tests/paperless_server.py), through
+//! the real binary: full and incremental sync, deletions, faults, errors, a killed run, --dir.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pl-fetch");
+const SERVER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/paperless_server.py"
+);
+/// Distinctive, so finding it anywhere it must not be is unambiguous.
+const TOKEN: &str = "tok-Zq9x7Secret-4f2a";
+
+/// A test server on a free port, killed on drop.
+struct Server {
+    child: Child,
+    port: u16,
+    tls: bool,
+}
+
+impl Server {
+    fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    fn start_with(extra: &[&str]) -> Server {
+        let mut child = Command::new("python3")
+            .arg(SERVER)
+            .args(["--token", TOKEN])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs the test server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("PORT ")
+            .unwrap_or_else(|| panic!("server said {line:?}"))
+            .parse()
+            .unwrap();
+        Server {
+            child,
+            port,
+            tls: !extra.is_empty(),
+        }
+    }
+
+    fn url(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}", self.port)
+    }
+
+    /// One plain HTTP request (the tests need no client library); returns status and JSON.
+    fn http(&self, method: &str, path: &str, body: Option<&Value>, auth: bool) -> (u16, Value) {
+        assert!(!self.tls, "control requests need the plain server");
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let auth = if auth {
+            format!("Authorization: Token {TOKEN}\r\n")
+        } else {
+            String::new()
+        };
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Content-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut resp = Vec::new();
+        s.read_to_end(&mut resp).unwrap();
+        let split = resp.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8_lossy(&resp[..split]).to_string();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        let json = serde_json::from_slice(&resp[split + 4..]).unwrap_or(Value::Null);
+        (status, json)
+    }
+
+    fn ctl(&self, v: Value) -> Value {
+        let (status, out) = self.http("POST", "/__control__", Some(&v), false);
+        assert_eq!(status, 200, "control {v}: {out}");
+        out
+    }
+
+    fn add(&self, docs: Value) -> Vec<u64> {
+        let out = self.ctl(json!({"action": "add", "docs": docs}));
+        out["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect()
+    }
+
+    fn fault(&self, f: Value) {
+        let mut f = f;
+        f["action"] = json!("fault");
+        self.ctl(f);
+    }
+
+    /// Paths of the requests the server saw (control requests excluded).
+    fn requests(&self) -> Vec<String> {
+        let (_, out) = self.http("GET", "/__control__", None, false);
+        out["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["path"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn clear_log(&self) {
+        self.ctl(json!({"action": "clear_log"}));
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A temporary directory removed on drop.
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(name: &str) -> Tmp {
+        let p = std::env::temp_dir().join(format!("pl-fetch-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Tmp(p)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// pl-fetch with the server's address and token in its environment, fast retries.
+fn fetch_cmd(server: &Server, args: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.env_remove("PAPERLESS_URL")
+        .env_remove("PAPERLESS_TOKEN")
+        .env("PAPERLESS_URL", server.url())
+        .env("PAPERLESS_TOKEN", TOKEN)
+        .args(["--backoff", "20", "--connect-timeout", "3"]);
+    if !args.contains(&"--timeout") {
+        c.args(["--timeout", "3"]);
+    }
+    c.args(args);
+    c
+}
+
+/// Runs pl-fetch and checks the token shows up in none of its output, nor in any file in `dir`.
+fn fetch(server: &Server, dir: &Tmp, args: &[&str]) -> Output {
+    let out = fetch_cmd(server, args).output().unwrap();
+    assert_no_token(&out, dir);
+    out
+}
+
+fn assert_no_token(out: &Output, dir: &Tmp) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stdout.contains(TOKEN), "token on stdout");
+    assert!(!stderr.contains(TOKEN), "token on stderr: {stderr}");
+    for e in std::fs::read_dir(&dir.0).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            let bytes = std::fs::read(&p).unwrap();
+            assert!(
+                !bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()),
+                "token in {}",
+                p.display()
+            );
+        }
+    }
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn ok(out: &Output) -> String {
+    assert!(out.status.success(), "pl-fetch failed: {}", stderr(out));
+    stderr(out)
+}
+
+/// One error line, exit 1.
+fn fails(out: &Output, needles: &[&str]) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    let lines: Vec<&str> = err.lines().filter(|l| !l.contains("; retry ")).collect();
+    assert_eq!(lines.len(), 1, "one error line expected: {err}");
+    for n in needles {
+        assert!(lines[0].contains(n), "{n:?} not in {err}");
+    }
+    err
+}
+
+fn records(path: &Path) -> BTreeMap<u64, Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut m = BTreeMap::new();
+    let mut last = 0;
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let id = v["id"].as_u64().unwrap();
+        assert!(id > last || m.is_empty(), "sorted by id");
+        last = id;
+        m.insert(id, v);
+    }
+    m
+}
+
+fn counts(err: &str) -> String {
+    err.lines()
+        .find(|l| l.contains("new "))
+        .unwrap_or_else(|| panic!("no counts in {err}"))
+        .trim_start_matches("pl-fetch: ")
+        .to_owned()
+}
+
+fn corpus() -> Value {
+    json!([
+        {"title": "Invoice 1", "content": "Invoice one from ACME", "correspondent": "ACME",
+         "document_type": "Invoice", "tags": ["finance", "2026"], "created": "2026-01-15"},
+        {"title": "Invoice 1 copy", "content": "Invoice one from ACME.", "correspondent": "ACME",
+         "document_type": "Invoice", "tags": ["finance"], "created": "2026-01-15"},
+        {"title": "Letter", "content": "Dear sir", "tags": []},
+        {"title": "Empty", "content": ""},
+        {"title": "Ünïcode ✓", "content": "naïve café \u{1F600} \"quoted\"\nnew line",
+         "archive_serial_number": 17}
+    ])
+}
+
+/// The same library fetched in full into a fresh file, for comparison.
+fn full_copy(server: &Server, dir: &Tmp, name: &str) -> Vec<u8> {
+    let p = dir.path(name);
+    ok(&fetch(server, dir, &["--full", "-o", p.to_str().unwrap()]));
+    std::fs::read(p).unwrap()
+}
+
+#[test]
+fn full_sync_writes_every_field_with_names() {
+    let s = Server::start();
+    let ids = s.add(corpus());
+    let d = Tmp::new("full");
+    let out = d.path("docs.ndjson");
+    let err = ok(&fetch(&s, &d, &["-o", out.to_str().unwrap()]));
+    assert_eq!(counts(&err), "new 5, changed 0, deleted 0, unchanged 0");
+    let r = records(&out);
+    assert_eq!(r.keys().copied().collect::<Vec<_>>(), ids);
+    let first = &r[&ids[0]];
+    let keys: Vec<&str> = first
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "title",
+            "content",
+            "created",
+            "added",
+            "modified",
+            "correspondent",
+            "document_type",
+            "tags",
+            "archive_serial_number",
+            "original_file_name",
+            "page_count",
+            "mime_type",
+            "url"
+        ]
+    );
+    assert_eq!(first["correspondent"], "ACME");
+    assert_eq!(first["document_type"], "Invoice");
+    assert_eq!(first["tags"], json!(["2026", "finance"]));
+    assert_eq!(first["created"], "2026-01-15");
+    assert_eq!(first["mime_type"], "application/pdf");
+    assert_eq!(
+        first["url"],
+        format!("{}/documents/{}/details", s.url(), ids[0])
+    );
+    assert_eq!(r[&ids[2]]["correspondent"], Value::Null);
+    assert_eq!(r[&ids[3]]["content"], "");
+    assert_eq!(r[&ids[4]]["content"], corpus()[4]["content"]);
+    assert_eq!(r[&ids[4]]["archive_serial_number"], 17);
+    // Paged with an explicit unique ordering, limited fields, version 9.
+    let reqs = s.requests();
+    assert!(reqs
+        .iter()
+        .any(|p| p.starts_with("/api/documents/?ordering=id&fields=id,title,content")));
+    // The state holds no content, no token (checked in `fetch`), and a checksum.
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(d.path("docs.ndjson.state.json")).unwrap()).unwrap();
+    assert_eq!(state["docs"].as_object().unwrap().len(), 5);
+    assert!(!state.to_string().contains("Dear sir"));
+    // Deterministic: a second full run gives the same bytes.
+    assert_eq!(
+        full_copy(&s, &d, "again.ndjson"),
+        std::fs::read(&out).unwrap()
+    );
+}
+
+#[test]
+fn incremental_sync_merges_changes_additions_and_deletions() {
+    let s = Server::start();
+    let ids = s.add(corpus());
+    let d = Tmp::new("incr");
+    let out = d.path("docs.ndjson");
+    let o = out.to_str().unwrap();
+    ok(&fetch(&s, &d, &["-o", o]));
+    s.ctl(
+        json!({"action": "update", "id": ids[1], "content": "changed text", "tags": ["new tag"]}),
+    );
+    s.ctl(json!({"action": "delete", "ids": [ids[2]]}));
+    let added = s.add(json!([{"title": "Later", "content": "added later"}]));
+    s.clear_log();
+    let err = ok(&fetch(&s, &d, &["-v", "-o", o]));
+    assert_eq!(counts(&err), "new 1, changed 1, deleted 1, unchanged 3");
+    assert!(err.contains("incremental sync"), "{err}");
+    // Only changed documents were listed, plus the cheap id list.
+    let reqs = s.requests();
+    let listings: Vec<&String> = reqs
+        .iter()
+        .filter(|p| p.contains("fields=id,title"))
+        .collect();
+    assert!(
+        listings.iter().all(|p| p.contains("modified__gt=")),
+        "{reqs:?}"
+    );
+    assert!(
+        reqs.iter().any(|p| p.contains("fields=id&page_size=1")),
+        "{reqs:?}"
+    );
+    let r = records(&out);
+    assert_eq!(r[&ids[1]]["content"], "changed text");
+    assert_eq!(r[&ids[1]]["tags"], json!(["new tag"]));
+    assert!(!r.contains_key(&ids[2]));
+    assert_eq!(r[&added[0]]["title"], "Later");
+    // The merged output equals a full fetch, byte for byte.
+    assert_eq!(
+        full_copy(&s, &d, "full.ndjson"),
+        std::fs::read(&out).unwrap()
+    );
+    // Nothing changed: nothing to do.
+    let err = ok(&fetch(&s, &d, &["-o", o]));
+    assert_eq!(counts(&err), "new 0, changed 0, deleted 0, unchanged 5");
+    // A deletion alone (no `modified` moves) is noticed on the next run.
+    s.ctl(json!({"action": "delete", "ids": [ids[0]]}));
+    let err = ok(&fetch(&s, &d, &["-o", o]));
+    assert_eq!(counts(&err), "new 0, changed 0, deleted 1, unchanged 4");
+    assert!(!records(&out).contains_key(&ids[0]));
+}
+
+#[test]
+fn restored_documents_and_renamed_tags_are_picked_up() {
+    let s = Server::start();
+    let ids = s.add(corpus());
+    let d = Tmp::new("restore");
+    let out = d.path("docs.ndjson");
+    let o = out.to_str().unwrap();
+    ok(&fetch(&s, &d, &["-o", o]));
+    // Into the trash through the API, then back: its `modified` stays old.
+    let (st, _) = s.http("DELETE", &format!("/api/documents/{}/", ids[3]), None, true);
+    assert_eq!(st, 204);
+    assert_eq!(
+        counts(&ok(&fetch(&s, &d, &["-o", o]))),
+        "new 0, changed 0, deleted 1, unchanged 4"
+    );
+    let (st, v) = s.http(
+        "POST",
+        "/api/trash/",
+        Some(&json!({"action": "restore", "documents": [ids[3]]})),
+        true,
+    );
+    assert_eq!((st, v["result"].as_str()), (200, Some("OK")));
+    assert_eq!(
+        counts(&ok(&fetch(&s, &d, &["-o", o]))),
+        "new 1, changed 0, deleted 0, unchanged 4"
+    );
+    // A tag renamed on the server changes no document's `modified`: a full sync follows.
+    s.ctl(json!({"action": "rename", "kind": "tags", "old": "finance", "new": "Finance"}));
+    let err = ok(&fetch(&s, &d, &["-v", "-o", o]));
+    assert!(err.contains("full sync"), "{err}");
+    assert_eq!(counts(&err), "new 0, changed 2, deleted 0, unchanged 3");
+    assert_eq!(records(&out)[&ids[1]]["tags"], json!(["Finance"]));
+}
+
+#[test]
+fn pages_stay_correct_when_the_list_changes_between_pages() {
+    let s = Server::start();
+    let docs: Vec<Value> = (0..10)
+        .map(|i| json!({"title": format!("doc {i}"), "content": format!("text {i}")}))
+        .collect();
+    let ids = s.add(Value::Array(docs));
+    // Right before page 2 is answered, two documents of page 1 go and one comes: with
+    // page-number paging, one document slides from page 2 to page 1 unseen.
+    s.fault(
+        json!({"kind": "mutate", "page": 2, "path": "ordering=id&fields=id,title",
+                   "delete": [ids[0], ids[1]], "add": [{"title": "new", "content": "n"}]}),
+    );
+    let d = Tmp::new("shift");
+    let out = d.path("docs.ndjson");
+    let err = ok(&fetch(
+        &s,
+        &d,
+        &["--page-size", "3", "-o", out.to_str().unwrap()],
+    ));
+    assert_eq!(counts(&err), "new 9, changed 0, deleted 0, unchanged 0");
+    let r = records(&out);
+    assert_eq!(r.len(), 9);
+    assert!(!r.contains_key(&ids[0]) && r.contains_key(&ids[2]));
+    assert_eq!(
+        full_copy(&s, &d, "full.ndjson"),
+        std::fs::read(&out).unwrap()
+    );
+}
+
+#[test]
+fn bad_token_missing_token_and_no_token_argument() {
+    let s = Server::start();
+    s.add(corpus());
+    let d = Tmp::new("auth");
+    let out = d.path("docs.ndjson");
+    let o = out.to_str().unwrap();
+    let r = fetch_cmd(&s, &["-o", o])
+        .env("PAPERLESS_TOKEN", "wrong-token")
+        .output()
+        .unwrap();
+    fails(&r, &["401", "Invalid token", "PAPERLESS_TOKEN"]);
+    assert!(!out.exists(), "no output on error");
+    let r = fetch_cmd(&s, &["-o", o])
+        .env_remove("PAPERLESS_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(2), "{}", stderr(&r));
+    assert!(stderr(&r).contains("PAPERLESS_TOKEN"));
+    // There is no flag for a token: it would show in `ps` and shell history.
+    let r = fetch_cmd(&s, &["--token", TOKEN]).output().unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    // --token-file works, first line only.
+    std::fs::write(d.path("token"), format!("{TOKEN}\nignored\n")).unwrap();
+    let r = fetch_cmd(
+        &s,
+        &["--token-file", d.path("token").to_str().unwrap(), "-o", o],
+    )
+    .env_remove("PAPERLESS_TOKEN")
+    .output()
+    .unwrap();
+    ok(&r);
+    std::fs::remove_file(d.path("token")).unwrap();
+    assert_no_token(&r, &d);
+    assert_eq!(records(&out).len(), 5);
+}
+
+#[test]
+fn wrong_address_not_paperless_and_forbidden_are_one_line_each() {
+    let s = Server::start();
+    let d = Tmp::new("addr");
+    // A path prefix that the server does not have: Paperless redirects to its login page.
+    let r = fetch_cmd(&s, &[])
+        .env("PAPERLESS_URL", format!("{}/paperless", s.url()))
+        .output()
+        .unwrap();
+    fails(&r, &["redirected", "login"]);
+    // Something that is not Paperless answers 404.
+    s.fault(json!({"kind": "status", "status": 404}));
+    fails(&fetch(&s, &d, &[]), &["404", "PAPERLESS_URL"]);
+    s.fault(json!({"kind": "status", "status": 403}));
+    fails(&fetch(&s, &d, &[]), &["403", "permission"]);
+    // A login page of a reverse proxy, answered with 200.
+    s.fault(json!({"kind": "html"}));
+    fails(
+        &fetch(&s, &d, &[]),
+        &["expected JSON", "text/html", "login page"],
+    );
+    // Nobody listening.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let r = fetch_cmd(&s, &["--retries", "1"])
+        .env("PAPERLESS_URL", format!("http://127.0.0.1:{port}"))
+        .output()
+        .unwrap();
+    fails(&r, &["gave up after 2 attempts"]);
+    // Not a URL at all.
+    let r = fetch_cmd(&s, &[])
+        .env("PAPERLESS_URL", "paperless:8000")
+        .output()
+        .unwrap();
+    fails(&r, &["http://"]);
+}
+
+#[test]
+fn api_version_is_negotiated() {
+    let s = Server::start();
+    let ids = s.add(corpus());
+    let d = Tmp::new("version");
+    // Version 9 by default: the id list comes from `all` in one request.
+    ok(&fetch(&s, &d, &[]));
+    let reqs = s.requests();
+    assert!(reqs.iter().any(|p| p.contains("fields=id&page_size=1&")));
+    // A server that speaks only 10 answers 406 to 9; pl-fetch learns 10 and pages ids.
+    s.ctl(json!({"action": "versions", "allowed": ["10"], "default": "10"}));
+    s.clear_log();
+    let out = d.path("v10.ndjson");
+    let err = ok(&fetch(&s, &d, &["-o", out.to_str().unwrap()]));
+    assert!(err.contains("using version 10"), "{err}");
+    assert_eq!(records(&out).keys().copied().collect::<Vec<_>>(), ids);
+    assert!(s
+        .requests()
+        .iter()
+        .any(|p| p.contains("fields=id&page_size=100000&")));
+    // Asked for explicitly.
+    ok(&fetch(&s, &d, &["--api-version", "10"]));
+    // A server too old for version 9: one clear line.
+    s.ctl(json!({"action": "versions", "allowed": ["7", "8"], "default": "8"}));
+    fails(&fetch(&s, &d, &[]), &["406", "API version 9", "2.15"]);
+}
+
+#[test]
+fn retries_500s_429s_timeouts_and_cut_bodies() {
+    let s = Server::start();
+    s.add(corpus());
+    let d = Tmp::new("retry");
+    let out = d.path("docs.ndjson");
+    let o = out.to_str().unwrap();
+    s.fault(json!({"kind": "status", "status": 500, "count": 2}));
+    s.fault(json!({"kind": "status", "status": 502, "count": 1, "path": "/api/tags/"}));
+    s.fault(json!({"kind": "429", "retry_after": 1, "count": 1}));
+    s.fault(json!({"kind": "truncate", "count": 1, "path": "ordering=id&fields=id,title"}));
+    s.fault(json!({"kind": "delay", "seconds": 2, "count": 1, "path": "fields=id&"}));
+    let t = Instant::now();
+    let err = ok(&fetch(&s, &d, &["--timeout", "1", "-o", o]));
+    assert!(
+        t.elapsed() >= Duration::from_secs(1),
+        "Retry-After honoured"
+    );
+    for n in ["HTTP 500", "HTTP 502", "HTTP 429", "cut short", "timed out"] {
+        assert!(err.contains(n), "{n:?} not in {err}");
+    }
+    assert_eq!(counts(&err), "new 5, changed 0, deleted 0, unchanged 0");
+    assert_eq!(
+        full_copy(&s, &d, "full.ndjson"),
+        std::fs::read(&out).unwrap()
+    );
+    // Retries are bounded; the previous output stays.
+    let before = std::fs::read(&out).unwrap();
+    s.fault(json!({"kind": "status", "status": 503, "count": 100}));
+    let r = fetch(&s, &d, &["--retries", "2", "-o", o]);
+    fails(&r, &["HTTP 503", "after 3 attempts"]);
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    // Retry-After is capped.
+    s.ctl(json!({"action": "clear_faults"}));
+    s.fault(json!({"kind": "429", "retry_after": 3600, "count": 1}));
+    let t = Instant::now();
+    ok(&fetch(&s, &d, &["--max-retry-after", "1", "-o", o]));
+    assert!(t.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn empty_and_huge_contents_pass_through() {
+    let s = Server::start();
+    // 24 MB of text with multi-byte characters and escapes.
+    let unit = "Lorem ipsum dolor sit amet, naïve café — \"quote\"\t\\ ";
+    let huge: String = unit.repeat(24_000_000 / unit.len());
+    let ids = s.add(json!([{"title": "huge", "content": huge}, {"title": "empty", "content": ""}]));
+    let d = Tmp::new("huge");
+    let out = d.path("docs.ndjson");
+    ok(&fetch(
+        &s,
+        &d,
+        &["--timeout", "30", "-o", out.to_str().unwrap()],
+    ));
+    let r = records(&out);
+    assert_eq!(r[&ids[0]]["content"].as_str().unwrap(), huge);
+    assert_eq!(r[&ids[1]]["content"], "");
+}
+
+#[test]
+fn a_killed_run_leaves_output_and_state_and_the_next_run_is_right() {
+    let s = Server::start();
+    let ids = s.add(corpus());
+    let d = Tmp::new("kill");
+    let out = d.path("docs.ndjson");
+    let state = d.path("docs.ndjson.state.json");
+    let o = out.to_str().unwrap();
+    ok(&fetch(&s, &d, &["-o", o]));
+    let (before, state_before) = (std::fs::read(&out).unwrap(), std::fs::read(&state).unwrap());
+    s.ctl(json!({"action": "update", "id": ids[0], "content": "edited"}));
+    s.ctl(json!({"action": "delete", "ids": [ids[4]]}));
+    // Hang on the id list, after the changes were read, and kill the process there.
+    s.fault(json!({"kind": "delay", "seconds": 20, "path": "fields=id&"}));
+    s.clear_log();
+    let mut child = fetch_cmd(&s, &["--timeout", "60", "-o", o])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !s.requests().iter().any(|p| p.contains("fields=id&")) {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "never reached the id list"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    assert_eq!(std::fs::read(&state).unwrap(), state_before);
+    s.ctl(json!({"action": "clear_faults"}));
+    let err = ok(&fetch(&s, &d, &["-o", o]));
+    assert_eq!(counts(&err), "new 0, changed 1, deleted 1, unchanged 3");
+    assert_eq!(
+        full_copy(&s, &d, "full.ndjson"),
+        std::fs::read(&out).unwrap()
+    );
+    // A crash between writing the output and writing the state: the output no longer
+    // matches the state's checksum, so the next run is a full one and right again.
+    let mut text = std::fs::read(&out).unwrap();
+    text.extend_from_slice(b"{\"id\":999,\"title\":\"stale\"}\n");
+    std::fs::write(&out, &text).unwrap();
+    s.ctl(json!({"action": "update", "id": ids[1], "title": "retitled"}));
+    let err = ok(&fetch(&s, &d, &["-v", "-o", o]));
+    assert!(err.contains("does not match its state"), "{err}");
+    assert_eq!(counts(&err), "new 0, changed 1, deleted 1, unchanged 3");
+    assert_eq!(
+        full_copy(&s, &d, "full2.ndjson"),
+        std::fs::read(&out).unwrap()
+    );
+}
+
+#[test]
+fn stdout_output_keeps_no_state() {
+    let s = Server::start();
+    s.add(corpus());
+    let d = Tmp::new("stdout");
+    let r = fetch_cmd(&s, &["-q"]).current_dir(&d.0).output().unwrap();
+    assert!(r.status.success());
+    assert!(r.stderr.is_empty(), "-q: {}", stderr(&r));
+    assert_eq!(String::from_utf8(r.stdout).unwrap().lines().count(), 5);
+    assert_eq!(std::fs::read_dir(&d.0).unwrap().count(), 0);
+}
+
+#[test]
+fn self_signed_tls_needs_ca_cert() {
+    let d = Tmp::new("tls");
+    let sh = |args: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(args)
+            .current_dir(&d.0)
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    // A CA and a leaf for 127.0.0.1 signed by it (webpki refuses a CA as the server's own).
+    if !sh("openssl version") {
+        eprintln!("skipped: no openssl to make certificates");
+        return;
+    }
+    assert!(sh(
+        "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 \
+         -subj /CN=pl-test-ca 2>/dev/null && \
+         openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=127.0.0.1 \
+         2>/dev/null && printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n' > ext && \
+         openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem \
+         -days 2 -extfile ext 2>/dev/null"
+    ));
+    let s = Server::start_with(&[
+        "--certfile",
+        d.path("srv.pem").to_str().unwrap(),
+        "--keyfile",
+        d.path("srv.key").to_str().unwrap(),
+    ]);
+    let r = fetch(&s, &d, &["--retries", "0"]);
+    fails(&r, &["TLS", "--ca-cert"]);
+    let r = fetch(&s, &d, &["--ca-cert", d.path("ca.pem").to_str().unwrap()]);
+    ok(&r);
+    let r = fetch(&s, &d, &["--ca-cert", d.path("ext").to_str().unwrap()]);
+    fails(&r, &["ext", "certificate"]);
+}
+
+#[test]
+fn dir_mode_reads_text_files_with_stable_ids() {
+    let d = Tmp::new("dir");
+    let root = d.path("corpus");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::write(root.join("a.txt"), "alpha text").unwrap();
+    std::fs::write(root.join("sub/b.md"), "# beta").unwrap();
+    std::fs::write(root.join("sub/skip.pdf"), "x").unwrap();
+    let out = d.path("docs.ndjson");
+    let run = || {
+        let r = Command::new(BIN)
+            .env_remove("PAPERLESS_URL")
+            .args(["--dir", root.to_str().unwrap(), "-o", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        ok(&r);
+        records(&out)
+    };
+    let first = run();
+    let by_title: BTreeMap<String, u64> = first
+        .values()
+        .map(|v| {
+            (
+                v["title"].as_str().unwrap().to_owned(),
+                v["id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(by_title.keys().collect::<Vec<_>>(), ["a.txt", "sub/b.md"]);
+    let a = &first[&by_title["a.txt"]];
+    assert_eq!(a["content"], "alpha text");
+    assert!(a["id"].as_u64().unwrap() < 1 << 53);
+    let modified = a["modified"].as_str().unwrap();
+    assert!(
+        modified.len() == 20 && modified.ends_with('Z'),
+        "{modified}"
+    );
+    std::fs::write(root.join("c.txt"), "gamma").unwrap();
+    let second = run();
+    assert_eq!(second.len(), 3);
+    for (title, id) in &by_title {
+        assert_eq!(
+            second[id]["title"],
+            title.as_str(),
+            "ids stable across additions"
+        );
+    }
+}

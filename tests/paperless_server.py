@@ -1,0 +1,628 @@
+#!/usr/bin/env python3
+"""A Paperless-NGX-compatible test server (Python 3.11 standard library only).
+
+It answers the parts of the REST API the toolkit calls with the shapes of Paperless-NGX 3.0.5
+(checked against the real backend, which wins where they disagree), and it takes orders from
+the tests on a control endpoint: add, change and delete documents, and inject faults.
+
+    python3 tests/paperless_server.py [--token T] [--certfile C --keyfile K]
+
+It binds 127.0.0.1 on a free port and prints `PORT <n>` as its first stdout line.
+
+API (token auth `Authorization: Token T`; `Accept: application/json; version=N`, N in 9, 10):
+  GET    /api/documents/            page, page_size (25, max 100000), ordering, fields,
+                                    id, id__in, modified__gt/gte/lt/lte, added__gt/lt
+                                    ("all" with every filtered id when version < 10)
+  GET    /api/documents/ID/         PATCH /api/documents/ID/    DELETE /api/documents/ID/
+  POST   /api/documents/bulk_edit/  add_tag, remove_tag, modify_tags, set_correspondent,
+                                    set_document_type, delete
+  POST   /api/documents/delete/     {"documents": [...]}
+  GET    /api/trash/                POST /api/trash/ {"action": "restore"|"empty", "documents"}
+  GET    /api/tags/ /api/correspondents/ /api/document_types/     POST (create by name)
+
+Control (no auth), POST /__control__ with a JSON object {"action": ...}:
+  reset                          empty library, no faults, versions 9 and 10
+  add      {"docs": [{title, content, correspondent?, document_type?, tags?: [names],
+             created?, modified?, added?, archive_serial_number?}]}   -> {"ids": [...]}
+  update   {"id", field: value...} (names for correspondent/document_type/tags); bumps modified
+  delete   {"ids": [...]}  soft delete (trash)
+  rename   {"kind": "tags"|"correspondents"|"document_types", "old", "new"}  (no doc change)
+  versions {"allowed": ["9", "10"], "default": "10"}
+  fault    {"kind": ..., "count": n (default 1), "path": substring to match (default any)}
+           kind status   {"status": 500}            answer that status
+           kind delay    {"seconds": s}             sleep, then answer normally
+           kind 429      {"retry_after": s}         429 with Retry-After
+           kind truncate                            send half the body, then close
+           kind html                                200 text/html login page
+           kind mutate   {"page": p, "delete": [ids], "add": [docs]}  change the library just
+                         before answering a document list request for page p
+  clear_faults
+GET /__control__ -> {"requests": [{"method", "path", "accept", "auth"}], "docs": n, "faults": n}
+("auth" says whether an Authorization header came, never its value.)
+"""
+
+import argparse
+import datetime as dt
+import json
+import re
+import ssl
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+LOCK = threading.RLock()
+DOC_FIELDS = ["id", "correspondent", "document_type", "storage_path", "title", "content", "tags",
+              "created", "created_date", "modified", "added", "deleted_at", "archive_serial_number",
+              "original_file_name", "archived_file_name", "duplicate_documents", "owner",
+              "user_can_change", "is_shared_by_requester", "notes", "custom_fields",
+              "page_count", "mime_type", "root_document", "versions"]
+KINDS = ("tags", "correspondents", "document_types")
+LOGIN_PAGE = (b"<!DOCTYPE html><html><head><title>Sign in</title></head><body>"
+              b"<form method=post action=/login><input name=user><input type=password name=pw>"
+              b"</form></body></html>")
+
+
+def now_utc():
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def fmt(t):
+    # DRF writes UTC datetimes with a Z suffix and microseconds.
+    s = t.astimezone(dt.timezone.utc).isoformat()
+    return s.replace("+00:00", "Z")
+
+
+# Django's parse_datetime: fromisoformat first, then its regex (note `\s*` before the zone).
+DT_RE = re.compile(
+    r"(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})[T ](?P<hour>\d{1,2}):(?P<minute>\d{1,2})"
+    r"(?::(?P<second>\d{1,2})(?:[.,](?P<microsecond>\d{1,6})\d{0,6})?)?\s*(?P<tzinfo>Z|[+-]\d{2}(?::?\d{2})?)?$")
+
+
+def parse_dt(s):
+    try:
+        t = dt.datetime.fromisoformat(s)
+    except ValueError:
+        m = DT_RE.match(s)
+        if not m:
+            return None
+        g = m.groupdict()
+        tz = g.pop("tzinfo")
+        g["microsecond"] = (g["microsecond"] or "0").ljust(6, "0")
+        try:
+            t = dt.datetime(**{k: int(v) for k, v in g.items() if v is not None})
+        except ValueError:
+            return None
+        if tz == "Z":
+            t = t.replace(tzinfo=dt.timezone.utc)
+        elif tz:
+            off = int(tz[1:3]) * 60 + (int(tz[-2:]) if len(tz) > 3 else 0)
+            t = t.replace(tzinfo=dt.timezone(dt.timedelta(minutes=-off if tz[0] == "-" else off)))
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=dt.timezone.utc)  # the server's TIME_ZONE is UTC
+    return t
+
+
+class Library:
+    def __init__(self, token):
+        self.token = token
+        self.reset()
+
+    def reset(self):
+        self.docs = {}
+        self.trash = {}
+        self.names = {k: {} for k in KINDS}
+        self.next_id = 1
+        self.next_name_id = {k: 1 for k in KINDS}
+        self.last_modified = now_utc()
+        self.faults = []
+        self.requests = []
+        self.allowed = ["9", "10"]
+        self.default_version = "10"
+
+    def tick(self):
+        # Strictly increasing `modified`, like a real clock between two saves.
+        t = max(now_utc(), self.last_modified + dt.timedelta(microseconds=1))
+        self.last_modified = t
+        return fmt(t)
+
+    def name_id(self, kind, name, create=True):
+        if name is None:
+            return None
+        for i, o in self.names[kind].items():
+            if o["name"] == name:
+                return i
+        if not create:
+            return None
+        i = self.next_name_id[kind]
+        self.next_name_id[kind] += 1
+        self.names[kind][i] = {"id": i, "slug": name.lower().replace(" ", "-"), "name": name,
+                               "match": "", "matching_algorithm": 1, "is_insensitive": True,
+                               "document_count": 0, "owner": 1, "user_can_change": True}
+        if kind == "tags":
+            self.names[kind][i].update({"color": "#a6cee3", "text_color": "#000000",
+                                        "is_inbox_tag": False, "parent": None, "children": []})
+        return i
+
+    def add(self, d):
+        i = self.next_id
+        self.next_id += 1
+        stamp = self.tick()
+        doc = {
+            "id": i,
+            "correspondent": self.name_id("correspondents", d.get("correspondent")),
+            "document_type": self.name_id("document_types", d.get("document_type")),
+            "storage_path": None,
+            "title": d.get("title", f"document {i}"),
+            "content": d.get("content", ""),
+            "tags": sorted(self.name_id("tags", t) for t in d.get("tags", [])),
+            "created": d.get("created") or now_utc().date().isoformat(),
+            "modified": d.get("modified") or stamp,
+            "added": d.get("added") or stamp,
+            "deleted_at": None,
+            "archive_serial_number": d.get("archive_serial_number"),
+            "original_file_name": f"scan_{i:05d}.pdf",
+            "archived_file_name": None,
+            "duplicate_documents": [],
+            "owner": 1,
+            "user_can_change": True,
+            "is_shared_by_requester": False,
+            "notes": [],
+            "custom_fields": [],
+            "page_count": 1,
+            "mime_type": "application/pdf",
+            "root_document": None,
+            "versions": [],
+        }
+        doc["created_date"] = doc["created"]
+        self.docs[i] = doc
+        return i
+
+    def update(self, i, fields):
+        doc = self.docs[i]
+        for k, v in fields.items():
+            if k in ("correspondent", "document_type"):
+                doc[k] = self.name_id(k + "s", v) if isinstance(v, str) else v
+            elif k == "tags":
+                doc[k] = sorted({self.name_id("tags", t) if isinstance(t, str) else t for t in v})
+            elif k in ("title", "content", "archive_serial_number", "created"):
+                doc[k] = v
+        doc["modified"] = fields.get("modified") or self.tick()
+
+    def delete(self, ids):
+        for i in ids:
+            if i in self.docs:
+                doc = self.docs.pop(i)
+                doc["deleted_at"] = self.tick()
+                self.trash[i] = doc
+
+
+LIB = None
+
+
+def paginate(handler, items, version, default_size=25):
+    """DRF PageNumberPagination as StandardPagination configures it."""
+    q = handler.query
+    try:
+        size = int(q.get("page_size", [default_size])[0])
+        size = default_size if size <= 0 else min(size, 100000)
+    except ValueError:
+        size = default_size
+    page_raw = q.get("page", ["1"])[0]
+    try:
+        page = int(page_raw)
+    except ValueError:
+        page = 1 if page_raw == "last" else 0
+    pages = max(1, -(-len(items) // size))
+    if page < 1 or page > pages:
+        return 404, {"detail": "Invalid page."}
+    chunk = items[(page - 1) * size: page * size]
+
+    def link(p):
+        parts = urlsplit(handler.path)
+        qs = {k: v[0] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+        if p == 1:
+            qs.pop("page", None)
+        else:
+            qs["page"] = str(p)
+        host = handler.headers.get("Host", "127.0.0.1")
+        return f"{handler.scheme}://{host}{parts.path}" + ("?" + urlencode(qs) if qs else "")
+
+    out = {"count": len(items), "next": link(page + 1) if page < pages else None,
+           "previous": link(page - 1) if page > 1 else None}
+    if int(version) < 10:
+        out["all"] = [o["id"] for o in items]
+    out["results"] = chunk
+    return 200, out
+
+
+def doc_list(handler, version):
+    q = handler.query
+    docs = list(LIB.docs.values())
+    errors = {}
+
+    def ids(name):
+        raw = q.get(name, [""])[0]
+        try:
+            return {int(x) for x in raw.split(",") if x.strip()}
+        except ValueError:
+            errors[name] = ["Enter a number."]
+            return set()
+
+    if "id__in" in q:
+        wanted = ids("id__in")
+        docs = [d for d in docs if d["id"] in wanted]
+    if "id" in q:
+        wanted = ids("id")
+        docs = [d for d in docs if d["id"] in wanted]
+    for field in ("modified", "added"):
+        for op, cmp in (("gt", lambda a, b: a > b), ("gte", lambda a, b: a >= b),
+                        ("lt", lambda a, b: a < b), ("lte", lambda a, b: a <= b)):
+            key = f"{field}__{op}"
+            if key in q:
+                t = parse_dt(q[key][0])
+                if t is None:
+                    errors[key] = ["Enter a valid date/time."]
+                    continue
+                docs = [d for d in docs if cmp(parse_dt(d[field]), t)]
+    if errors:
+        return 400, errors
+    ordering = q.get("ordering", ["-created"])[0]
+    key = ordering.lstrip("-")
+    if key not in ("id", "title", "created", "modified", "added", "archive_serial_number",
+                   "page_count"):
+        key, ordering = "created", "-created"
+    # Ties keep insertion order, like an unordered SQL sort: only `id` is unique.
+    docs.sort(key=lambda d: (d[key] is None, d[key] if d[key] is not None else 0),
+              reverse=ordering.startswith("-"))
+    status, body = paginate(handler, docs, version)
+    if status == 200 and "fields" in q:
+        wanted = [f for f in q["fields"][0].split(",") if f]
+        body["results"] = [{k: d[k] for k in DOC_FIELDS if k in wanted and k in d}
+                           for d in body["results"]]
+    elif status == 200:
+        body["results"] = [{k: d[k] for k in DOC_FIELDS} for d in body["results"]]
+    return status, body
+
+
+def check_docs(body, name="documents"):
+    docs = body.get(name)
+    if not isinstance(docs, list) or not all(isinstance(i, int) for i in docs):
+        return {name: [f"{name} must be a list of integers"]}
+    if len(set(docs)) != len(docs) or not all(i in LIB.docs for i in docs):
+        return {name: [f"Some documents in {name} don't exist or were specified twice."]}
+    return None
+
+
+def bulk_edit(body):
+    err = check_docs(body)
+    if err:
+        return 400, err
+    method = body.get("method")
+    p = body.get("parameters") or {}
+    docs = [LIB.docs[i] for i in body["documents"]]
+
+    def tag_ok(t):
+        return isinstance(t, int) and t in LIB.names["tags"]
+
+    if method == "add_tag":
+        if not tag_ok(p.get("tag")):
+            return 400, {"non_field_errors": ["Tag does not exist"]}
+        for d in docs:
+            LIB.update(d["id"], {"tags": set(d["tags"]) | {p["tag"]}})
+    elif method == "remove_tag":
+        if not tag_ok(p.get("tag")):
+            return 400, {"non_field_errors": ["Tag does not exist"]}
+        for d in docs:
+            LIB.update(d["id"], {"tags": set(d["tags"]) - {p["tag"]}})
+    elif method == "modify_tags":
+        add, rem = p.get("add_tags", []), p.get("remove_tags", [])
+        if not all(tag_ok(t) for t in add + rem):
+            return 400, {"non_field_errors": ["Some tags in add_tags don't exist or were specified twice."]}
+        for d in docs:
+            LIB.update(d["id"], {"tags": (set(d["tags"]) | set(add)) - set(rem)})
+    elif method in ("set_correspondent", "set_document_type"):
+        kind = method[4:]
+        v = p.get(kind)
+        if v is not None and v not in LIB.names[kind + "s"]:
+            return 400, {"non_field_errors": [f"{kind.replace('_', ' ').capitalize()} does not exist"]}
+        for d in docs:
+            LIB.update(d["id"], {kind: v})
+    elif method == "delete":
+        LIB.delete(body["documents"])
+    else:
+        return 400, {"method": [f"\"{method}\" is not a valid choice."]}
+    return 200, {"result": "OK"}
+
+
+def api(handler, method, path, version, body):
+    if path == "/api/documents/" and method == "GET":
+        return doc_list(handler, version)
+    m = re.fullmatch(r"/api/documents/(\d+)/", path)
+    if m:
+        i = int(m.group(1))
+        if i not in LIB.docs:
+            return 404, {"detail": "No Document matches the given query."}
+        if method == "GET":
+            return 200, {k: LIB.docs[i][k] for k in DOC_FIELDS}
+        if method == "PATCH":
+            LIB.update(i, body or {})
+            return 200, {k: LIB.docs[i][k] for k in DOC_FIELDS}
+        if method == "DELETE":
+            LIB.delete([i])
+            return 204, None
+    if path == "/api/documents/bulk_edit/" and method == "POST":
+        return bulk_edit(body or {})
+    if path == "/api/documents/delete/" and method == "POST":
+        err = check_docs(body or {})
+        if err:
+            return 400, err
+        LIB.delete(body["documents"])
+        return 200, {"result": "OK"}
+    if path == "/api/trash/":
+        if method == "GET":
+            items = sorted(LIB.trash.values(), key=lambda d: d["deleted_at"], reverse=True)
+            status, out = paginate(handler, items, version)
+            if status == 200:
+                out["results"] = [{k: d[k] for k in DOC_FIELDS} for d in out["results"]]
+            return status, out
+        if method == "POST":
+            action = (body or {}).get("action")
+            ids = (body or {}).get("documents")
+            if action not in ("restore", "empty"):
+                return 400, {"action": [f"\"{action}\" is not a valid choice."]}
+            if ids is not None and not all(i in LIB.trash for i in ids):
+                return 400, {"documents": ["Some documents in the list have not yet been deleted."]}
+            targets = list(LIB.trash) if ids is None else ids
+            for i in targets:
+                doc = LIB.trash.pop(i)
+                if action == "restore":
+                    doc["deleted_at"] = None
+                    LIB.docs[i] = doc
+            return 200, {"result": "OK", "doc_ids": ids if ids is not None else targets}
+    for kind in KINDS:
+        if path == f"/api/{kind}/":
+            if method == "GET":
+                counts = {}
+                for d in LIB.docs.values():
+                    refs = d["tags"] if kind == "tags" else [d[kind[:-1]]]
+                    for r in refs:
+                        counts[r] = counts.get(r, 0) + 1
+                items = sorted(LIB.names[kind].values(), key=lambda o: o["name"].lower())
+                items = [dict(o, document_count=counts.get(o["id"], 0)) for o in items]
+                status, out = paginate(handler, items, version)
+                if status == 200 and kind == "tags":
+                    out["display_count"] = len(items)  # 3.x tags list (tag hierarchy)
+                return status, out
+            if method == "POST":
+                name = (body or {}).get("name")
+                if not isinstance(name, str) or not name.strip():
+                    return 400, {"name": ["This field is required."]}
+                if LIB.name_id(kind, name, create=False) is not None:
+                    return 400, {"error": f"Object violates owner / name unique constraint"}
+                i = LIB.name_id(kind, name)
+                return 201, LIB.names[kind][i]
+    return None
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    scheme = "http"
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body, ctype="application/json", headers=(), truncate=False):
+        data = b"" if body is None else (body if isinstance(body, bytes) else json.dumps(body, separators=(",", ":")).encode())
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Vary", "Accept, Accept-Language, origin, Cookie")
+        for k, v in headers:
+            self.send_header(k, v)
+        if truncate:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if truncate:
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.wfile.write(data)
+
+    def do_GET(self):
+        self.handle_any("GET")
+
+    def do_POST(self):
+        self.handle_any("POST")
+
+    def do_PATCH(self):
+        self.handle_any("PATCH")
+
+    def do_DELETE(self):
+        self.handle_any("DELETE")
+
+    def read_body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n) if n else b""
+        if not raw:
+            return None, None
+        try:
+            return json.loads(raw), None
+        except ValueError as e:
+            return None, {"detail": f"JSON parse error - {e}"}
+
+    def handle_any(self, method):
+        parts = urlsplit(self.path)
+        path = parts.path
+        self.query = parse_qs(parts.query, keep_blank_values=True)
+        body, body_err = self.read_body()
+        if path == "/__control__":
+            return self.control(method, body)
+        with LOCK:
+            LIB.requests.append({"method": method, "path": self.path,
+                                 "accept": self.headers.get("Accept", ""),
+                                 "auth": "Authorization" in self.headers})
+            fault = self.take_fault(path)
+        if fault and self.apply_fault(fault):
+            return
+        if not path.startswith("/api/") or path == "/api/":
+            # Unknown and UI paths send browsers to the login page, as the real server does.
+            self.send_response(302)
+            self.send_header("Location", f"/accounts/login/?next={path}")
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        with LOCK:
+            # DRF checks the version before authentication, so a 406 carries no X-Api-Version.
+            m = re.search(r"version\s*=\s*([^;,\s]+)", self.headers.get("Accept", ""))
+            version = m.group(1) if m else LIB.default_version
+            if version not in LIB.allowed:
+                return self.send(406, {"detail": "Invalid version in \"Accept\" header."})
+            auth = self.headers.get("Authorization")
+            if not auth:
+                return self.send(401, {"detail": "Authentication credentials were not provided."},
+                                 headers=[("WWW-Authenticate", "Token")])
+            kw, _, tok = auth.partition(" ")
+            if kw.lower() != "token" or tok.strip() != LIB.token:
+                return self.send(401, {"detail": "Invalid token."},
+                                 headers=[("WWW-Authenticate", "Token")])
+            hdrs = [("X-Api-Version", LIB.allowed[-1]), ("X-Version", "3.0.5")]
+            if body_err:
+                return self.send(400, body_err, headers=hdrs)
+            result = api(self, method, path, version, body)
+            if result is None:
+                if re.fullmatch(r"/api/(documents|tags|correspondents|document_types|trash)/.*", path):
+                    return self.send(405 if path.count("/") <= 3 else 404,
+                                     {"detail": f"Method \"{method}\" not allowed."} if path.count("/") <= 3
+                                     else {"detail": "Not found."}, headers=hdrs)
+                self.send_response(302)
+                self.send_header("Location", f"/accounts/login/?next={path}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            status, out = result
+            self.send(status, out, headers=hdrs)
+
+    def take_fault(self, path):
+        for f in LIB.faults:
+            if f["count"] > 0 and f.get("path", "") in self.path:
+                if f["kind"] == "mutate":
+                    page = int(self.query.get("page", ["1"])[0] or 1)
+                    if path != "/api/documents/" or page != f.get("page", 2):
+                        continue
+                f["count"] -= 1
+                return dict(f)
+        return None
+
+    def apply_fault(self, f):
+        """Returns True when the fault answered the request itself."""
+        kind = f["kind"]
+        if kind == "status":
+            self.send(f.get("status", 500), b"<h1>Server Error (500)</h1>", ctype="text/html")
+            return True
+        if kind == "429":
+            self.send(429, {"detail": "Request was throttled. Expected available in 1 second."},
+                      headers=[("Retry-After", str(f.get("retry_after", 1)))])
+            return True
+        if kind == "delay":
+            time.sleep(f.get("seconds", 5))
+            return False
+        if kind == "html":
+            self.send(200, LOGIN_PAGE, ctype="text/html; charset=utf-8")
+            return True
+        if kind == "truncate":
+            with LOCK:
+                status, out = doc_list(self, LIB.default_version) if urlsplit(self.path).path == "/api/documents/" \
+                    else (200, {"count": 0, "next": None, "previous": None, "results": []})
+            self.send(status, out, truncate=True)
+            return True
+        if kind == "mutate":
+            with LOCK:
+                LIB.delete(f.get("delete", []))
+                for d in f.get("add", []):
+                    LIB.add(d)
+            return False
+        return False
+
+    def control(self, method, body):
+        with LOCK:
+            if method == "GET":
+                return self.send(200, {"requests": LIB.requests, "docs": len(LIB.docs),
+                                       "faults": sum(f["count"] for f in LIB.faults)})
+            b = body or {}
+            a = b.get("action")
+            if a == "reset":
+                LIB.reset()
+                return self.send(200, {"result": "OK"})
+            if a == "add":
+                return self.send(200, {"ids": [LIB.add(d) for d in b.get("docs", [])]})
+            if a == "update":
+                i = b.pop("id")
+                b.pop("action")
+                if i not in LIB.docs:
+                    return self.send(404, {"detail": "no such document"})
+                LIB.update(i, b)
+                return self.send(200, {"result": "OK", "modified": LIB.docs[i]["modified"]})
+            if a == "delete":
+                LIB.delete(b.get("ids", []))
+                return self.send(200, {"result": "OK"})
+            if a == "rename":
+                i = LIB.name_id(b["kind"], b["old"], create=False)
+                if i is None:
+                    return self.send(404, {"detail": "no such name"})
+                LIB.names[b["kind"]][i]["name"] = b["new"]
+                return self.send(200, {"result": "OK"})
+            if a == "versions":
+                LIB.allowed = b.get("allowed", ["9", "10"])
+                LIB.default_version = b.get("default", LIB.allowed[-1])
+                return self.send(200, {"result": "OK"})
+            if a == "fault":
+                f = {k: v for k, v in b.items() if k != "action"}
+                f.setdefault("count", 1)
+                LIB.faults.append(f)
+                return self.send(200, {"result": "OK"})
+            if a == "clear_faults":
+                LIB.faults = []
+                return self.send(200, {"result": "OK"})
+            if a == "clear_log":
+                LIB.requests = []
+                return self.send(200, {"result": "OK"})
+            return self.send(400, {"detail": f"unknown action {a!r}"})
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client that gave up (timeout, killed) is part of the tests, not a server fault.
+        if isinstance(sys.exc_info()[1], (ConnectionError, ssl.SSLError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def main():
+    global LIB
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--token", default="test-token-0123456789abcdef")
+    ap.add_argument("--certfile")
+    ap.add_argument("--keyfile")
+    args = ap.parse_args()
+    LIB = Library(args.token)
+    srv = Server(("127.0.0.1", 0), Handler)
+    if args.certfile:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.certfile, args.keyfile)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        Handler.scheme = "https"
+    print(f"PORT {srv.server_address[1]}", flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
