@@ -24,11 +24,11 @@ FUZZY_WEIGHT     ?= 0.45
 FUZZY_SAMPLE     ?= 10000
 SCORE_FLAGS      ?=
 
-TOOLS   := pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat
+TOOLS   := pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval
 BINS    := $(addprefix $(BIN)/,$(TOOLS))
 SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: all demo groups test clean FORCE
+.PHONY: all demo groups eval quality-floor readme-eval readme-tuning test clean FORCE
 .DELETE_ON_ERROR:
 
 all: groups
@@ -80,9 +80,32 @@ $(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson
 $(WORK)/groups.ndjson: $(WORK)/scores.ndjson $(WORK)/norm.ndjson $(BIN)/pl-cluster
 	$(BIN)/pl-cluster $< --docs $(WORK)/norm.ndjson -o $@
 
+TRUTH ?= examples/truth.ndjson
+
+# Pairwise and B-cubed precision/recall of the groups against the truth file.
+eval: $(WORK)/eval.json
+	@$(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/groups.ndjson
+
+$(WORK)/eval.json: $(WORK)/groups.ndjson $(TRUTH) $(BIN)/pl-eval
+	$(BIN)/pl-eval --truth $(TRUTH) $< -o $@
+
+# Records the current example-corpus quality as the floor the tests hold it to.
+quality-floor: $(WORK)/eval.json
+	cp $< tests/quality-floor.json
+
+# Writes the example-corpus evaluation into the README between its markers.
+readme-eval: $(WORK)/groups.ndjson $(BIN)/pl-eval
+	$(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/groups.ndjson > $(WORK)/eval.txt
+	python3 scripts/splice.py README.md eval $(WORK)/eval.txt
+
+# Writes the bands-versus-rows table of the tuning guide from pl-lsh --explain.
+readme-tuning: $(BIN)/pl-lsh | $(WORK)
+	scripts/tuning_table.sh $(BIN) > $(WORK)/tuning.md
+	python3 scripts/splice.py README.md tuning $(WORK)/tuning.md
+
 test:
-	cargo test --workspace
 	python3 -m unittest scripts/test_gen_corpus.py
+	cargo test --workspace
 
 clean:
 	rm -rf $(WORK)

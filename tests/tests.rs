@@ -5,4 +5,5 @@ mod util;
 mod errors;
 mod fetch;
 mod pipeline;
+mod quality;
 mod robustness;

@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod error;
+pub mod eval;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;

@@ -2,6 +2,7 @@
 
 pub mod cat;
 pub mod cluster;
+pub mod eval;
 pub mod fetch;
 pub mod lsh;
 pub mod minhash;
