@@ -66,12 +66,14 @@ pub fn run(args: Args) -> Result<()> {
         if a >= b {
             return Err(format!("pair ({a}, {b}) is not ordered a < b"));
         }
+        // Methods without these dimensions (the trigram index) leave them out: null in groups.
+        let dim = |k: &str| o.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
         Ok(ScoredPair {
             a,
             b,
             score: get_f64(&o, "score")?,
-            jaccard: get_f64(&o, "jaccard")?,
-            fuzzy: get_f64(&o, "fuzzy")?,
+            jaccard: dim("jaccard"),
+            fuzzy: dim("fuzzy"),
         })
     })? {
         pairs.push(p);
