@@ -14,5 +14,7 @@ pub mod records;
 pub mod score;
 pub mod shingle;
 pub mod stream;
+pub mod trials;
+pub mod trigram;
 
 pub use error::{Error, Result};
