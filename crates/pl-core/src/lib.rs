@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 
 pub mod cluster;
+pub mod decision;
 pub mod error;
 pub mod eval;
 pub mod lsh;
@@ -12,6 +13,7 @@ pub mod minhash;
 pub mod normalize;
 pub mod records;
 pub mod score;
+pub mod sha256;
 pub mod shingle;
 pub mod stream;
 pub mod trials;

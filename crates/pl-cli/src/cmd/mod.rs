@@ -7,5 +7,6 @@ pub mod fetch;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;
+pub mod report;
 pub mod score;
 pub mod shingle;

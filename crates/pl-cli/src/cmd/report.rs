@@ -1,0 +1,363 @@
+//! pl-report: groups (+ docs) → one self-contained HTML review page, or a live one on
+//! 127.0.0.1 that saves each decision to a file.
+
+mod serve;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use pl_core::sha256::{base64, hex, sha256};
+use serde_json::{json, Map, Value};
+
+use crate::common::{Common, Log, UsageError};
+use crate::io::{create_output, open_input};
+use crate::ndjson::{get_f64, get_u64, NdjsonReader, Obj};
+use crate::sides::read_field;
+
+const TEMPLATE: &str = include_str!("report/page.html");
+const STYLE: &str = include_str!("report/page.css");
+const SCRIPT: &str = include_str!("report/page.js");
+
+/// Build a review page from pl-cluster's groups: one HTML file that works offline (no
+/// network, everything inline), groups sorted by confidence with filters (confidence, size,
+/// status, text), each group's members side by side (title, correspondent, type, tags, dates,
+/// pages, scores; the primary marked), a word diff of any two members' texts, and a link to
+/// each document in Paperless. Per group: duplicates / not duplicates / ignore / another
+/// primary, with the keyboard (press ? on the page). Decisions stay in the browser
+/// (localStorage) and are exported as a decisions NDJSON file for pl-apply; groups export as
+/// CSV.
+///
+/// With --serve the page is served on 127.0.0.1 instead and every decision is written at
+/// once to --decisions FILE (atomically), which the page also loads when opened.
+///
+/// All document text and metadata is treated as untrusted: it reaches the page only as JSON
+/// data and is shown as text; the page's Content-Security-Policy allows its own script and
+/// nothing else.
+#[derive(Debug, Parser)]
+#[command(name = "pl-report", version)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+    /// Documents (docs or norm NDJSON): titles, metadata, texts and `modified` for the page.
+    #[arg(long, value_name = "FILE")]
+    pub docs: Option<PathBuf>,
+    /// Scored pairs (pl-score output): shows each member's scores against the primary.
+    #[arg(long, value_name = "FILE")]
+    pub scores: Option<PathBuf>,
+    /// Paperless-NGX address for links to documents whose record has no `url`
+    /// ({URL}/documents/{id}/details).
+    #[arg(long, value_name = "URL")]
+    pub paperless_url: Option<String>,
+    /// Characters of each document's text kept in the page (longer texts are cut, and the
+    /// page says so); bounds the page size and the diff work.
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    pub max_text: usize,
+    /// Page title.
+    #[arg(long, default_value = "Duplicate review", value_name = "TEXT")]
+    pub title: String,
+    /// Serve the page on 127.0.0.1 and save decisions to --decisions as they are made.
+    #[arg(long)]
+    pub serve: bool,
+    /// Port for --serve (default: a free one; the address is printed on stderr).
+    #[arg(long, default_value_t = 0, value_name = "PORT", requires = "serve")]
+    pub port: u16,
+    /// Decisions file --serve reads at start and rewrites on every decision.
+    #[arg(long, value_name = "FILE", requires = "serve")]
+    pub decisions: Option<PathBuf>,
+}
+
+/// One group as the page shows it.
+struct Group {
+    obj: Obj,
+    confidence: f64,
+    number: u64,
+    members: Vec<u64>,
+}
+
+fn read_groups(args: &Args) -> Result<Vec<Group>> {
+    let mut reader = NdjsonReader::new(
+        open_input(args.common.input.as_deref())?,
+        args.common.skip_invalid,
+    );
+    let mut groups = Vec::new();
+    while let Some(g) = reader.next_with(|o| {
+        let number = get_u64(&o, "group")?;
+        let confidence = get_f64(&o, "confidence")?;
+        let primary = get_u64(&o, "primary")?;
+        let members: Vec<u64> = o
+            .get("members")
+            .and_then(Value::as_array)
+            .ok_or("missing \"members\": is this pl-cluster output?")?
+            .iter()
+            .map(|m| m.as_u64().ok_or("member ids must be integers"))
+            .collect::<Result<_, _>>()?;
+        if !members.contains(&primary) {
+            return Err(format!("group {number}: primary {primary} is not a member"));
+        }
+        Ok(Group {
+            obj: o,
+            confidence,
+            number,
+            members,
+        })
+    })? {
+        groups.push(g);
+    }
+    // Highest confidence first; ties by group number (pl-cluster's order already).
+    groups.sort_by(|a, b| {
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then(a.number.cmp(&b.number))
+    });
+    Ok(groups)
+}
+
+/// Only http(s) links are kept: a `javascript:` URL in a document record must not be clickable.
+fn safe_url(s: &str) -> Option<String> {
+    let l = s.trim().to_ascii_lowercase();
+    (l.starts_with("http://") || l.starts_with("https://")).then(|| s.trim().to_owned())
+}
+
+/// The fields of a docs record the page shows, text cut at `max_text` characters.
+fn page_doc(o: &Obj, max_text: usize) -> Value {
+    let mut d = Map::new();
+    for k in [
+        "title",
+        "correspondent",
+        "document_type",
+        "tags",
+        "created",
+        "added",
+        "modified",
+        "page_count",
+        "archive_serial_number",
+        "original_file_name",
+    ] {
+        d.insert(k.into(), o.get(k).cloned().unwrap_or(Value::Null));
+    }
+    let url = o.get("url").and_then(Value::as_str).and_then(safe_url);
+    d.insert("url".into(), url.map(Value::String).unwrap_or(Value::Null));
+    let text = match o.get("content") {
+        Some(Value::String(s)) => s.as_str(),
+        _ => o.get("norm").and_then(Value::as_str).unwrap_or(""),
+    };
+    let cut = text.char_indices().nth(max_text).map(|(i, _)| i);
+    d.insert(
+        "content".into(),
+        Value::String(text[..cut.unwrap_or(text.len())].to_owned()),
+    );
+    d.insert("truncated".into(), Value::Bool(cut.is_some()));
+    Value::Object(d)
+}
+
+/// JSON that is safe inside `<script type="application/json">`: no `<`, `>`, `&` (so no
+/// `</script>` or `<!--`), and no U+2028/2029. These occur only inside JSON strings, where
+/// the `\u` escapes mean the same.
+pub fn script_json(v: &Value) -> String {
+    let s = v.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 16);
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The page data: meta, groups (sorted), docs by id.
+fn build_data(args: &Args, groups: &[Group], log: &Log) -> Result<Value> {
+    let wanted: rustc_hash::FxHashSet<u64> = groups
+        .iter()
+        .flat_map(|g| g.members.iter().copied())
+        .collect();
+    let docs: BTreeMap<u64, Value> = match &args.docs {
+        Some(p) => read_field(p, Some(&wanted), |o| Ok(page_doc(o, args.max_text)))?
+            .into_iter()
+            .collect(),
+        None => BTreeMap::new(),
+    };
+    // Links from --paperless-url for records without their own `url`.
+    let base = args.paperless_url.as_deref().and_then(safe_url);
+    let docs: BTreeMap<u64, Value> = docs
+        .into_iter()
+        .map(|(id, mut d)| {
+            if let (Value::Null, Some(b)) = (&d["url"], &base) {
+                d["url"] = Value::String(format!(
+                    "{}/documents/{id}/details",
+                    b.trim_end_matches('/')
+                ));
+            }
+            (id, d)
+        })
+        .collect();
+    let missing = wanted.iter().filter(|id| !docs.contains_key(id)).count();
+    if args.docs.is_some() && missing > 0 {
+        log.note(format!(
+            "{missing} group members have no record in the docs file"
+        ));
+    }
+    // Scores of pairs inside one group, for the per-member columns.
+    let group_of: BTreeMap<u64, u64> = groups
+        .iter()
+        .flat_map(|g| g.members.iter().map(move |&m| (m, g.number)))
+        .collect();
+    let mut pairs: BTreeMap<u64, Vec<Value>> = BTreeMap::new();
+    if let Some(p) = &args.scores {
+        let mut r = NdjsonReader::new(open_input(Some(p))?, false);
+        while let Some(rec) = r.next_with(|o| {
+            let (a, b) = (get_u64(&o, "a")?, get_u64(&o, "b")?);
+            let f = |k: &str| o.get(k).cloned().unwrap_or(Value::Null);
+            Ok((a, b, f("score"), f("jaccard"), f("fuzzy")))
+        })? {
+            let (a, b, s, j, f) = rec;
+            if let (Some(ga), Some(gb)) = (group_of.get(&a), group_of.get(&b)) {
+                if ga == gb {
+                    pairs.entry(*ga).or_default().push(json!([a, b, s, j, f]));
+                }
+            }
+        }
+    }
+    let groups: Vec<Value> = groups
+        .iter()
+        .map(|g| {
+            let mut o = Map::new();
+            for k in ["group", "confidence", "jaccard", "fuzzy", "pair", "primary"] {
+                o.insert(k.into(), g.obj.get(k).cloned().unwrap_or(Value::Null));
+            }
+            let mut members = g.members.clone();
+            members.sort_unstable();
+            o.insert("members".into(), json!(members));
+            o.insert(
+                "pairs".into(),
+                Value::Array(pairs.remove(&g.number).unwrap_or_default()),
+            );
+            Value::Object(o)
+        })
+        .collect();
+    let docs_obj: Map<String, Value> = docs
+        .into_iter()
+        .map(|(id, d)| (id.to_string(), d))
+        .collect();
+    let body = json!({"groups": groups, "docs": docs_obj});
+    let report_id = hex(&sha256(body.to_string().as_bytes())[..12]);
+    Ok(json!({
+        "meta": {
+            "title": args.title,
+            "report_id": report_id,
+            "generated_by": concat!("pl-report ", env!("CARGO_PKG_VERSION")),
+            "serve": args.serve,
+            "decisions_file": args.decisions.as_ref().map(|p| p.display().to_string()),
+        },
+        "groups": body["groups"],
+        "docs": body["docs"],
+    }))
+}
+
+/// The whole page: the template with the CSP, style, data and script put in.
+pub fn render(data: &Value) -> String {
+    let csp = format!(
+        "default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; img-src data:; \
+         connect-src 'self'; base-uri 'none'; form-action 'none'",
+        base64(&sha256(SCRIPT.as_bytes())),
+        base64(&sha256(STYLE.as_bytes()))
+    );
+    let json = script_json(data);
+    // Split the template at its markers once, so nothing in the data is ever read as one.
+    let mut out = String::with_capacity(TEMPLATE.len() + STYLE.len() + SCRIPT.len() + json.len());
+    let mut rest = TEMPLATE;
+    for (marker, value) in [
+        ("{{CSP}}", csp.as_str()),
+        ("{{STYLE}}", STYLE),
+        ("{{DATA}}", json.as_str()),
+        ("{{SCRIPT}}", SCRIPT),
+    ] {
+        let (head, tail) = rest.split_once(marker).expect("template has every marker");
+        out.push_str(head);
+        out.push_str(value);
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Runs the tool.
+pub fn run(args: Args) -> Result<()> {
+    let log = Log::new("pl-report", &args.common);
+    if args.serve && args.common.output.is_some() {
+        return Err(UsageError("--serve serves the page; -o does not apply".into()).into());
+    }
+    if args.serve && args.decisions.is_none() {
+        return Err(UsageError(
+            "--serve needs --decisions FILE, where each decision is saved".into(),
+        )
+        .into());
+    }
+    if let Some(u) = &args.paperless_url {
+        if safe_url(u).is_none() {
+            return Err(UsageError(format!(
+                "--paperless-url must start with http:// or https:// (got {u:?})"
+            ))
+            .into());
+        }
+    }
+    let groups = read_groups(&args)?;
+    let data = build_data(&args, &groups, &log)?;
+    let members: BTreeSet<u64> = groups
+        .iter()
+        .flat_map(|g| g.members.iter().copied())
+        .collect();
+    log.info(format!(
+        "{} groups, {} documents",
+        groups.len(),
+        members.len()
+    ));
+    if args.serve {
+        return serve::serve(&args, &data, &log);
+    }
+    let page = render(&data);
+    let mut out = create_output(args.common.output.as_deref())?;
+    out.write_all(page.as_bytes()).context("writing the page")?;
+    out.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_json_cannot_close_the_script() {
+        let v = json!({"t": "</script><script>alert(1)</script><!-- & \u{2028}\u{2029}"});
+        let s = script_json(&v);
+        assert!(!s.contains('<') && !s.contains('>') && !s.contains('&'));
+        assert!(!s.contains('\u{2028}') && !s.contains('\u{2029}'));
+        assert_eq!(serde_json::from_str::<Value>(&s).unwrap(), v);
+    }
+
+    #[test]
+    fn only_http_links() {
+        assert_eq!(safe_url(" https://p/x "), Some("https://p/x".into()));
+        assert_eq!(safe_url("javascript:alert(1)"), None);
+        assert_eq!(safe_url("data:text/html,x"), None);
+    }
+
+    #[test]
+    fn page_has_every_part_once_and_a_matching_csp() {
+        let page =
+            render(&json!({"meta": {}, "groups": [], "docs": {"1": {"title": "{{SCRIPT}}"}}}));
+        assert_eq!(page.matches("<script>").count(), 1);
+        assert!(page.contains(&format!("'sha256-{}'", base64(&sha256(SCRIPT.as_bytes())))));
+        assert!(
+            page.contains(r#""title":"{{SCRIPT}}""#),
+            "data is not a marker"
+        );
+        assert_eq!(page.matches("{{").count(), 1);
+    }
+}

@@ -1,0 +1,241 @@
+//! Review decisions: what a person decided about one group in `pl-report`, read by
+//! `pl-apply`. One NDJSON record per decided group (the layout is in docs/FORMATS.md):
+//!
+//! ```json
+//! {"group":3,"decision":"duplicate","primary":40,"members":[40,46,65],
+//!  "modified":{"40":"2026-01-02T10:00:00Z","46":"…","65":"…"},"confidence":0.98,
+//!  "decided_at":"2026-11-23T04:10:00.000Z"}
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+/// What was decided about a group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The members are duplicates of the primary: pl-apply acts on the others.
+    Duplicate,
+    /// Not duplicates: nothing to do, and the group can be hidden next time.
+    NotDuplicate,
+    /// Left alone on purpose.
+    Ignore,
+}
+
+impl Verdict {
+    /// The name used in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Duplicate => "duplicate",
+            Verdict::NotDuplicate => "not-duplicate",
+            Verdict::Ignore => "ignore",
+        }
+    }
+
+    /// Parses a record's `decision`.
+    pub fn parse(s: &str) -> Option<Verdict> {
+        match s {
+            "duplicate" => Some(Verdict::Duplicate),
+            "not-duplicate" => Some(Verdict::NotDuplicate),
+            "ignore" => Some(Verdict::Ignore),
+            _ => None,
+        }
+    }
+}
+
+/// One decision record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The group number of pl-cluster's output.
+    pub group: u64,
+    /// The verdict.
+    pub decision: Verdict,
+    /// The document to keep (pl-cluster's, or the one the reviewer chose).
+    pub primary: u64,
+    /// Every member, ascending, the primary included.
+    pub members: Vec<u64>,
+    /// Each member's `modified` as the report saw it (None when the docs did not say):
+    /// pl-apply refuses a document changed in Paperless since.
+    pub modified: BTreeMap<u64, Option<String>>,
+    /// The group's confidence, for the record.
+    pub confidence: Option<f64>,
+    /// When the decision was made (RFC 3339), for the record.
+    pub decided_at: Option<String>,
+}
+
+fn ids(v: Option<&Value>, key: &str) -> Result<Vec<u64>, String> {
+    let a = v
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("missing or invalid \"{key}\" (a list of document ids)"))?;
+    a.iter()
+        .map(|x| {
+            x.as_u64()
+                .ok_or_else(|| format!("\"{key}\" holds {x}, not a document id"))
+        })
+        .collect()
+}
+
+impl Decision {
+    /// Reads and checks a record: a known verdict, members unique, the primary among them,
+    /// `modified` keyed by members only.
+    pub fn from_obj(o: &Map<String, Value>) -> Result<Decision, String> {
+        let num = |k: &str| {
+            o.get(k)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| format!("missing or invalid \"{k}\" (a non-negative integer)"))
+        };
+        let group = num("group")?;
+        let decision = match o.get("decision") {
+            Some(Value::String(s)) => Verdict::parse(s).ok_or_else(|| {
+                format!(
+                    "\"decision\" is {s:?}; expected \"duplicate\", \"not-duplicate\" or \"ignore\""
+                )
+            })?,
+            _ => return Err("missing \"decision\": is this a decisions file?".into()),
+        };
+        let primary = num("primary")?;
+        let mut members = ids(o.get("members"), "members")?;
+        members.sort_unstable();
+        let n = members.len();
+        members.dedup();
+        if members.len() != n {
+            return Err(format!("group {group}: a member is listed twice"));
+        }
+        if !members.contains(&primary) {
+            return Err(format!(
+                "group {group}: primary {primary} is not one of the members"
+            ));
+        }
+        let mut modified: BTreeMap<u64, Option<String>> =
+            members.iter().map(|&m| (m, None)).collect();
+        match o.get("modified") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(m)) => {
+                for (k, v) in m {
+                    let id: u64 = k
+                        .parse()
+                        .map_err(|_| format!("\"modified\" has key {k:?}, not a document id"))?;
+                    let slot = modified.get_mut(&id).ok_or_else(|| {
+                        format!("group {group}: \"modified\" names {id}, not a member")
+                    })?;
+                    *slot = match v {
+                        Value::String(s) => Some(s.clone()),
+                        Value::Null => None,
+                        _ => return Err(format!("\"modified\" of {id} is not a string")),
+                    };
+                }
+            }
+            Some(_) => return Err("\"modified\" is not an object".into()),
+        }
+        Ok(Decision {
+            group,
+            decision,
+            primary,
+            members,
+            modified,
+            confidence: o.get("confidence").and_then(Value::as_f64),
+            decided_at: o
+                .get("decided_at")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        })
+    }
+
+    /// The record, fields in the documented order.
+    pub fn to_obj(&self) -> Map<String, Value> {
+        let mut o = Map::new();
+        o.insert("group".into(), self.group.into());
+        o.insert("decision".into(), self.decision.as_str().into());
+        o.insert("primary".into(), self.primary.into());
+        o.insert(
+            "members".into(),
+            Value::Array(self.members.iter().map(|&m| m.into()).collect()),
+        );
+        o.insert(
+            "modified".into(),
+            Value::Object(
+                self.modified
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.to_string(),
+                            v.clone().map(Value::String).unwrap_or(Value::Null),
+                        )
+                    })
+                    .collect(),
+            ),
+        );
+        o.insert(
+            "confidence".into(),
+            self.confidence.map(Value::from).unwrap_or(Value::Null),
+        );
+        o.insert(
+            "decided_at".into(),
+            self.decided_at
+                .clone()
+                .map(Value::String)
+                .unwrap_or(Value::Null),
+        );
+        o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn round_trips_in_order() {
+        let d = Decision::from_obj(&obj(json!({"group": 3, "decision": "duplicate",
+            "primary": 46, "members": [65, 40, 46], "modified": {"40": "2026-01-01T00:00:00Z"},
+            "confidence": 0.9, "decided_at": "2026-11-23T04:10:00Z"})))
+        .unwrap();
+        assert_eq!(d.members, vec![40, 46, 65]);
+        assert_eq!(d.modified[&40].as_deref(), Some("2026-01-01T00:00:00Z"));
+        assert_eq!(d.modified[&65], None);
+        assert_eq!(
+            Value::Object(d.to_obj()).to_string(),
+            r#"{"group":3,"decision":"duplicate","primary":46,"members":[40,46,65],"modified":{"40":"2026-01-01T00:00:00Z","46":null,"65":null},"confidence":0.9,"decided_at":"2026-11-23T04:10:00Z"}"#
+        );
+        assert_eq!(Decision::from_obj(&d.to_obj()).unwrap(), d);
+    }
+
+    #[test]
+    fn rejects_what_pl_apply_must_not_guess() {
+        let bad = [
+            (
+                json!({"group": 1, "primary": 1, "members": [1, 2]}),
+                "decisions file",
+            ),
+            (
+                json!({"group": 1, "decision": "delete", "primary": 1, "members": [1, 2]}),
+                "\"delete\"",
+            ),
+            (
+                json!({"group": 1, "decision": "duplicate", "primary": 9, "members": [1, 2]}),
+                "not one of the members",
+            ),
+            (
+                json!({"group": 1, "decision": "duplicate", "primary": 1, "members": [1, 1]}),
+                "twice",
+            ),
+            (
+                json!({"group": 1, "decision": "duplicate", "primary": 1, "members": [1, 2], "modified": {"7": "x"}}),
+                "not a member",
+            ),
+            (
+                json!({"group": 1, "decision": "duplicate", "primary": 1, "members": "1,2"}),
+                "members",
+            ),
+        ];
+        for (v, needle) in bad {
+            let e = Decision::from_obj(&obj(v.clone())).unwrap_err();
+            assert!(e.contains(needle), "{v}: {e}");
+        }
+    }
+}
