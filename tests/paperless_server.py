@@ -28,6 +28,7 @@ Control (no auth), POST /__control__ with a JSON object {"action": ...}:
   delete   {"ids": [...]}  soft delete (trash)
   rename   {"kind": "tags"|"correspondents"|"document_types", "old", "new"}  (no doc change)
   versions {"allowed": ["9", "10"], "default": "10"}
+  release  {"release": "2.20.5"}  X-Version; a 2.x release has no /api/documents/delete/
   fault    {"kind": ..., "count": n (default 1), "path": substring to match (default any)}
            kind status   {"status": 500}            answer that status
            kind delay    {"seconds": s}             sleep, then answer normally
@@ -120,6 +121,7 @@ class Library:
         self.requests = []
         self.allowed = ["9", "10"]
         self.default_version = "10"
+        self.release = "3.0.5"
 
     def tick(self):
         # Strictly increasing `modified`, like a real clock between two saves.
@@ -354,7 +356,7 @@ def api(handler, method, path, version, body):
             return 204, None
     if path == "/api/documents/bulk_edit/" and method == "POST":
         return bulk_edit(body or {})
-    if path == "/api/documents/delete/" and method == "POST":
+    if path == "/api/documents/delete/" and method == "POST" and not LIB.release.startswith("2."):
         err = check_docs(body or {})
         if err:
             return 400, err
@@ -489,7 +491,7 @@ class Handler(BaseHTTPRequestHandler):
             if kw.lower() != "token" or tok.strip() != LIB.token:
                 return self.send(401, {"detail": "Invalid token."},
                                  headers=[("WWW-Authenticate", "Token")])
-            hdrs = [("X-Api-Version", LIB.allowed[-1]), ("X-Version", "3.0.5")]
+            hdrs = [("X-Api-Version", LIB.allowed[-1]), ("X-Version", LIB.release)]
             if body_err:
                 return self.send(400, body_err, headers=hdrs)
             result = api(self, method, path, version, body)
@@ -578,6 +580,9 @@ class Handler(BaseHTTPRequestHandler):
             if a == "versions":
                 LIB.allowed = b.get("allowed", ["9", "10"])
                 LIB.default_version = b.get("default", LIB.allowed[-1])
+                return self.send(200, {"result": "OK"})
+            if a == "release":
+                LIB.release = str(b.get("release", "3.0.5"))
                 return self.send(200, {"result": "OK"})
             if a == "fault":
                 f = {k: v for k, v in b.items() if k != "action"}

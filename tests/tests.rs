@@ -2,6 +2,7 @@
 
 mod util;
 
+mod apply;
 mod errors;
 mod fetch;
 mod pipeline;

@@ -11,6 +11,7 @@ pub mod error;
 pub mod record;
 pub mod sync;
 pub mod time;
+pub mod write;
 
 pub use client::{Client, Options, Retry, Token};
 pub use error::{Error, Result};

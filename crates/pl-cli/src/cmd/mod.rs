@@ -1,5 +1,6 @@
 //! One module per tool.
 
+pub mod apply;
 pub mod cat;
 pub mod cluster;
 pub mod eval;

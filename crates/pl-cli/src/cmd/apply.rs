@@ -1,0 +1,992 @@
+//! pl-apply: review decisions (or groups over a confidence) → tags or the trash in
+//! Paperless-NGX, planned first, journaled, resumable, undoable.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{anyhow, Context, Result};
+use clap::Parser;
+use pl_core::decision::{Decision, Verdict};
+use pl_paperless::time::{format_utc, parse_rfc3339};
+use pl_paperless::{Client, Options, Retry, Token};
+use serde_json::{json, Map, Value};
+
+use crate::common::{Common, Log, UsageError};
+use crate::io::{create_output, open_input, Output};
+use crate::ndjson::{get_f64, get_u64, parse_object, write_obj, NdjsonReader};
+use crate::sides::read_field;
+
+/// Apply review decisions to Paperless-NGX: the non-primary members of every group decided
+/// "duplicate" get a tag (default `duplicate`, created when missing), or with --delete are
+/// moved to the Paperless trash (restorable there). Without --yes nothing is changed: the plan
+/// is printed, one NDJSON record per document on stdout, and a summary on stderr.
+///
+/// Safety rules: a primary is never touched (nor any document that is the primary of some
+/// group); a document whose `modified` in Paperless is newer than when it was scored (the
+/// decisions' `modified`, or --docs) is refused, and so is every member of a group whose
+/// primary changed or is gone; every change is written to a journal (NDJSON) before and after
+/// it is made, so a re-run skips what is done, an interrupted run resumes, and
+/// `--undo JOURNAL` removes the tags it added and restores what it trashed.
+///
+/// Input: a decisions file (pl-report), or pl-cluster groups with --min-confidence X (every
+/// group at or over X counts as decided "duplicate", with its primary) and --docs.
+///
+/// Server and token as for pl-fetch: PAPERLESS_URL (or --url), PAPERLESS_TOKEN or
+/// --token-file; the token is never accepted on the command line, printed or written.
+#[derive(Debug, Parser)]
+#[command(name = "pl-apply", version)]
+pub struct Args {
+    /// Decisions or groups NDJSON (default: stdin).
+    #[arg(value_name = "INPUT")]
+    pub input: Option<PathBuf>,
+    /// Treat the input as pl-cluster groups: every group with at least this confidence is a
+    /// set of duplicates. With a decisions file: only decisions of groups this confident.
+    #[arg(long, value_name = "X")]
+    pub min_confidence: Option<f64>,
+    /// Docs (or norm) NDJSON the groups were scored from: their `modified` is the reference
+    /// for the changed-since-scoring rule (needed for groups; fills gaps in decisions).
+    #[arg(long, value_name = "FILE")]
+    pub docs: Option<PathBuf>,
+    /// Tag added to the non-primary members.
+    #[arg(long, default_value = "duplicate", value_name = "NAME")]
+    pub tag: String,
+    /// Move the non-primary members to the Paperless trash instead of tagging them.
+    #[arg(long)]
+    pub delete: bool,
+    /// Do it. Without --yes the plan is printed and nothing changes.
+    #[arg(long)]
+    pub yes: bool,
+    /// Journal file, appended to (default: INPUT.journal.ndjson; required with stdin).
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<PathBuf>,
+    /// Undo what this journal records as done: remove the tags added, restore from the
+    /// trash. Planned first like everything else; needs --yes to act.
+    #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["input", "min_confidence", "docs", "delete"])]
+    pub undo: Option<PathBuf>,
+    /// Documents per write request.
+    #[arg(long, default_value_t = 50, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub batch: u32,
+    /// Paperless-NGX address, e.g. https://paperless.example.org.
+    #[arg(long, env = "PAPERLESS_URL", value_name = "URL")]
+    pub url: Option<String>,
+    /// Read the API token from the first line of this file instead of PAPERLESS_TOKEN.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// API version to ask for (9 works on 2.15+ and 3.x; a server offering another is followed).
+    #[arg(long, default_value_t = 9, value_name = "N")]
+    pub api_version: u32,
+    /// Seconds of silence before a request counts as failed (and is retried).
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Retries of a request after network errors, 429 and 5xx.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub retries: u32,
+    /// Milliseconds before the first retry (doubling, with jitter).
+    #[arg(long, default_value_t = 500, value_name = "MS")]
+    pub backoff: u64,
+    /// Trust the CA certificate(s) in this PEM file.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// Write the plan records to this file instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print nothing on stderr but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print server details and timings on stderr.
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
+}
+
+/// What is done to one document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Op {
+    Tag,
+    Trash,
+    Untag,
+    Restore,
+}
+
+impl Op {
+    fn as_str(self) -> &'static str {
+        match self {
+            Op::Tag => "tag",
+            Op::Trash => "trash",
+            Op::Untag => "untag",
+            Op::Restore => "restore",
+        }
+    }
+    fn parse(s: &str) -> Option<Op> {
+        Some(match s {
+            "tag" => Op::Tag,
+            "trash" => Op::Trash,
+            "untag" => Op::Untag,
+            "restore" => Op::Restore,
+            _ => return None,
+        })
+    }
+    /// The operation that undoes this one.
+    fn inverse(self) -> Op {
+        match self {
+            Op::Tag => Op::Untag,
+            Op::Trash => Op::Restore,
+            Op::Untag => Op::Tag,
+            Op::Restore => Op::Trash,
+        }
+    }
+}
+
+/// One line of the plan.
+#[derive(Debug, Clone)]
+struct Step {
+    op: Op,
+    id: u64,
+    group: Option<u64>,
+    primary: Option<u64>,
+    tag_id: Option<u64>,
+    /// planned, done, skipped, refused, failed
+    status: &'static str,
+    reason: Option<String>,
+}
+
+impl Step {
+    fn record(&self, tag: &str) -> Map<String, Value> {
+        let mut o = Map::new();
+        o.insert("action".into(), self.op.as_str().into());
+        o.insert("id".into(), self.id.into());
+        o.insert("group".into(), json!(self.group));
+        o.insert("primary".into(), json!(self.primary));
+        if matches!(self.op, Op::Tag | Op::Untag) {
+            o.insert("tag".into(), tag.into());
+        }
+        o.insert("status".into(), self.status.into());
+        if let Some(r) = &self.reason {
+            o.insert("reason".into(), r.clone().into());
+        }
+        o
+    }
+}
+
+fn now() -> String {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO);
+    format_utc(i64::try_from(d.as_micros()).unwrap_or(i64::MAX / 2))
+}
+
+/// The journal: NDJSON appended and synced record by record.
+struct Journal {
+    path: PathBuf,
+    file: Option<File>,
+}
+
+/// What earlier runs did, folded from the journal.
+#[derive(Debug, Default)]
+struct History {
+    /// (op, id) → the last record about it.
+    last: BTreeMap<(Op, u64), Map<String, Value>>,
+    /// id → `modified` the server had right after our last change to it.
+    own_modified: BTreeMap<u64, String>,
+}
+
+impl History {
+    fn result(&self, op: Op, id: u64) -> Option<&str> {
+        self.last
+            .get(&(op, id))
+            .and_then(|r| r.get("result"))
+            .and_then(Value::as_str)
+    }
+    /// Whether `op` on `id` is in force: done (or found already so) and not undone since.
+    fn in_force(&self, op: Op, id: u64) -> bool {
+        let seq = |o: Op| {
+            self.last
+                .get(&(o, id))
+                .and_then(|r| r.get("seq"))
+                .and_then(Value::as_u64)
+        };
+        matches!(self.result(op, id), Some("ok") | Some("already"))
+            && match (seq(op), seq(op.inverse())) {
+                (Some(a), Some(b)) => a > b || !matches!(self.result(op.inverse(), id), Some("ok")),
+                _ => true,
+            }
+    }
+}
+
+impl Journal {
+    fn read(path: &Path) -> Result<History> {
+        let mut h = History::default();
+        let f = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(h),
+            Err(e) => return Err(e).with_context(|| format!("{}: cannot open", path.display())),
+        };
+        for (i, line) in BufReader::new(f).lines().enumerate() {
+            let line = line.with_context(|| format!("{}: read failed", path.display()))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let mut o = match parse_object(&line) {
+                Ok(o) => o,
+                // A run killed mid-write leaves a cut last line: it recorded nothing done.
+                Err(_) => continue,
+            };
+            let (Some(op), Some(id)) = (
+                o.get("op").and_then(Value::as_str).and_then(Op::parse),
+                o.get("id").and_then(Value::as_u64),
+            ) else {
+                if o.get("op").is_none() {
+                    return Err(anyhow!(
+                        "{}: line {}: not a pl-apply journal record",
+                        path.display(),
+                        i + 1
+                    ));
+                }
+                continue;
+            };
+            if let Some(m) = o.get("modified").and_then(Value::as_str) {
+                h.own_modified.insert(id, m.to_owned());
+            }
+            o.insert("seq".into(), (i as u64).into());
+            h.last.insert((op, id), o);
+        }
+        Ok(h)
+    }
+
+    fn open(path: &Path) -> Result<Journal> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("{}: cannot open the journal", path.display()))?;
+        Ok(Journal {
+            path: path.to_path_buf(),
+            file: Some(file),
+        })
+    }
+
+    fn write(&mut self, mut rec: Map<String, Value>) -> Result<()> {
+        let Some(f) = self.file.as_mut() else {
+            return Ok(());
+        };
+        let mut o = Map::new();
+        o.insert("at".into(), now().into());
+        o.append(&mut rec);
+        let mut line = serde_json::to_vec(&o)?;
+        line.push(b'\n');
+        f.write_all(&line)
+            .and_then(|()| f.sync_data())
+            .with_context(|| format!("{}: cannot write the journal", self.path.display()))
+    }
+}
+
+fn step_journal(s: &Step, result: &str, tag: &str, extra: &[(&str, Value)]) -> Map<String, Value> {
+    let mut o = Map::new();
+    o.insert("op".into(), s.op.as_str().into());
+    o.insert("id".into(), s.id.into());
+    if let Some(g) = s.group {
+        o.insert("group".into(), g.into());
+    }
+    if let Some(p) = s.primary {
+        o.insert("primary".into(), p.into());
+    }
+    if let Some(t) = s.tag_id {
+        o.insert("tag".into(), tag.into());
+        o.insert("tag_id".into(), t.into());
+    }
+    o.insert("result".into(), result.into());
+    for (k, v) in extra {
+        o.insert((*k).into(), v.clone());
+    }
+    o
+}
+
+/// The token from --token-file or PAPERLESS_TOKEN; never from argv.
+fn token(args: &Args) -> Result<Token> {
+    if let Some(p) = &args.token_file {
+        return Ok(Token::from_file(p)?);
+    }
+    match std::env::var("PAPERLESS_TOKEN") {
+        Ok(t) => Ok(Token::new(&t).context("PAPERLESS_TOKEN")?),
+        Err(_) => Err(UsageError(
+            "no API token: set PAPERLESS_TOKEN or pass --token-file (a token is never accepted \
+             as an argument)"
+                .into(),
+        )
+        .into()),
+    }
+}
+
+fn client(args: &Args) -> Result<Client> {
+    let Some(url) = args.url.as_deref() else {
+        return Err(UsageError("no server: set PAPERLESS_URL (or --url)".into()).into());
+    };
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        return Err(UsageError("--timeout must be a positive number of seconds".into()).into());
+    }
+    let opts = Options {
+        read_timeout: Duration::from_secs_f64(args.timeout),
+        api_version: args.api_version,
+        retry: Retry {
+            retries: args.retries,
+            base: Duration::from_millis(args.backoff),
+            ..Retry::default()
+        },
+        ca_cert: args.ca_cert.clone(),
+        ..Options::default()
+    };
+    let quiet = args.quiet;
+    Ok(Client::new(url, token(args)?, &opts)?.on_retry(move |msg| {
+        if !quiet {
+            eprintln!("pl-apply: {msg}");
+        }
+    }))
+}
+
+/// Reads decisions, or groups over --min-confidence as "duplicate" decisions.
+fn read_input(args: &Args, log: &Log) -> Result<(String, Vec<Decision>)> {
+    let input = open_input(args.input.as_deref())?;
+    let name = input.name.clone();
+    let mut reader = NdjsonReader::new(input, false);
+    let mut out = Vec::new();
+    let mut groups_seen = false;
+    let mut decisions_seen = false;
+    while let Some(d) = reader.next_with(|o| {
+        if o.contains_key("decision") {
+            decisions_seen = true;
+            return Decision::from_obj(&o).map(Some);
+        }
+        if !o.contains_key("members") {
+            return Err("neither a decision nor a group record".into());
+        }
+        groups_seen = true;
+        let Some(min) = args.min_confidence else {
+            return Err(
+                "a group record: pl-apply acts on groups only with --min-confidence X (or give it the decisions exported by pl-report)"
+                    .into(),
+            );
+        };
+        let confidence = get_f64(&o, "confidence")?;
+        if confidence < min {
+            return Ok(None);
+        }
+        let mut g = o.clone();
+        g.insert("decision".into(), "duplicate".into());
+        let _ = get_u64(&o, "group")?;
+        Decision::from_obj(&g).map(Some)
+    })? {
+        if let Some(d) = d {
+            if let (Some(min), Some(c)) = (args.min_confidence, d.confidence) {
+                if c < min {
+                    continue;
+                }
+            }
+            out.push(d);
+        }
+    }
+    if groups_seen && decisions_seen {
+        return Err(anyhow!("{name}: mixes decisions and groups"));
+    }
+    if groups_seen && args.docs.is_none() {
+        return Err(UsageError(
+            "groups carry no `modified`: pass --docs FILE (the docs they were scored from)".into(),
+        )
+        .into());
+    }
+    // Fill `modified` gaps from --docs.
+    if let Some(p) = &args.docs {
+        let wanted = out.iter().flat_map(|d| d.members.iter().copied()).collect();
+        let modified = read_field(p, Some(&wanted), |o| {
+            Ok(o.get("modified").and_then(Value::as_str).map(str::to_owned))
+        })?;
+        for d in &mut out {
+            for (id, m) in d.modified.iter_mut() {
+                if m.is_none() {
+                    *m = modified.get(id).cloned().flatten();
+                }
+            }
+        }
+    }
+    let skipped = out
+        .iter()
+        .filter(|d| d.decision != Verdict::Duplicate)
+        .count();
+    if skipped > 0 {
+        log.info(format!(
+            "{skipped} groups decided not duplicates or ignored: left alone"
+        ));
+    }
+    out.retain(|d| d.decision == Verdict::Duplicate);
+    Ok((name, out))
+}
+
+fn instant(s: &str) -> Option<i64> {
+    parse_rfc3339(s)
+}
+
+/// Runs the tool.
+pub fn run(args: Args) -> Result<()> {
+    let log = Log::new(
+        "pl-apply",
+        &Common {
+            input: None,
+            output: args.output.clone(),
+            quiet: args.quiet,
+            verbose: args.verbose,
+            threads: None,
+            skip_invalid: false,
+        },
+    );
+    if let Some(m) = args.min_confidence {
+        if !(0.0..=1.0).contains(&m) {
+            return Err(UsageError("--min-confidence must be within 0 and 1".into()).into());
+        }
+    }
+    if args.tag.trim().is_empty() {
+        return Err(UsageError("--tag must not be empty".into()).into());
+    }
+    let journal_path = match (&args.undo, &args.journal, &args.input) {
+        (Some(j), _, _) => j.clone(),
+        (None, Some(j), _) => j.clone(),
+        (None, None, Some(p)) if p != Path::new("-") => {
+            let mut s = p.as_os_str().to_owned();
+            s.push(".journal.ndjson");
+            PathBuf::from(s)
+        }
+        _ => {
+            return Err(
+                UsageError("reading stdin: name the journal with --journal FILE".into()).into(),
+            )
+        }
+    };
+    let history = Journal::read(&journal_path)?;
+    let client = client(&args)?;
+    let mut out = create_output(args.output.as_deref())?;
+    let result = if args.undo.is_some() {
+        undo(&args, &client, &history, &journal_path, &mut out, &log)
+    } else {
+        apply(&args, &client, &history, &journal_path, &mut out, &log)
+    };
+    out.finish()?;
+    result
+}
+
+/// Checks, plans and (with --yes) carries out the decisions.
+fn apply(
+    args: &Args,
+    client: &Client,
+    history: &History,
+    journal_path: &Path,
+    out: &mut Output,
+    log: &Log,
+) -> Result<()> {
+    let (input_name, decisions) = read_input(args, log)?;
+    let op = if args.delete { Op::Trash } else { Op::Tag };
+    // Every primary anywhere is off limits, even where it is a plain member elsewhere.
+    let primaries: BTreeMap<u64, u64> = decisions.iter().map(|d| (d.primary, d.group)).collect();
+    let all: Vec<u64> = decisions
+        .iter()
+        .flat_map(|d| d.members.iter().copied())
+        .collect::<BTreeSet<u64>>()
+        .into_iter()
+        .collect();
+    let live = client.doc_states(&all)?;
+    let trashed = if all.iter().any(|id| !live.contains_key(id)) {
+        client.trashed()?
+    } else {
+        BTreeSet::new()
+    };
+    let server = client.server();
+    log.info(format!(
+        "server {} (API {}), {} decisions, {} documents",
+        server.release.as_deref().unwrap_or("?"),
+        client.api_version(),
+        decisions.len(),
+        all.len()
+    ));
+    let tag_id = if op == Op::Tag {
+        client.tag_id(&args.tag)?
+    } else {
+        None
+    };
+    let changed_since = |id: u64, scored: &Option<String>| -> Option<String> {
+        let now = &live.get(&id)?.modified;
+        let Some(scored) = scored else {
+            return Some(format!(
+                "no `modified` for #{id} in the decisions or --docs: cannot tell whether it changed since it was scored"
+            ));
+        };
+        let (Some(t_now), Some(t_scored)) = (instant(now), instant(scored)) else {
+            return (now != scored).then(|| {
+                format!("#{id} has modified {now} in Paperless, {scored} when it was scored")
+            });
+        };
+        let ours = history
+            .own_modified
+            .get(&id)
+            .and_then(|m| instant(m))
+            .is_some_and(|t| t == t_now);
+        (t_now > t_scored && !ours).then(|| {
+            format!("#{id} was modified in Paperless at {now}, after it was scored ({scored})")
+        })
+    };
+    let mut steps: Vec<Step> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for d in &decisions {
+        let group_problem = if !live.contains_key(&d.primary) {
+            Some(format!(
+                "the primary #{} is not in Paperless (deleted or in the trash)",
+                d.primary
+            ))
+        } else {
+            changed_since(d.primary, &d.modified[&d.primary])
+                .map(|why| format!("the primary changed: {why}"))
+        };
+        for &id in d.members.iter().filter(|&&m| m != d.primary) {
+            if !seen.insert(id) {
+                continue;
+            }
+            let mut s = Step {
+                op,
+                id,
+                group: Some(d.group),
+                primary: Some(d.primary),
+                tag_id,
+                status: "planned",
+                reason: None,
+            };
+            let mut set = |status: &'static str, why: String| {
+                s.status = status;
+                s.reason = Some(why);
+            };
+            let started = history.result(op, id) == Some("started");
+            if let Some(g) = primaries.get(&id) {
+                set("refused", format!("#{id} is the primary of group {g}"));
+            } else if history.in_force(op, id) {
+                set("skipped", "done in an earlier run (journal)".into());
+            } else if let Some(why) = &group_problem {
+                set("refused", why.clone());
+            } else if op == Op::Trash && trashed.contains(&id) {
+                set(
+                    "skipped",
+                    if started {
+                        "in the trash: the interrupted run's request had landed".into()
+                    } else {
+                        "already in the trash".into()
+                    },
+                );
+            } else if !live.contains_key(&id) {
+                set(
+                    "refused",
+                    format!("#{id} is not in Paperless (deleted, or not visible to this token)"),
+                );
+            } else if op == Op::Tag
+                && tag_id.is_some_and(|t| live[&id].tags.contains(&t))
+                && started
+            {
+                set(
+                    "skipped",
+                    "tagged: the interrupted run's request had landed".into(),
+                );
+            } else if let Some(why) = changed_since(id, &d.modified[&id]) {
+                set("refused", why);
+            } else if op == Op::Tag && tag_id.is_some_and(|t| live[&id].tags.contains(&t)) {
+                set("skipped", format!("already tagged {:?}", args.tag));
+            }
+            steps.push(s);
+        }
+    }
+    let planned: Vec<usize> = (0..steps.len())
+        .filter(|&i| steps[i].status == "planned")
+        .collect();
+    fn count(steps: &[Step], st: &str) -> usize {
+        steps.iter().filter(|s| s.status == st).count()
+    }
+    for s in steps.iter().filter(|s| s.status == "refused") {
+        log.note(format!(
+            "refused #{} (group {}): {}",
+            s.id,
+            s.group.unwrap_or(0),
+            s.reason.as_deref().unwrap_or("")
+        ));
+    }
+    let what = match op {
+        Op::Tag => format!(
+            "tag {} documents {:?}{}",
+            planned.len(),
+            args.tag,
+            if tag_id.is_none() && !planned.is_empty() {
+                " (the tag will be created)"
+            } else {
+                ""
+            }
+        ),
+        _ => format!("move {} documents to the trash", planned.len()),
+    };
+    if !args.yes {
+        for s in &steps {
+            write_obj(out, &s.record(&args.tag))?;
+        }
+        log.note(format!(
+            "plan: {what}; {} skipped, {} refused; nothing changed (add --yes to apply)",
+            count(&steps, "skipped"),
+            count(&steps, "refused")
+        ));
+        return Ok(());
+    }
+    // Journal first: a run that dies after this point can be resumed or undone.
+    let mut journal = Journal::open(journal_path)?;
+    // Already-tagged documents are journaled too, so an undo leaves their tag alone.
+    for s in steps.iter().filter(|s| {
+        s.status == "skipped"
+            && s.reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("already"))
+    }) {
+        if !history.in_force(op, s.id) {
+            journal.write(step_journal(s, "already", &args.tag, &[]))?;
+        }
+    }
+    for s in steps.iter().filter(|s| {
+        s.status == "skipped" && s.reason.as_deref().is_some_and(|r| r.contains("landed"))
+    }) {
+        let modified = live
+            .get(&s.id)
+            .map(|d| json!(d.modified))
+            .unwrap_or(Value::Null);
+        journal.write(step_journal(s, "ok", &args.tag, &[("modified", modified)]))?;
+    }
+    let mut run = Map::new();
+    run.insert("op".into(), "run".into());
+    run.insert("mode".into(), op.as_str().into());
+    run.insert("input".into(), input_name.into());
+    run.insert("server".into(), client.base().into());
+    run.insert("release".into(), json!(client.server().release));
+    run.insert("planned".into(), planned.len().into());
+    journal.write(run)?;
+    let tag_id = match (op, tag_id) {
+        (Op::Tag, None) if !planned.is_empty() => {
+            let id = client.create_tag(&args.tag)?;
+            let mut o = Map::new();
+            o.insert("op".into(), "create-tag".into());
+            o.insert("tag".into(), args.tag.clone().into());
+            o.insert("tag_id".into(), id.into());
+            o.insert("result".into(), "ok".into());
+            journal.write(o)?;
+            Some(id)
+        }
+        (_, t) => t,
+    };
+    let method = client.delete_method();
+    let mut failed: Option<anyhow::Error> = None;
+    for batch in planned.chunks(args.batch as usize) {
+        let ids: Vec<u64> = batch.iter().map(|&i| steps[i].id).collect();
+        for &i in batch {
+            steps[i].tag_id = tag_id;
+            journal.write(step_journal(&steps[i], "started", &args.tag, &[]))?;
+        }
+        let done = match op {
+            Op::Tag => client
+                .add_tag(&ids, tag_id.expect("a tag id"))
+                .map(|()| None),
+            _ => client.trash(&ids, method).map(Some),
+        };
+        match done {
+            Ok(via) => {
+                // What the server has now, so a later run knows this change was ours.
+                let after = if op == Op::Tag {
+                    client.doc_states(&ids)?
+                } else {
+                    BTreeMap::new()
+                };
+                for &i in batch {
+                    let s = &mut steps[i];
+                    s.status = "done";
+                    let mut extra = vec![];
+                    if let Some(d) = after.get(&s.id) {
+                        extra.push(("modified", json!(d.modified)));
+                    }
+                    if let Some(v) = via {
+                        extra.push(("via", json!(v.as_str())));
+                    }
+                    journal.write(step_journal(s, "ok", &args.tag, &extra))?;
+                }
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                for &i in batch {
+                    let s = &mut steps[i];
+                    s.status = "failed";
+                    s.reason = Some(msg.clone());
+                    journal.write(step_journal(
+                        s,
+                        "failed",
+                        &args.tag,
+                        &[("error", json!(msg))],
+                    ))?;
+                }
+                failed = Some(anyhow!(e).context(format!(
+                    "{} of documents {:?} failed; nothing after them was tried (the journal {} has the details; run again to resume)",
+                    op.as_str(),
+                    ids,
+                    journal_path.display()
+                )));
+                break;
+            }
+        }
+    }
+    for s in &steps {
+        write_obj(out, &s.record(&args.tag))?;
+    }
+    let verb = if op == Op::Tag {
+        "tagged"
+    } else {
+        "moved to the trash"
+    };
+    log.note(format!(
+        "{verb} {}, {} skipped, {} refused, {} failed; journal {}",
+        count(&steps, "done"),
+        count(&steps, "skipped"),
+        count(&steps, "refused"),
+        count(&steps, "failed"),
+        journal_path.display()
+    ));
+    if op == Op::Trash && count(&steps, "done") > 0 {
+        log.info(format!("deleted with {}", method.as_str()));
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Plans and (with --yes) undoes what the journal records as done.
+fn undo(
+    args: &Args,
+    client: &Client,
+    history: &History,
+    journal_path: &Path,
+    out: &mut Output,
+    log: &Log,
+) -> Result<()> {
+    if history.last.is_empty() {
+        return Err(anyhow!(
+            "{}: no pl-apply journal records in it (or no such file)",
+            journal_path.display()
+        ));
+    }
+    // Latest first per document: restore what is trashed, then take the tags off.
+    let mut steps: Vec<Step> = Vec::new();
+    for ((op, id), rec) in &history.last {
+        if !matches!(op, Op::Tag | Op::Trash) || history.result(*op, *id) != Some("ok") {
+            continue;
+        }
+        if !history.in_force(*op, *id) {
+            continue;
+        }
+        let tag_id = rec.get("tag_id").and_then(Value::as_u64);
+        steps.push(Step {
+            op: op.inverse(),
+            id: *id,
+            group: rec.get("group").and_then(Value::as_u64),
+            primary: rec.get("primary").and_then(Value::as_u64),
+            tag_id,
+            status: "planned",
+            reason: None,
+        });
+    }
+    steps.sort_by_key(|s| (s.op != Op::Restore, s.id));
+    let ids: Vec<u64> = steps.iter().map(|s| s.id).collect();
+    let live = client.doc_states(&ids)?;
+    let trashed = client.trashed()?;
+    for s in &mut steps {
+        match s.op {
+            Op::Restore if !trashed.contains(&s.id) => {
+                if live.contains_key(&s.id) {
+                    s.status = "skipped";
+                    s.reason = Some("not in the trash: restored already".into());
+                } else {
+                    s.status = "refused";
+                    s.reason = Some(format!(
+                        "#{} is neither in the trash nor among the documents (the trash was emptied?)",
+                        s.id
+                    ));
+                }
+            }
+            Op::Untag => match (live.get(&s.id), s.tag_id) {
+                (None, _) => {
+                    s.status = "refused";
+                    s.reason = Some(format!("#{} is not in Paperless any more", s.id));
+                }
+                (Some(d), Some(t)) if !d.tags.contains(&t) => {
+                    s.status = "skipped";
+                    s.reason = Some("the tag is off already".into());
+                }
+                (_, None) => {
+                    s.status = "refused";
+                    s.reason = Some("the journal does not name the tag id".into());
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    let count = |steps: &[Step], st: &str| steps.iter().filter(|s| s.status == st).count();
+    for s in steps.iter().filter(|s| s.status == "refused") {
+        log.note(format!(
+            "refused {} #{}: {}",
+            s.op.as_str(),
+            s.id,
+            s.reason.as_deref().unwrap_or("")
+        ));
+    }
+    let n = |op: Op| {
+        steps
+            .iter()
+            .filter(|s| s.op == op && s.status == "planned")
+            .count()
+    };
+    if !args.yes {
+        for s in &steps {
+            write_obj(out, &s.record(&args.tag))?;
+        }
+        log.note(format!(
+            "undo plan: restore {} from the trash, remove the tag from {}; {} skipped, {} refused; nothing changed (add --yes to apply)",
+            n(Op::Restore),
+            n(Op::Untag),
+            count(&steps, "skipped"),
+            count(&steps, "refused")
+        ));
+        return Ok(());
+    }
+    let mut journal = Journal::open(journal_path)?;
+    let mut run = Map::new();
+    run.insert("op".into(), "run".into());
+    run.insert("mode".into(), "undo".into());
+    run.insert("server".into(), client.base().into());
+    run.insert("release".into(), json!(client.server().release));
+    journal.write(run)?;
+    let mut failed = None;
+    // One request per batch of the same operation (and tag).
+    let mut keys: Vec<(Op, Option<u64>)> = steps
+        .iter()
+        .filter(|s| s.status == "planned")
+        .map(|s| (s.op, s.tag_id))
+        .collect();
+    keys.dedup();
+    'outer: for (op, tag_id) in keys {
+        let idx: Vec<usize> = (0..steps.len())
+            .filter(|&i| {
+                steps[i].status == "planned" && steps[i].op == op && steps[i].tag_id == tag_id
+            })
+            .collect();
+        for batch in idx.chunks(args.batch as usize) {
+            let ids: Vec<u64> = batch.iter().map(|&i| steps[i].id).collect();
+            for &i in batch {
+                journal.write(step_journal(&steps[i], "started", &args.tag, &[]))?;
+            }
+            let r = match op {
+                Op::Restore => client.restore(&ids),
+                _ => client.remove_tag(&ids, tag_id.expect("checked")),
+            };
+            match r {
+                Ok(()) => {
+                    let after = client.doc_states(&ids)?;
+                    for &i in batch {
+                        let s = &mut steps[i];
+                        s.status = "done";
+                        let mut extra = vec![];
+                        if let Some(d) = after.get(&s.id) {
+                            extra.push(("modified", json!(d.modified)));
+                        }
+                        journal.write(step_journal(s, "ok", &args.tag, &extra))?;
+                    }
+                }
+                Err(e) => {
+                    let msg = e.to_string();
+                    for &i in batch {
+                        let s = &mut steps[i];
+                        s.status = "failed";
+                        s.reason = Some(msg.clone());
+                        journal.write(step_journal(
+                            s,
+                            "failed",
+                            &args.tag,
+                            &[("error", json!(msg))],
+                        ))?;
+                    }
+                    failed = Some(anyhow!(e).context(format!(
+                        "{} of documents {ids:?} failed (run the undo again to resume)",
+                        op.as_str()
+                    )));
+                    break 'outer;
+                }
+            }
+        }
+    }
+    for s in &steps {
+        write_obj(out, &s.record(&args.tag))?;
+    }
+    log.note(format!(
+        "restored {}, untagged {}, {} skipped, {} refused, {} failed; journal {}",
+        steps
+            .iter()
+            .filter(|s| s.op == Op::Restore && s.status == "done")
+            .count(),
+        steps
+            .iter()
+            .filter(|s| s.op == Op::Untag && s.status == "done")
+            .count(),
+        count(&steps, "skipped"),
+        count(&steps, "refused"),
+        count(&steps, "failed"),
+        journal_path.display()
+    ));
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hist(lines: &[&str]) -> History {
+        let dir = std::env::temp_dir().join(format!("pl-apply-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(format!("j{}.ndjson", lines.len()));
+        std::fs::write(&p, lines.join("\n")).unwrap();
+        let h = Journal::read(&p).unwrap();
+        let _ = std::fs::remove_file(&p);
+        h
+    }
+
+    #[test]
+    fn journal_folds_to_what_is_in_force() {
+        let h = hist(&[
+            r#"{"op":"run","mode":"tag"}"#,
+            r#"{"op":"tag","id":5,"result":"started"}"#,
+            r#"{"op":"tag","id":5,"result":"ok","modified":"2026-01-01T00:00:00Z"}"#,
+            r#"{"op":"tag","id":6,"result":"already"}"#,
+            r#"{"op":"tag","id":7,"result":"started"}"#,
+            r#"{"op":"trash","id":8,"result":"ok"}"#,
+            r#"{"op":"restore","id":8,"result":"ok"}"#,
+            r#"{"op":"tag","id":9,"res"#,
+        ]);
+        assert!(h.in_force(Op::Tag, 5));
+        assert!(h.in_force(Op::Tag, 6));
+        assert!(!h.in_force(Op::Tag, 7));
+        assert_eq!(h.result(Op::Tag, 7), Some("started"));
+        assert!(!h.in_force(Op::Trash, 8), "restored since");
+        assert_eq!(h.own_modified[&5], "2026-01-01T00:00:00Z");
+        assert_eq!(
+            h.result(Op::Tag, 9),
+            None,
+            "a cut last line records nothing"
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! The write side pl-apply needs: the current state of given documents, the trash, tags by
+//! name (created when missing), adding and removing a tag, moving documents to the trash and
+//! restoring them. Every call goes through [`Client`]'s request, retry and error handling.
+//!
+//! Deleting differs between releases: Paperless-NGX 3.x has `POST /api/documents/delete/`
+//! and deprecates `bulk_edit` `"method":"delete"`, which 2.x uses. [`Client::delete_method`]
+//! picks one from the release the server names in `X-Version` (learned from any earlier
+//! answer), and [`Client::trash`] falls back to `bulk_edit` when the delete endpoint is
+//! missing (404 or 405).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{json, Value};
+
+use crate::api::MAX_PAGE_SIZE;
+use crate::client::Client;
+use crate::error::{Error, Result};
+
+/// Ids per request in `id__in` lists (keeps URLs short).
+const IDS_PER_REQUEST: usize = 100;
+
+/// What pl-apply needs to know about a live document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocState {
+    /// `modified` as the server wrote it.
+    pub modified: String,
+    /// Tag ids.
+    pub tags: BTreeSet<u64>,
+}
+
+/// How documents are moved to the trash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeleteMethod {
+    /// `POST /api/documents/delete/` (3.x).
+    Endpoint,
+    /// `POST /api/documents/bulk_edit/` with `"method":"delete"` (2.x).
+    BulkEdit,
+}
+
+impl DeleteMethod {
+    /// The name used in journals and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeleteMethod::Endpoint => "documents/delete",
+            DeleteMethod::BulkEdit => "bulk_edit delete",
+        }
+    }
+}
+
+fn shape(url: String, msg: &str) -> Error {
+    Error::Shape {
+        url,
+        msg: msg.to_owned(),
+    }
+}
+
+fn id_list(ids: &[u64]) -> String {
+    ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+}
+
+impl Client {
+    /// `modified` and tags of the given documents that exist and are not in the trash
+    /// (absent ids are simply not in the map).
+    pub fn doc_states(&self, ids: &[u64]) -> Result<BTreeMap<u64, DocState>> {
+        let mut out = BTreeMap::new();
+        for chunk in ids.chunks(IDS_PER_REQUEST) {
+            let query = format!(
+                "ordering=id&fields=id,modified,tags&id__in={}",
+                id_list(chunk)
+            );
+            self.for_each_page("/api/documents/", &query, MAX_PAGE_SIZE, |p| {
+                for d in &p.results {
+                    let url = || format!("{}/api/documents/?{query}", self.base());
+                    let id = d
+                        .get("id")
+                        .and_then(Value::as_u64)
+                        .ok_or_else(|| shape(url(), "a document without id"))?;
+                    let modified = d
+                        .get("modified")
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| shape(url(), "a document without modified"))?
+                        .to_owned();
+                    let tags = d
+                        .get("tags")
+                        .and_then(Value::as_array)
+                        .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                        .unwrap_or_default();
+                    out.insert(id, DocState { modified, tags });
+                }
+                Ok(true)
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Ids of the documents in the trash.
+    pub fn trashed(&self) -> Result<BTreeSet<u64>> {
+        let mut out = BTreeSet::new();
+        self.for_each_page("/api/trash/", "", MAX_PAGE_SIZE, |p| {
+            for d in &p.results {
+                out.insert(d.get("id").and_then(Value::as_u64).ok_or_else(|| {
+                    shape(
+                        format!("{}/api/trash/", self.base()),
+                        "a document without id",
+                    )
+                })?);
+            }
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+
+    /// The id of the tag named exactly `name`, if there is one.
+    pub fn tag_id(&self, name: &str) -> Result<Option<u64>> {
+        Ok(self
+            .names("/api/tags/")?
+            .into_iter()
+            .find(|(_, n)| n == name)
+            .map(|(id, _)| id))
+    }
+
+    /// Creates the tag `name` (no automatic matching) and returns its id; if another client
+    /// created it meanwhile, that one's id.
+    pub fn create_tag(&self, name: &str) -> Result<u64> {
+        let created = self.post_json(
+            "/api/tags/",
+            &json!({"name": name, "matching_algorithm": 0}),
+        );
+        match created {
+            Ok(v) => v.get("id").and_then(Value::as_u64).ok_or_else(|| {
+                shape(
+                    format!("{}/api/tags/", self.base()),
+                    "the created tag has no id",
+                )
+            }),
+            Err(e @ Error::Status { status: 400, .. }) => match self.tag_id(name)? {
+                Some(id) => Ok(id),
+                None => Err(e),
+            },
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `bulk_edit` `method` with `parameters` on `ids`.
+    pub fn bulk_edit(&self, ids: &[u64], method: &str, parameters: Value) -> Result<()> {
+        let v = self.post_json(
+            "/api/documents/bulk_edit/",
+            &json!({"documents": ids, "method": method, "parameters": parameters}),
+        )?;
+        check_ok(&format!("{}/api/documents/bulk_edit/", self.base()), &v)
+    }
+
+    /// Adds tag `tag` to `ids`.
+    pub fn add_tag(&self, ids: &[u64], tag: u64) -> Result<()> {
+        self.bulk_edit(ids, "add_tag", json!({"tag": tag}))
+    }
+
+    /// Removes tag `tag` from `ids`.
+    pub fn remove_tag(&self, ids: &[u64], tag: u64) -> Result<()> {
+        self.bulk_edit(ids, "remove_tag", json!({"tag": tag}))
+    }
+
+    /// The delete call this server wants, from the release it named (`X-Version`) in an
+    /// earlier answer: 3.x and later the delete endpoint, 2.x `bulk_edit`; unknown: the
+    /// endpoint (with the fallback of [`Client::trash`]).
+    pub fn delete_method(&self) -> DeleteMethod {
+        let major = self.server().release.as_deref().and_then(|r| {
+            r.trim_start_matches('v')
+                .split('.')
+                .next()?
+                .parse::<u32>()
+                .ok()
+        });
+        match major {
+            Some(m) if m < 3 => DeleteMethod::BulkEdit,
+            _ => DeleteMethod::Endpoint,
+        }
+    }
+
+    /// Moves `ids` to the trash (restorable there); returns the method that did it.
+    pub fn trash(&self, ids: &[u64], method: DeleteMethod) -> Result<DeleteMethod> {
+        match method {
+            DeleteMethod::BulkEdit => {
+                self.bulk_edit(ids, "delete", json!({}))?;
+                Ok(DeleteMethod::BulkEdit)
+            }
+            DeleteMethod::Endpoint => {
+                match self.post_json("/api/documents/delete/", &json!({"documents": ids})) {
+                    Ok(v) => {
+                        check_ok(&format!("{}/api/documents/delete/", self.base()), &v)?;
+                        Ok(DeleteMethod::Endpoint)
+                    }
+                    // No such endpoint on this release: the 2.x way.
+                    Err(Error::NotFound { .. }) | Err(Error::Status { status: 405, .. }) => {
+                        self.trash(ids, DeleteMethod::BulkEdit)
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+
+    /// Restores `ids` from the trash.
+    pub fn restore(&self, ids: &[u64]) -> Result<()> {
+        self.post_json(
+            "/api/trash/",
+            &json!({"action": "restore", "documents": ids}),
+        )?;
+        Ok(())
+    }
+}
+
+/// A bulk answer is `{"result":"OK"}` (or plain text `OK`); anything else is a failure.
+fn check_ok(url: &str, v: &Value) -> Result<()> {
+    let ok = match v {
+        Value::Object(o) => o
+            .get("result")
+            .and_then(Value::as_str)
+            .is_some_and(|r| r.eq_ignore_ascii_case("ok")),
+        Value::String(s) => s.trim().eq_ignore_ascii_case("ok"),
+        Value::Null => true,
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        let s = v.to_string();
+        Err(shape(
+            url.to_owned(),
+            &format!(
+                "expected {{\"result\": \"OK\"}}, got {}",
+                &s[..s.len().min(200)]
+            ),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bulk_answers() {
+        assert!(check_ok("u", &json!({"result": "OK"})).is_ok());
+        assert!(check_ok("u", &json!("OK\n")).is_ok());
+        let e = check_ok("u", &json!("Insufficient permissions"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Insufficient permissions"), "{e}");
+    }
+
+    #[test]
+    fn id_lists() {
+        assert_eq!(id_list(&[3, 10, 7]), "3,10,7");
+    }
+}

@@ -1,0 +1,817 @@
+//! pl-apply against the Paperless-compatible test server (tests/paperless_server.py), through
+//! the real binary: plan only without --yes, primaries never touched, documents changed since
+//! scoring refused, the journal, an idempotent re-run, a killed run resumed, undo of tags and
+//! of the trash, and the 2.x and 3.x ways of deleting.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pl-apply");
+const SERVER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/paperless_server.py"
+);
+const TOKEN: &str = "tok-Apply7Secret-9b1c";
+
+/// A test server on a free port, killed on drop.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new("python3")
+            .arg(SERVER)
+            .args(["--token", TOKEN])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs the test server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("PORT ")
+            .unwrap_or_else(|| panic!("server said {line:?}"))
+            .parse()
+            .unwrap();
+        Server { child, port }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn http(&self, method: &str, path: &str, body: Option<&Value>, auth: bool) -> (u16, Value) {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let auth = if auth {
+            format!("Authorization: Token {TOKEN}\r\n")
+        } else {
+            String::new()
+        };
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Content-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut resp = Vec::new();
+        s.read_to_end(&mut resp).unwrap();
+        let split = resp.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8_lossy(&resp[..split]).to_string();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        (
+            status,
+            serde_json::from_slice(&resp[split + 4..]).unwrap_or(Value::Null),
+        )
+    }
+
+    fn ctl(&self, v: Value) -> Value {
+        let (status, out) = self.http("POST", "/__control__", Some(&v), false);
+        assert_eq!(status, 200, "control {v}: {out}");
+        out
+    }
+
+    fn add(&self, docs: Value) -> Vec<u64> {
+        self.ctl(json!({"action": "add", "docs": docs}))["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect()
+    }
+
+    /// The live documents by id (not the trash).
+    fn docs(&self) -> Vec<Value> {
+        let (s, v) = self.http(
+            "GET",
+            "/api/documents/?page_size=100000&ordering=id",
+            None,
+            true,
+        );
+        assert_eq!(s, 200);
+        v["results"].as_array().unwrap().clone()
+    }
+
+    fn doc(&self, id: u64) -> Option<Value> {
+        self.docs().into_iter().find(|d| d["id"] == id)
+    }
+
+    fn trash(&self) -> Vec<u64> {
+        let (s, v) = self.http("GET", "/api/trash/?page_size=100000", None, true);
+        assert_eq!(s, 200);
+        let mut ids: Vec<u64> = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["id"].as_u64().unwrap())
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    fn tag_id(&self, name: &str) -> Option<u64> {
+        let (_, v) = self.http("GET", "/api/tags/?page_size=1000", None, true);
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["id"].as_u64().unwrap())
+    }
+
+    fn tags_of(&self, id: u64) -> Vec<u64> {
+        self.doc(id)
+            .map(|d| {
+                d["tags"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_u64().unwrap())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// "METHOD path" of the requests seen since the last clear (control excluded).
+    fn requests(&self) -> Vec<String> {
+        let (_, out) = self.http("GET", "/__control__", None, false);
+        out["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}",
+                    r["method"].as_str().unwrap(),
+                    r["path"].as_str().unwrap()
+                )
+            })
+            .collect()
+    }
+
+    fn writes(&self) -> Vec<String> {
+        self.requests()
+            .into_iter()
+            .filter(|r| !r.starts_with("GET "))
+            .collect()
+    }
+
+    fn clear_log(&self) {
+        self.ctl(json!({"action": "clear_log"}));
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(name: &str) -> Tmp {
+        let p = std::env::temp_dir().join(format!("pl-apply-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Tmp(p)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn apply_cmd(server: &Server, args: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.env_remove("PAPERLESS_TOKEN")
+        .env("PAPERLESS_URL", server.url())
+        .env("PAPERLESS_TOKEN", TOKEN)
+        .args(["--backoff", "20", "--timeout", "10"])
+        .args(args);
+    c
+}
+
+/// Runs pl-apply; the token must show up nowhere (outputs, files in `dir`).
+fn apply(server: &Server, dir: &Tmp, args: &[&str]) -> Output {
+    let out = apply_cmd(server, args).output().unwrap();
+    let all = [&out.stdout[..], &out.stderr[..]].concat();
+    assert!(
+        !all.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()),
+        "token printed"
+    );
+    for e in std::fs::read_dir(&dir.0).unwrap() {
+        let p = e.unwrap().path();
+        let bytes = std::fs::read(&p).unwrap();
+        assert!(
+            !bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()),
+            "token in {}",
+            p.display()
+        );
+    }
+    out
+}
+
+fn ok(out: &Output) -> Vec<Value> {
+    assert!(
+        out.status.success(),
+        "pl-apply failed ({:?}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// (id, status) of the plan records.
+fn statuses(plan: &[Value]) -> Vec<(u64, String)> {
+    plan.iter()
+        .map(|r| {
+            (
+                r["id"].as_u64().unwrap(),
+                r["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn journal(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// A library of `n` documents and the decisions file for `groups` ([primary, members...]),
+/// with `modified` as the server has it now.
+fn setup(server: &Server, dir: &Tmp, n: usize, groups: &[(&str, u64, &[u64])]) -> PathBuf {
+    let ids = server.add(Value::Array(
+        (0..n)
+            .map(|i| json!({"title": format!("doc {i}"), "content": format!("text {i}")}))
+            .collect(),
+    ));
+    assert_eq!(ids, (1..=n as u64).collect::<Vec<_>>());
+    let docs = server.docs();
+    let modified = |id: u64| {
+        docs.iter().find(|d| d["id"] == id).unwrap()["modified"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let mut text = String::new();
+    for (i, (decision, primary, members)) in groups.iter().enumerate() {
+        let m: serde_json::Map<String, Value> = members
+            .iter()
+            .map(|&id| (id.to_string(), json!(modified(id))))
+            .collect();
+        text += &format!(
+            "{}\n",
+            json!({"group": i + 1, "decision": decision, "primary": primary,
+                   "members": members, "modified": m, "confidence": 0.9,
+                   "decided_at": "2026-11-23T04:00:00Z"})
+        );
+    }
+    let p = dir.path("decisions.ndjson");
+    std::fs::write(&p, text).unwrap();
+    server.clear_log();
+    p
+}
+
+#[test]
+fn plans_without_yes_and_changes_nothing() {
+    let server = Server::start();
+    let dir = Tmp::new("plan");
+    let dec = setup(
+        &server,
+        &dir,
+        6,
+        &[
+            ("duplicate", 1, &[1, 2, 3]),
+            ("not-duplicate", 4, &[4, 5]),
+            ("ignore", 6, &[5, 6]),
+        ],
+    );
+    let out = apply(&server, &dir, &[dec.to_str().unwrap()]);
+    let plan = ok(&out);
+    assert_eq!(
+        statuses(&plan),
+        vec![(2, "planned".into()), (3, "planned".into())],
+        "only the duplicate group's non-primaries"
+    );
+    assert!(plan
+        .iter()
+        .all(|r| r["action"] == "tag" && r["primary"] == 1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("tag 2 documents \"duplicate\" (the tag will be created)")
+            && err.contains("nothing changed (add --yes to apply)"),
+        "{err}"
+    );
+    assert!(server.writes().is_empty(), "writes: {:?}", server.writes());
+    assert_eq!(server.tag_id("duplicate"), None, "no tag created");
+    assert!(!dir.path("decisions.ndjson.journal.ndjson").exists());
+    // The same for --delete.
+    let plan = ok(&apply(&server, &dir, &[dec.to_str().unwrap(), "--delete"]));
+    assert!(plan
+        .iter()
+        .all(|r| r["action"] == "trash" && r["status"] == "planned"));
+    assert!(server.writes().is_empty());
+    assert!(server.trash().is_empty());
+}
+
+#[test]
+fn tags_journals_and_reruns_idempotently() {
+    let server = Server::start();
+    let dir = Tmp::new("tag");
+    let dec = setup(
+        &server,
+        &dir,
+        5,
+        &[("duplicate", 1, &[1, 2, 3]), ("duplicate", 5, &[4, 5])],
+    );
+    let d = dec.to_str().unwrap();
+    let plan = ok(&apply(&server, &dir, &[d, "--yes"]));
+    assert_eq!(
+        statuses(&plan),
+        vec![(2, "done".into()), (3, "done".into()), (4, "done".into())]
+    );
+    let tag = server.tag_id("duplicate").expect("tag created");
+    for id in [2, 3, 4] {
+        assert_eq!(server.tags_of(id), vec![tag], "#{id}");
+    }
+    for id in [1, 5] {
+        assert!(server.tags_of(id).is_empty(), "primary #{id} touched");
+    }
+    // The journal: a run record, the tag creation, started + ok for each, with `modified`.
+    let j = journal(&dir.path("decisions.ndjson.journal.ndjson"));
+    assert_eq!(j[0]["op"], "run");
+    assert!(j
+        .iter()
+        .any(|r| r["op"] == "create-tag" && r["tag_id"] == tag));
+    for id in [2u64, 3, 4] {
+        let rs: Vec<&Value> = j
+            .iter()
+            .filter(|r| r["id"] == id && r["op"] == "tag")
+            .collect();
+        assert_eq!(rs.len(), 2, "#{id}: {rs:?}");
+        assert_eq!(rs[0]["result"], "started");
+        assert_eq!(rs[1]["result"], "ok");
+        assert_eq!(
+            rs[1]["modified"],
+            server.doc(id).unwrap()["modified"],
+            "the journal keeps the server's modified after the change"
+        );
+        assert!(rs[1]["at"].as_str().unwrap().ends_with('Z'));
+    }
+    // Re-run: nothing written, everything skipped as done.
+    server.clear_log();
+    let plan = ok(&apply(&server, &dir, &[d, "--yes"]));
+    assert!(plan.iter().all(|r| r["status"] == "skipped"), "{plan:?}");
+    assert!(server.writes().is_empty(), "{:?}", server.writes());
+    // Our own tagging bumped `modified`: a later --delete of the same decisions is not refused.
+    let plan = ok(&apply(&server, &dir, &[d, "--delete", "--yes"]));
+    assert_eq!(
+        statuses(&plan),
+        vec![(2, "done".into()), (3, "done".into()), (4, "done".into())]
+    );
+    assert_eq!(server.trash(), vec![2, 3, 4]);
+}
+
+#[test]
+fn never_touches_a_primary() {
+    let server = Server::start();
+    let dir = Tmp::new("primary");
+    // #3 is the primary of group 2 and a plain member of group 1: it is never touched.
+    let dec = setup(
+        &server,
+        &dir,
+        5,
+        &[("duplicate", 1, &[1, 2, 3]), ("duplicate", 3, &[3, 4])],
+    );
+    for mode in [&[][..], &["--delete"][..]] {
+        let mut args = vec![dec.to_str().unwrap(), "--yes"];
+        args.extend_from_slice(mode);
+        let out = apply(&server, &dir, &args);
+        let plan = ok(&out);
+        let s3 = plan.iter().find(|r| r["id"] == 3).unwrap();
+        assert_eq!(s3["status"], "refused");
+        assert!(s3["reason"]
+            .as_str()
+            .unwrap()
+            .contains("primary of group 2"));
+        assert!(stderr(&out).contains("refused #3"));
+        assert!(plan.iter().all(|r| r["id"] != 1));
+        for id in [1, 3] {
+            let d = server.doc(id).expect("primary still there");
+            assert!(d["tags"].as_array().unwrap().is_empty(), "#{id} tagged");
+        }
+    }
+    assert_eq!(server.trash(), vec![2, 4]);
+}
+
+#[test]
+fn refuses_documents_changed_since_scoring() {
+    let server = Server::start();
+    let dir = Tmp::new("modified");
+    let dec = setup(
+        &server,
+        &dir,
+        6,
+        &[("duplicate", 1, &[1, 2, 3]), ("duplicate", 4, &[4, 5, 6])],
+    );
+    // A member edited in Paperless after scoring, and a group whose primary was edited.
+    server.ctl(json!({"action": "update", "id": 3, "title": "edited by hand"}));
+    server.ctl(json!({"action": "update", "id": 4, "content": "rewritten"}));
+    server.clear_log();
+    let out = apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]);
+    let plan = ok(&out);
+    assert_eq!(
+        statuses(&plan),
+        vec![
+            (2, "done".into()),
+            (3, "refused".into()),
+            (5, "refused".into()),
+            (6, "refused".into())
+        ]
+    );
+    let r3 = plan.iter().find(|r| r["id"] == 3).unwrap()["reason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(r3.contains("after it was scored"), "{r3}");
+    let r5 = plan.iter().find(|r| r["id"] == 5).unwrap()["reason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(r5.contains("the primary changed"), "{r5}");
+    for id in [3, 5, 6] {
+        assert!(server.tags_of(id).is_empty(), "#{id} tagged");
+    }
+    // A trashed primary: its group is refused (never leave a group without its original).
+    let dir2 = Tmp::new("modified2");
+    let server2 = Server::start();
+    let dec2 = setup(&server2, &dir2, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    server2.ctl(json!({"action": "delete", "ids": [1]}));
+    let plan = ok(&apply(
+        &server2,
+        &dir2,
+        &[dec2.to_str().unwrap(), "--delete", "--yes"],
+    ));
+    assert!(plan.iter().all(|r| r["status"] == "refused"
+        && r["reason"]
+            .as_str()
+            .unwrap()
+            .contains("primary #1 is not in Paperless")));
+    assert_eq!(server2.trash(), vec![1]);
+    // No `modified` to compare with: refused, not guessed.
+    let p = dir2.path("bare.ndjson");
+    std::fs::write(
+        &p,
+        "{\"group\":1,\"decision\":\"duplicate\",\"primary\":2,\"members\":[2,3]}\n",
+    )
+    .unwrap();
+    let plan = ok(&apply(&server2, &dir2, &[p.to_str().unwrap()]));
+    assert_eq!(plan[0]["status"], "refused");
+    assert!(plan[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("no `modified`"));
+}
+
+/// Waits until `f` holds (a hang is a failure).
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_killed_run_resumes() {
+    let server = Server::start();
+    let dir = Tmp::new("kill");
+    let dec = setup(&server, &dir, 5, &[("duplicate", 1, &[1, 2, 3, 4, 5])]);
+    let jpath = dir.path("decisions.ndjson.journal.ndjson");
+    // One document per request; the first two requests pass, the third hangs for 3 s.
+    server.ctl(
+        json!({"action": "fault", "kind": "delay", "seconds": 0, "count": 2, "path": "bulk_edit"}),
+    );
+    server.ctl(
+        json!({"action": "fault", "kind": "delay", "seconds": 3, "count": 1, "path": "bulk_edit"}),
+    );
+    let mut child = apply_cmd(&server, &[dec.to_str().unwrap(), "--yes", "--batch", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = |j: &[Value]| j.iter().filter(|r| r["result"] == "started").count();
+    wait_for("the third request", || started(&journal(&jpath)) == 3);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let j = journal(&jpath);
+    let oks: Vec<u64> = j
+        .iter()
+        .filter(|r| r["result"] == "ok" && r["op"] == "tag")
+        .map(|r| r["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(oks, vec![2, 3], "killed after two documents");
+    // The hung request still lands on the server after the client died: wait for it.
+    let tag = server.tag_id("duplicate").unwrap();
+    wait_for("the hung request", || server.tags_of(4) == vec![tag]);
+    server.clear_log();
+    let plan = ok(&apply(
+        &server,
+        &dir,
+        &[dec.to_str().unwrap(), "--yes", "--batch", "1"],
+    ));
+    assert_eq!(
+        statuses(&plan),
+        vec![
+            (2, "skipped".into()),
+            (3, "skipped".into()),
+            (4, "skipped".into()),
+            (5, "done".into())
+        ]
+    );
+    assert!(plan[2]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("interrupted run"));
+    for id in 2..=5 {
+        assert_eq!(server.tags_of(id), vec![tag], "#{id}");
+    }
+    // Exactly one write on resume: #5's tag.
+    let writes = server.writes();
+    assert_eq!(
+        writes,
+        vec!["POST /api/documents/bulk_edit/".to_string()],
+        "{writes:?}"
+    );
+    // The journal now says #4 is done, so undo will take its tag off too.
+    let j = journal(&jpath);
+    assert!(j.iter().any(|r| r["id"] == 4 && r["result"] == "ok"));
+}
+
+#[test]
+fn undo_removes_only_the_tags_it_added() {
+    let server = Server::start();
+    let dir = Tmp::new("undo-tag");
+    let dec = setup(&server, &dir, 4, &[("duplicate", 1, &[1, 2, 3, 4])]);
+    // #4 carried the tag before pl-apply ran: undo must leave it.
+    server.ctl(json!({"action": "update", "id": 4, "tags": ["duplicate"]}));
+    let docs = server.docs();
+    let m4 = docs[3]["modified"].as_str().unwrap().to_owned();
+    let mut text = std::fs::read_to_string(&dec).unwrap();
+    let v: Value = serde_json::from_str(text.trim()).unwrap();
+    let mut v = v;
+    v["modified"]["4"] = json!(m4);
+    text = format!("{v}\n");
+    std::fs::write(&dec, text).unwrap();
+    let plan = ok(&apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]));
+    assert_eq!(
+        statuses(&plan),
+        vec![
+            (2, "done".into()),
+            (3, "done".into()),
+            (4, "skipped".into())
+        ]
+    );
+    let tag = server.tag_id("duplicate").unwrap();
+    let j = dir.path("decisions.ndjson.journal.ndjson");
+    let js = j.to_str().unwrap();
+    // Undo: planned first, nothing changes without --yes.
+    server.clear_log();
+    let plan = ok(&apply(&server, &dir, &["--undo", js]));
+    assert_eq!(
+        statuses(&plan),
+        vec![(2, "planned".into()), (3, "planned".into())]
+    );
+    assert!(plan.iter().all(|r| r["action"] == "untag"));
+    assert!(server.writes().is_empty());
+    let plan = ok(&apply(&server, &dir, &["--undo", js, "--yes"]));
+    assert_eq!(
+        statuses(&plan),
+        vec![(2, "done".into()), (3, "done".into())]
+    );
+    assert!(server.tags_of(2).is_empty() && server.tags_of(3).is_empty());
+    assert_eq!(
+        server.tags_of(4),
+        vec![tag],
+        "a tag that was there before stays"
+    );
+    // Undo again: nothing left to do.
+    server.clear_log();
+    let plan = ok(&apply(&server, &dir, &["--undo", js, "--yes"]));
+    assert!(plan.is_empty(), "{plan:?}");
+    assert!(server.writes().is_empty());
+}
+
+#[test]
+fn trash_and_undo_with_3x_and_2x() {
+    for release in ["3.0.5", "2.20.5"] {
+        let server = Server::start();
+        let dir = Tmp::new(&format!("trash-{release}"));
+        server.ctl(json!({"action": "release", "release": release}));
+        if release.starts_with('2') {
+            server.ctl(json!({"action": "versions", "allowed": ["7", "8", "9"], "default": "9"}));
+        }
+        let dec = setup(&server, &dir, 4, &[("duplicate", 2, &[1, 2, 3, 4])]);
+        let out = apply(
+            &server,
+            &dir,
+            &[dec.to_str().unwrap(), "--delete", "--yes", "-v"],
+        );
+        let plan = ok(&out);
+        assert_eq!(
+            statuses(&plan),
+            vec![(1, "done".into()), (3, "done".into()), (4, "done".into())],
+            "{release}"
+        );
+        assert_eq!(server.trash(), vec![1, 3, 4], "{release}");
+        assert!(server.doc(2).is_some(), "{release}: primary kept");
+        let writes = server.writes();
+        if release.starts_with('3') {
+            assert_eq!(
+                writes,
+                vec!["POST /api/documents/delete/".to_string()],
+                "{release}"
+            );
+            assert!(stderr(&out).contains("deleted with documents/delete"));
+        } else {
+            assert_eq!(
+                writes,
+                vec!["POST /api/documents/bulk_edit/".to_string()],
+                "{release}"
+            );
+            assert!(stderr(&out).contains("deleted with bulk_edit delete"));
+        }
+        let j = journal(&dir.path("decisions.ndjson.journal.ndjson"));
+        assert!(
+            j.iter()
+                .filter(|r| r["op"] == "trash" && r["result"] == "ok")
+                .count()
+                == 3
+        );
+        // Re-run: already done, nothing sent.
+        server.clear_log();
+        let plan = ok(&apply(
+            &server,
+            &dir,
+            &[dec.to_str().unwrap(), "--delete", "--yes"],
+        ));
+        assert!(plan.iter().all(|r| r["status"] == "skipped"));
+        assert!(server.writes().is_empty());
+        // Undo restores all three.
+        let js = dir.path("decisions.ndjson.journal.ndjson");
+        let plan = ok(&apply(
+            &server,
+            &dir,
+            &["--undo", js.to_str().unwrap(), "--yes"],
+        ));
+        assert!(
+            plan.iter()
+                .all(|r| r["action"] == "restore" && r["status"] == "done"),
+            "{plan:?}"
+        );
+        assert!(server.trash().is_empty(), "{release}");
+        assert_eq!(server.docs().len(), 4);
+    }
+}
+
+#[test]
+fn groups_over_a_confidence_with_docs() {
+    let server = Server::start();
+    let dir = Tmp::new("groups");
+    setup(&server, &dir, 4, &[]);
+    let docs: String = server
+        .docs()
+        .iter()
+        .map(|d| format!("{}\n", json!({"id": d["id"], "modified": d["modified"]})))
+        .collect();
+    std::fs::write(dir.path("docs.ndjson"), docs).unwrap();
+    std::fs::write(
+        dir.path("groups.ndjson"),
+        "{\"group\":1,\"confidence\":0.97,\"jaccard\":0.9,\"fuzzy\":0.99,\"pair\":[1,2],\"primary\":1,\"members\":[1,2]}\n\
+         {\"group\":2,\"confidence\":0.8,\"jaccard\":0.7,\"fuzzy\":0.9,\"pair\":[3,4],\"primary\":3,\"members\":[3,4]}\n",
+    )
+    .unwrap();
+    let g = dir.path("groups.ndjson");
+    let g = g.to_str().unwrap();
+    // Groups without --min-confidence: a clear error.
+    let out = apply(&server, &dir, &[g]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--min-confidence"),
+        "{}",
+        stderr(&out)
+    );
+    // Without --docs: a usage error.
+    let out = apply(&server, &dir, &[g, "--min-confidence", "0.9"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let d = dir.path("docs.ndjson");
+    let plan = ok(&apply(
+        &server,
+        &dir,
+        &[
+            g,
+            "--min-confidence",
+            "0.9",
+            "--docs",
+            d.to_str().unwrap(),
+            "--yes",
+            "--tag",
+            "dup-bulk",
+        ],
+    ));
+    assert_eq!(statuses(&plan), vec![(2, "done".into())]);
+    let tag = server.tag_id("dup-bulk").unwrap();
+    assert_eq!(server.tags_of(2), vec![tag]);
+    assert!(server.tags_of(4).is_empty(), "under the confidence");
+}
+
+#[test]
+fn errors_are_one_line() {
+    let server = Server::start();
+    let dir = Tmp::new("errors");
+    let bad = dir.path("bad.ndjson");
+    std::fs::write(
+        &bad,
+        "{\"group\":1,\"decision\":\"duplicate\",\"primary\":9,\"members\":[1,2]}\n",
+    )
+    .unwrap();
+    let out = apply(&server, &dir, &[bad.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("pl-apply: ") && err.contains("line 1") && err.contains("primary 9"),
+        "{err}"
+    );
+    // No token: usage error, and the token is never taken from argv.
+    let out = Command::new(BIN)
+        .env_remove("PAPERLESS_TOKEN")
+        .env("PAPERLESS_URL", server.url())
+        .arg(bad.to_str().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("PAPERLESS_TOKEN"));
+    let out = Command::new(BIN).args(["--token", "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A wrong token: one line naming the 401, nothing written.
+    let dec = setup(&server, &dir, 2, &[("duplicate", 1, &[1, 2])]);
+    let out = apply_cmd(&server, &[dec.to_str().unwrap(), "--yes"])
+        .env("PAPERLESS_TOKEN", "wrong-token")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("HTTP 401"), "{}", stderr(&out));
+    assert!(!dir.path("decisions.ndjson.journal.ndjson").exists());
+    // A failing write: exit 1, the journal says failed, and a re-run finishes the job.
+    server.ctl(json!({"action": "fault", "kind": "status", "status": 500, "count": 10, "path": "bulk_edit"}));
+    let out = apply(
+        &server,
+        &dir,
+        &[dec.to_str().unwrap(), "--yes", "--retries", "1"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("HTTP 500") && err.contains("run again to resume"),
+        "{err}"
+    );
+    let j = journal(&dir.path("decisions.ndjson.journal.ndjson"));
+    assert!(j.iter().any(|r| r["id"] == 2 && r["result"] == "failed"));
+    server.ctl(json!({"action": "clear_faults"}));
+    let plan = ok(&apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]));
+    assert_eq!(statuses(&plan), vec![(2, "done".into())]);
+}
