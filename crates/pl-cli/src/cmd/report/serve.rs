@@ -102,10 +102,7 @@ pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
 }
 
 /// Reads and checks a decisions file (absent is empty).
-fn load(
-    file: &Path,
-    groups: &GroupIndex,
-) -> Result<Vec<Decision>> {
+fn load(file: &Path, groups: &GroupIndex) -> Result<Vec<Decision>> {
     match std::fs::read_to_string(file) {
         Ok(text) => parse_decisions(&text, groups).map_err(anyhow::Error::msg),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
@@ -114,10 +111,7 @@ fn load(
 }
 
 /// Parses NDJSON decisions against the report's groups; `modified` comes from the docs.
-fn parse_decisions(
-    text: &str,
-    groups: &GroupIndex,
-) -> std::result::Result<Vec<Decision>, String> {
+fn parse_decisions(text: &str, groups: &GroupIndex) -> std::result::Result<Vec<Decision>, String> {
     let mut out: BTreeMap<u64, Decision> = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
