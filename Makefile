@@ -24,7 +24,7 @@ FUZZY_WEIGHT     ?= 0.45
 FUZZY_SAMPLE     ?= 10000
 SCORE_FLAGS      ?=
 
-TOOLS   := pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval
+TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval
 BINS    := $(addprefix $(BIN)/,$(TOOLS))
 SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
@@ -57,8 +57,16 @@ $(eval $(call params,minhash,$(PERMS) $(SEED)))
 $(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES)))
 $(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(SCORE_FLAGS)))
 
+ifdef PAPERLESS_URL
+# From a Paperless-NGX server (PAPERLESS_TOKEN in the environment): asked every run, synced
+# incrementally (state in docs.ndjson.state.json); the file is left untouched when nothing
+# changed, so the stages after it rerun only after real changes. See docs/PAPERLESS.md.
+$(WORK)/docs.ndjson: FORCE $(BIN)/pl-fetch | $(WORK)
+	$(BIN)/pl-fetch -o $@
+else
 $(WORK)/docs.ndjson: $(DOCS) $(WORK)/docs.params
 	cp $(DOCS) $@.tmp && mv $@.tmp $@
+endif
 
 $(WORK)/norm.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-normalize
 	$(BIN)/pl-normalize -q $< -o $@
@@ -109,3 +117,11 @@ test:
 
 clean:
 	rm -rf $(WORK)
+
+# pl-fetch against the real Paperless-NGX 3.0.5 backend in ../shared/paperless/real: loads
+# $(DOCS), full sync, changes and deletions through the API, incremental syncs, each output
+# checked. setup.sh installs its Python packages into PAPERLESS_REAL_STATE (default
+# /tmp/pl-real-paperless) the first time, minutes; later runs reuse them.
+.PHONY: real-paperless-test
+real-paperless-test: $(BIN)/pl-fetch
+	BIN=$(BIN) DOCS=$(DOCS) scripts/real-paperless-test.sh

@@ -363,9 +363,13 @@ fn incremental_sync_merges_changes_additions_and_deletions() {
         full_copy(&s, &d, "full.ndjson"),
         std::fs::read(&out).unwrap()
     );
-    // Nothing changed: nothing to do.
+    // Nothing changed: nothing to do, and the file is not touched (make reruns nothing).
+    let mtime = || std::fs::metadata(&out).unwrap().modified().unwrap();
+    let before = mtime();
+    std::thread::sleep(Duration::from_millis(20));
     let err = ok(&fetch(&s, &d, &["-o", o]));
     assert_eq!(counts(&err), "new 0, changed 0, deleted 0, unchanged 5");
+    assert_eq!(mtime(), before);
     // A deletion alone (no `modified` moves) is noticed on the next run.
     s.ctl(json!({"action": "delete", "ids": [ids[0]]}));
     let err = ok(&fetch(&s, &d, &["-o", o]));

@@ -380,7 +380,9 @@ def api(handler, method, path, version, body):
             for i in targets:
                 doc = LIB.trash.pop(i)
                 if action == "restore":
+                    # The real restore saves the document, which bumps `modified`.
                     doc["deleted_at"] = None
+                    doc["modified"] = LIB.tick()
                     LIB.docs[i] = doc
             return 200, {"result": "OK", "doc_ids": ids if ids is not None else targets}
     for kind in KINDS:

@@ -202,15 +202,15 @@ pub fn run(args: Args) -> Result<()> {
         synced.filled
     ));
     // Output first, then the state that names its checksum: a crash between the two leaves
-    // a state that does not match, and the next run syncs in full.
-    let mut out = create_output(args.output.as_deref())?;
-    let state = synced.write_to(&mut out).context("writing the output")?;
-    out.finish()?;
+    // a state that does not match, and the next run syncs in full. Files whose bytes would
+    // not change are left alone, so make does not rerun the stages after this one.
+    let mut bytes = Vec::new();
+    let state = synced.write_to(&mut bytes).context("writing the output")?;
+    write_if_changed(args.output.as_deref(), &bytes)?;
     if let Some(st) = &state_path {
-        let mut w = create_output(Some(st))?;
-        serde_json::to_writer(&mut w, &state).context("writing the state")?;
-        w.write_all(b"\n")?;
-        w.finish()?;
+        let mut json = serde_json::to_vec(&state).context("writing the state")?;
+        json.push(b'\n');
+        write_if_changed(Some(st), &json)?;
     }
     let c = synced.counts;
     log.note(format!(
@@ -218,6 +218,19 @@ pub fn run(args: Args) -> Result<()> {
         c.new, c.changed, c.deleted, c.unchanged
     ));
     Ok(())
+}
+
+/// Replaces `path` atomically with `bytes` unless it holds them already (stdout for `None`).
+fn write_if_changed(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
+    if let Some(p) = path.filter(|p| *p != Path::new("-")) {
+        let same_len = std::fs::metadata(p).is_ok_and(|m| m.len() == bytes.len() as u64);
+        if same_len && std::fs::read(p).is_ok_and(|old| old == bytes) {
+            return Ok(());
+        }
+    }
+    let mut out = create_output(path)?;
+    out.write_all(bytes)?;
+    out.finish()
 }
 
 /// A bar with counts when stderr is a terminal (hidden otherwise, and with -q).
