@@ -24,7 +24,7 @@ FUZZY_WEIGHT     ?= 0.45
 FUZZY_SAMPLE     ?= 10000
 SCORE_FLAGS      ?=
 
-TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval
+TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-report pl-apply
 BINS    := $(addprefix $(BIN)/,$(TOOLS))
 SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
@@ -125,3 +125,32 @@ clean:
 .PHONY: real-paperless-test
 real-paperless-test: $(BIN)/pl-fetch
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-paperless-test.sh
+
+# ---------------------------------------------------------------------------------------------
+# Review and write-back (docs/REVIEW.md).
+#
+#   make report            $(WORK)/report.html from the demo's groups: open it in a browser
+#   make browser-test      the page in headless Chromium: renders, filters, decides, exports,
+#                          stays inert with hostile text, --serve saves decisions (installs
+#                          Debian's chromium and the playwright-core driver first:
+#                          scripts/browser-setup.sh); screenshots in target/browser/
+#   make real-apply-test   pl-apply against the real Paperless-NGX 3.0.5 (tag, trash, undo);
+#                          PAPERLESS_REAL_STATE as for real-paperless-test
+REPORT_FLAGS ?=
+
+.PHONY: report browser-test real-apply-test
+
+report: $(WORK)/report.html
+	@echo "open $(WORK)/report.html in a browser (docs/REVIEW.md)"
+
+$(WORK)/report.html: $(WORK)/groups.ndjson $(WORK)/docs.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
+	$(BIN)/pl-report $< --docs $(WORK)/docs.ndjson --scores $(WORK)/scores.ndjson $(REPORT_FLAGS) -o $@
+
+browser-test: $(WORK)/groups.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
+	scripts/browser-setup.sh
+	cd tests/browser && PL_BIN=$(abspath $(BIN)) GROUPS=$(abspath $(WORK)/groups.ndjson) \
+	  DOCS=$(abspath $(WORK)/docs.ndjson) SCORES=$(abspath $(WORK)/scores.ndjson) \
+	  node --test report.test.mjs
+
+real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
+	BIN=$(BIN) DOCS=$(DOCS) scripts/real-apply-test.sh

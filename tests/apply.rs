@@ -400,6 +400,32 @@ fn tags_journals_and_reruns_idempotently() {
         vec![(2, "done".into()), (3, "done".into()), (4, "done".into())]
     );
     assert_eq!(server.trash(), vec![2, 3, 4]);
+    // Undo of both runs: restored first, then the tags come off.
+    let j = dir.path("decisions.ndjson.journal.ndjson");
+    let plan = ok(&apply(
+        &server,
+        &dir,
+        &["--undo", j.to_str().unwrap(), "--yes"],
+    ));
+    let actions: Vec<(String, u64, String)> = plan
+        .iter()
+        .map(|r| {
+            (
+                r["action"].as_str().unwrap().to_owned(),
+                r["id"].as_u64().unwrap(),
+                r["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64, String)> = ["restore", "untag"]
+        .iter()
+        .flat_map(|a| [2u64, 3, 4].map(|id| (a.to_string(), id, "done".to_string())))
+        .collect();
+    assert_eq!(actions, want);
+    assert!(server.trash().is_empty());
+    for id in 1..=5 {
+        assert!(server.tags_of(id).is_empty(), "#{id} still tagged");
+    }
 }
 
 #[test]

@@ -7,4 +7,5 @@ mod errors;
 mod fetch;
 mod pipeline;
 mod quality;
+mod report;
 mod robustness;

@@ -802,6 +802,12 @@ fn undo(
     let ids: Vec<u64> = steps.iter().map(|s| s.id).collect();
     let live = client.doc_states(&ids)?;
     let trashed = client.trashed()?;
+    // Restores run first, so a document both trashed and tagged gets its tag off afterwards.
+    let restoring: BTreeSet<u64> = steps
+        .iter()
+        .filter(|s| s.op == Op::Restore && trashed.contains(&s.id))
+        .map(|s| s.id)
+        .collect();
     for s in &mut steps {
         match s.op {
             Op::Restore if !trashed.contains(&s.id) => {
@@ -817,6 +823,14 @@ fn undo(
                 }
             }
             Op::Untag => match (live.get(&s.id), s.tag_id) {
+                (None, Some(_)) if restoring.contains(&s.id) => {}
+                (None, _) if trashed.contains(&s.id) => {
+                    s.status = "refused";
+                    s.reason = Some(format!(
+                        "#{} is in the trash, and not by this journal: restore it first",
+                        s.id
+                    ));
+                }
                 (None, _) => {
                     s.status = "refused";
                     s.reason = Some(format!("#{} is not in Paperless any more", s.id));

@@ -135,8 +135,7 @@
       decisions[g.group].primary = id;
       decisions[g.group].decided_at = new Date().toISOString();
     }
-    const c = compared[g.group];
-    if (c && c[1] === id) delete compared[g.group];
+    delete compared[g.group]; // compare the new primary with the next member
     persist();
     render();
   }

@@ -182,10 +182,15 @@ fn handle(stream: TcpStream, st: &State) -> Result<()> {
                     return respond(&mut w, 403, "text/plain", b"foreign Origin\n");
                 }
             }
-            let n: usize = headers
+            // A body without a length (chunked) is refused, never read as empty: an empty
+            // set of decisions would replace the file.
+            let n: Option<usize> = headers
                 .get("content-length")
                 .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
+                .filter(|_| !headers.contains_key("transfer-encoding"));
+            let Some(n) = n else {
+                return respond(&mut w, 411, "text/plain", b"Content-Length required\n");
+            };
             if n > MAX_BODY {
                 return respond(&mut w, 413, "text/plain", b"too large\n");
             }
@@ -229,6 +234,7 @@ fn respond(w: &mut TcpStream, status: u16, ctype: &str, body: &[u8]) -> Result<(
         403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        411 => "Length Required",
         413 => "Payload Too Large",
         _ => "Internal Server Error",
     };

@@ -1,0 +1,253 @@
+//! pl-report through the real binary, without a browser (tests/browser/ drives the page in
+//! Chromium): byte-identical pages, untrusted text only inside the escaped JSON, the CSP,
+//! clear errors, and --serve's HTTP rules.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::util::{fails, ok, write};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pl-report");
+
+/// Runs pl-report (util::run knows only the pipeline tools); a hang is a failure.
+fn run(_tool: &str, args: &[&str], stdin: &[u8]) -> std::process::Output {
+    assert_cmd::Command::new(BIN)
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap()
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!("pl-report-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
+const EVIL: &str =
+    "</script><script>window.__pwned=1</script>\"><img src=x onerror=alert(1)>\u{2028}<!--";
+
+fn corpus(dir: &std::path::Path) -> (String, String) {
+    let docs: String = (1..=3)
+        .map(|id| {
+            format!(
+                "{}\n",
+                json!({"id": id, "title": format!("{EVIL} {id}"), "content": format!("{EVIL} words {id}"),
+                       "tags": [EVIL], "correspondent": EVIL, "modified": "2026-01-01T00:00:00Z",
+                       "url": if id == 1 { "javascript:alert(1)".to_string() } else { format!("https://p.example/documents/{id}/details") }})
+            )
+        })
+        .collect();
+    let groups = "{\"group\":2,\"confidence\":0.8,\"jaccard\":0.7,\"fuzzy\":0.9,\"pair\":[1,3],\"primary\":1,\"members\":[1,3]}\n\
+                  {\"group\":1,\"confidence\":0.95,\"jaccard\":null,\"fuzzy\":null,\"pair\":[2,3],\"primary\":2,\"members\":[2,3]}\n";
+    (
+        write(dir, "docs.ndjson", docs.as_bytes())
+            .display()
+            .to_string(),
+        write(dir, "groups.ndjson", groups.as_bytes())
+            .display()
+            .to_string(),
+    )
+}
+
+/// The JSON data block of a page.
+fn data_of(page: &str) -> Value {
+    let start = page.find("id=\"pl-data\">").unwrap() + "id=\"pl-data\">".len();
+    let end = start + page[start..].find("</script>").unwrap();
+    serde_json::from_str(&page[start..end]).unwrap()
+}
+
+#[test]
+fn pages_are_deterministic_and_data_stays_data() {
+    let dir = tmp("page");
+    let (docs, groups) = corpus(&dir);
+    let a = ok(run("pl-report", &[&groups, "--docs", &docs], b""));
+    let b = ok(run("pl-report", &[&groups, "--docs", &docs], b""));
+    assert_eq!(a, b, "same input, same bytes");
+    let page = String::from_utf8(a).unwrap();
+    // One script element that runs, one data block; no markup from the documents.
+    assert_eq!(page.matches("<script>").count(), 1);
+    assert_eq!(page.matches("<script").count(), 2);
+    assert!(!page.contains("<img") && !page.contains("__pwned=1</script>"));
+    assert!(!page.contains('\u{2028}'));
+    assert!(page.contains("script-src 'sha256-") && page.contains("default-src 'none'"));
+    // The data round-trips exactly; groups by confidence; the javascript: link is dropped.
+    let data = data_of(&page);
+    assert_eq!(data["docs"]["2"]["title"], format!("{EVIL} 2"));
+    assert_eq!(data["docs"]["1"]["url"], Value::Null);
+    assert_eq!(
+        data["docs"]["3"]["url"],
+        "https://p.example/documents/3/details"
+    );
+    let order: Vec<u64> = data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group"].as_u64().unwrap())
+        .collect();
+    assert_eq!(order, vec![1, 2]);
+    // --paperless-url fills links only where a record has none; --max-text cuts texts.
+    let page = String::from_utf8(ok(run(
+        "pl-report",
+        &[
+            &groups,
+            "--docs",
+            &docs,
+            "--paperless-url",
+            "http://pl.local/",
+            "--max-text",
+            "5",
+        ],
+        b"",
+    )))
+    .unwrap();
+    let data = data_of(&page);
+    assert_eq!(
+        data["docs"]["1"]["url"],
+        "http://pl.local/documents/1/details"
+    );
+    assert_eq!(
+        data["docs"]["3"]["url"],
+        "https://p.example/documents/3/details"
+    );
+    assert_eq!(data["docs"]["3"]["content"], "</scr");
+    assert_eq!(data["docs"]["3"]["truncated"], true);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn errors_name_input_and_line() {
+    let dir = tmp("errors");
+    let g = write(
+        &dir,
+        "g.ndjson",
+        b"{\"group\":1,\"confidence\":0.9,\"primary\":7,\"members\":[1,2]}\n",
+    );
+    fails(
+        run("pl-report", &[g.to_str().unwrap()], b""),
+        1,
+        "pl-report",
+        &["g.ndjson", "line 1", "primary 7 is not a member"],
+    );
+    fails(
+        run("pl-report", &["--serve"], b""),
+        2,
+        "pl-report",
+        &["--decisions"],
+    );
+    fails(
+        run("pl-report", &["--paperless-url", "javascript:x"], b""),
+        2,
+        "pl-report",
+        &["http://"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn http(port: u16, req: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(req.as_bytes()).unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    let status = resp.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = resp.split_once("\r\n\r\n").unwrap().1.to_owned();
+    (status, body)
+}
+
+#[test]
+fn serve_writes_checked_decisions_atomically() {
+    let dir = tmp("serve");
+    let (docs, groups) = corpus(&dir);
+    let file = dir.join("decisions.ndjson");
+    let mut child = Command::new(BIN)
+        .args([&groups, "--docs", &docs, "--serve", "--decisions"])
+        .arg(&file)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let host = format!("Host: 127.0.0.1:{port}");
+    let (s, page) = http(port, &format!("GET / HTTP/1.1\r\n{host}\r\n\r\n"));
+    assert_eq!(s, 200);
+    assert_eq!(data_of(&page)["meta"]["serve"], true);
+    let (s, body) = http(port, &format!("GET /decisions HTTP/1.1\r\n{host}\r\n\r\n"));
+    assert_eq!((s, body.as_str()), (200, ""));
+    // A decision: saved with `modified` from the docs, whatever the page sent.
+    let d = "{\"group\":2,\"decision\":\"duplicate\",\"primary\":3,\"members\":[1,3],\"modified\":{\"1\":\"forged\"},\"decided_at\":\"2026-11-23T04:00:00.000Z\"}\n";
+    let put = |body: &str, extra: &str| {
+        http(
+            port,
+            &format!(
+                "PUT /decisions HTTP/1.1\r\n{host}\r\n{extra}Content-Type: application/x-ndjson\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    let (s, body) = put(d, "");
+    assert_eq!((s, body.as_str()), (200, "{\"saved\":1}"));
+    let saved = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        saved,
+        "{\"group\":2,\"decision\":\"duplicate\",\"primary\":3,\"members\":[1,3],\"modified\":{\"1\":\"2026-01-01T00:00:00Z\",\"3\":\"2026-01-01T00:00:00Z\"},\"confidence\":null,\"decided_at\":\"2026-11-23T04:00:00.000Z\"}\n"
+    );
+    // Refused, file untouched: a foreign Origin, another Host, an unknown group, members that
+    // differ, a primary outside the group.
+    assert_eq!(put(d, "Origin: http://evil.example\r\n").0, 403);
+    let (s, _) = http(
+        port,
+        &format!("GET / HTTP/1.1\r\nHost: evil.example:{port}\r\n\r\n"),
+    );
+    assert_eq!(s, 403);
+    for bad in [
+        "{\"group\":9,\"decision\":\"duplicate\",\"primary\":1,\"members\":[1,3]}\n",
+        "{\"group\":2,\"decision\":\"duplicate\",\"primary\":1,\"members\":[1,2,3]}\n",
+        "{\"group\":2,\"decision\":\"duplicate\",\"primary\":2,\"members\":[1,3]}\n",
+        "not json\n",
+    ] {
+        let (s, body) = put(bad, "");
+        assert_eq!(s, 400, "{bad}: {body}");
+        assert!(body.starts_with("line 1: "), "{body}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), saved);
+    // No temporary files left beside it.
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // A decisions file that does not fit the report is an error at start, not at the first save.
+    std::fs::write(
+        &file,
+        "{\"group\":77,\"decision\":\"ignore\",\"primary\":1,\"members\":[1]}\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args([&groups, "--serve", "--decisions"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("decisions.ndjson") && err.contains("group 77"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
