@@ -841,3 +841,181 @@ fn errors_are_one_line() {
     let plan = ok(&apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]));
     assert_eq!(statuses(&plan), vec![(2, "done".into())]);
 }
+
+/// The notes of a live document: (id, text).
+fn notes(server: &Server, id: u64) -> Vec<(u64, String)> {
+    let (s, v) = server.http("GET", &format!("/api/documents/{id}/notes/"), None, true);
+    assert_eq!(s, 200, "{v}");
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["id"].as_u64().unwrap(),
+                n["note"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn notes_point_to_the_primary_and_undo_deletes_them() {
+    let server = Server::start();
+    let dir = Tmp::new("notes");
+    let dec = setup(&server, &dir, 4, &[("duplicate", 1, &[1, 2, 3])]);
+    let d = dec.to_str().unwrap();
+    let out = apply(&server, &dir, &[d, "--note"]);
+    let plan = ok(&out);
+    let acts: Vec<(String, u64)> = plan
+        .iter()
+        .map(|r| {
+            (
+                r["action"].as_str().unwrap().to_owned(),
+                r["id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        acts,
+        vec![
+            ("tag".into(), 2),
+            ("note".into(), 2),
+            ("tag".into(), 3),
+            ("note".into(), 3)
+        ]
+    );
+    assert!(stderr(&out).contains("add a note to 2"), "{}", stderr(&out));
+    assert!(server.writes().is_empty());
+    let text = format!(
+        "Duplicate of document #1: {}/documents/1/details (found by paperless-dedupe, group 1; pl-apply --undo removes this note)",
+        server.url()
+    );
+    assert_eq!(plan[1]["note"], text.as_str());
+    let plan = ok(&apply(&server, &dir, &[d, "--note", "--yes"]));
+    assert!(plan.iter().all(|r| r["status"] == "done"), "{plan:?}");
+    for id in [2, 3] {
+        let n = notes(&server, id);
+        assert_eq!(n.len(), 1, "#{id}");
+        assert_eq!(n[0].1, text);
+    }
+    assert!(notes(&server, 1).is_empty(), "the primary got a note");
+    let j = journal(&dir.path("decisions.ndjson.journal.ndjson"));
+    assert!(j.iter().any(|r| r["op"] == "note"
+        && r["id"] == 2
+        && r["result"] == "ok"
+        && r["note_id"].as_u64() == Some(notes(&server, 2)[0].0)));
+    // Re-run: nothing; then to the trash, notes kept (done), then undo everything.
+    server.clear_log();
+    let plan = ok(&apply(&server, &dir, &[d, "--note", "--yes"]));
+    assert!(plan.iter().all(|r| r["status"] == "skipped"));
+    assert!(server.writes().is_empty(), "{:?}", server.writes());
+    let plan = ok(&apply(&server, &dir, &[d, "--note", "--delete", "--yes"]));
+    let st: Vec<(String, String)> = plan
+        .iter()
+        .map(|r| {
+            (
+                r["action"].as_str().unwrap().to_owned(),
+                r["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        st,
+        vec![
+            ("note".into(), "skipped".into()),
+            ("trash".into(), "done".into()),
+            ("note".into(), "skipped".into()),
+            ("trash".into(), "done".into())
+        ]
+    );
+    let j = dir.path("decisions.ndjson.journal.ndjson");
+    let plan = ok(&apply(
+        &server,
+        &dir,
+        &["--undo", j.to_str().unwrap(), "--yes"],
+    ));
+    let acts: Vec<(String, u64, String)> = plan
+        .iter()
+        .map(|r| {
+            (
+                r["action"].as_str().unwrap().to_owned(),
+                r["id"].as_u64().unwrap(),
+                r["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64, String)> = ["restore", "untag", "unnote"]
+        .iter()
+        .flat_map(|a| [2u64, 3].map(|id| (a.to_string(), id, "done".to_string())))
+        .collect();
+    assert_eq!(acts, want);
+    for id in [2, 3] {
+        assert!(notes(&server, id).is_empty(), "#{id} keeps its note");
+        assert!(server.tags_of(id).is_empty());
+    }
+    assert!(server.trash().is_empty());
+}
+
+#[test]
+fn an_interrupted_note_that_landed_is_not_an_edit() {
+    let server = Server::start();
+    let dir = Tmp::new("note-landed");
+    let dec = setup(&server, &dir, 2, &[("duplicate", 1, &[1, 2])]);
+    // As if a run was killed after sending the note for #2: it landed (bumping `modified`),
+    // the journal only says "started".
+    let text = format!(
+        "Duplicate of document #1: {}/documents/1/details (found by paperless-dedupe, group 1; pl-apply --undo removes this note)",
+        server.url()
+    );
+    let (s, _) = server.http(
+        "POST",
+        "/api/documents/2/notes/",
+        Some(&json!({"note": text})),
+        true,
+    );
+    assert_eq!(s, 200);
+    let jpath = dir.path("decisions.ndjson.journal.ndjson");
+    std::fs::write(
+        &jpath,
+        "{\"at\":\"2026-11-23T04:00:00Z\",\"op\":\"note\",\"id\":2,\"group\":1,\"primary\":1,\"result\":\"started\"}\n",
+    )
+    .unwrap();
+    let plan = ok(&apply(
+        &server,
+        &dir,
+        &[dec.to_str().unwrap(), "--note", "--yes"],
+    ));
+    let st: Vec<(String, String)> = plan
+        .iter()
+        .map(|r| {
+            (
+                r["action"].as_str().unwrap().to_owned(),
+                r["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        st,
+        vec![
+            ("tag".into(), "done".into()),
+            ("note".into(), "skipped".into())
+        ]
+    );
+    assert_eq!(notes(&server, 2).len(), 1, "no second note");
+    // Without that journal line the same bump is someone else's edit: refused.
+    let dir2 = Tmp::new("note-landed2");
+    let server2 = Server::start();
+    let dec2 = setup(&server2, &dir2, 2, &[("duplicate", 1, &[1, 2])]);
+    server2.http(
+        "POST",
+        "/api/documents/2/notes/",
+        Some(&json!({"note": "by hand"})),
+        true,
+    );
+    let plan = ok(&apply(
+        &server2,
+        &dir2,
+        &[dec2.to_str().unwrap(), "--note", "--yes"],
+    ));
+    assert!(plan.iter().all(|r| r["status"] == "refused"), "{plan:?}");
+}

@@ -18,6 +18,8 @@ API (token auth `Authorization: Token T`; `Accept: application/json; version=N`,
                                     set_document_type, delete
   POST   /api/documents/delete/     {"documents": [...]}
   GET    /api/trash/                POST /api/trash/ {"action": "restore"|"empty", "documents"}
+  GET    /api/documents/ID/notes/   POST {"note": text}   DELETE ?id=NOTE  (each answers the notes;
+                                    POST and DELETE bump modified, as the real server does)
   GET    /api/tags/ /api/correspondents/ /api/document_types/     POST (create by name)
 
 Control (no auth), POST /__control__ with a JSON object {"action": ...}:
@@ -115,6 +117,7 @@ class Library:
         self.trash = {}
         self.names = {k: {} for k in KINDS}
         self.next_id = 1
+        self.next_note_id = 1
         self.next_name_id = {k: 1 for k in KINDS}
         self.last_modified = now_utc()
         self.faults = []
@@ -354,6 +357,30 @@ def api(handler, method, path, version, body):
         if method == "DELETE":
             LIB.delete([i])
             return 204, None
+    m = re.fullmatch(r"/api/documents/(\d+)/notes/", path)
+    if m:
+        i = int(m.group(1))
+        if i not in LIB.docs:
+            return 404, {"detail": "No Document matches the given query."}
+        doc = LIB.docs[i]
+        if method == "POST":
+            text = (body or {}).get("note")
+            if not isinstance(text, str):
+                return 200, {"error": "Error saving note, check logs for more detail."}
+            doc["notes"].append({"id": LIB.next_note_id, "note": text, "created": LIB.tick(),
+                                 "user": {"id": 1, "username": "admin"}})
+            LIB.next_note_id += 1
+            doc["modified"] = LIB.tick()
+        elif method == "DELETE":
+            try:
+                n = int(handler.query.get("id", [""])[0])
+            except ValueError:
+                return 400, {"id": "A valid integer is required."}
+            if not any(x["id"] == n for x in doc["notes"]):
+                return 404, {"detail": "No Note matches the given query."}
+            doc["notes"] = [x for x in doc["notes"] if x["id"] != n]
+            doc["modified"] = LIB.tick()
+        return 200, sorted(doc["notes"], key=lambda x: x["created"], reverse=True)
     if path == "/api/documents/bulk_edit/" and method == "POST":
         return bulk_edit(body or {})
     if path == "/api/documents/delete/" and method == "POST" and not LIB.release.startswith("2."):

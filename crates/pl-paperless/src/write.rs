@@ -200,6 +200,33 @@ impl Client {
         }
     }
 
+    /// The notes of document `id`: (note id, text).
+    pub fn notes(&self, id: u64) -> Result<Vec<(u64, String)>> {
+        let path = format!("/api/documents/{id}/notes/");
+        let v = self.get_json(&path)?;
+        parse_notes(&format!("{}{path}", self.base()), &v)
+    }
+
+    /// Adds a note to document `id`; returns the new note's id (the highest id with this
+    /// text in the answer, which lists all the document's notes).
+    pub fn add_note(&self, id: u64, text: &str) -> Result<u64> {
+        let path = format!("/api/documents/{id}/notes/");
+        let v = self.post_json(&path, &json!({"note": text}))?;
+        let url = format!("{}{path}", self.base());
+        parse_notes(&url, &v)?
+            .into_iter()
+            .filter(|(_, t)| t == text)
+            .map(|(n, _)| n)
+            .max()
+            .ok_or_else(|| shape(url, "the note is not in the answer"))
+    }
+
+    /// Deletes note `note` of document `id`.
+    pub fn delete_note(&self, id: u64, note: u64) -> Result<()> {
+        self.delete(&format!("/api/documents/{id}/notes/?id={note}"))?;
+        Ok(())
+    }
+
     /// Restores `ids` from the trash.
     pub fn restore(&self, ids: &[u64]) -> Result<()> {
         self.post_json(
@@ -208,6 +235,29 @@ impl Client {
         )?;
         Ok(())
     }
+}
+
+/// A notes answer: a list of `{"id", "note", ...}`; Paperless answers failures with
+/// `{"error": ...}` and status 200.
+fn parse_notes(url: &str, v: &Value) -> Result<Vec<(u64, String)>> {
+    let Value::Array(a) = v else {
+        let detail = v
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("not a list");
+        return Err(shape(url.to_owned(), &format!("notes: {detail}")));
+    };
+    a.iter()
+        .map(|n| {
+            match (
+                n.get("id").and_then(Value::as_u64),
+                n.get("note").and_then(Value::as_str),
+            ) {
+                (Some(i), Some(t)) => Ok((i, t.to_owned())),
+                _ => Err(shape(url.to_owned(), "a note without id or text")),
+            }
+        })
+        .collect()
 }
 
 /// A bulk answer is `{"result":"OK"}` (or plain text `OK`); anything else is a failure.
@@ -247,6 +297,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("Insufficient permissions"), "{e}");
+    }
+
+    #[test]
+    fn notes_answers() {
+        let v = json!([{"id": 3, "note": "a", "created": "x", "user": {}}, {"id": 9, "note": "b"}]);
+        assert_eq!(
+            parse_notes("u", &v).unwrap(),
+            vec![(3, "a".to_string()), (9, "b".to_string())]
+        );
+        let e = parse_notes("u", &json!({"error": "Error saving note"}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Error saving note"), "{e}");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Parser;
 use pl_core::decision::{Decision, Verdict};
 use pl_paperless::time::{format_utc, parse_rfc3339};
+use pl_paperless::write::DeleteMethod;
 use pl_paperless::{Client, Options, Retry, Token};
 use serde_json::{json, Map, Value};
 
@@ -56,6 +57,10 @@ pub struct Args {
     /// Move the non-primary members to the Paperless trash instead of tagging them.
     #[arg(long)]
     pub delete: bool,
+    /// Also add a note to each non-primary member pointing to its primary ("Duplicate of
+    /// document #12: URL"); --undo deletes it again.
+    #[arg(long)]
+    pub note: bool,
     /// Do it. Without --yes the plan is printed and nothing changes.
     #[arg(long)]
     pub yes: bool,
@@ -64,7 +69,7 @@ pub struct Args {
     pub journal: Option<PathBuf>,
     /// Undo what this journal records as done: remove the tags added, restore from the
     /// trash. Planned first like everything else; needs --yes to act.
-    #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["input", "min_confidence", "docs", "delete"])]
+    #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["input", "min_confidence", "docs", "delete", "note"])]
     pub undo: Option<PathBuf>,
     /// Documents per write request.
     #[arg(long, default_value_t = 50, value_name = "N",
@@ -107,8 +112,10 @@ pub struct Args {
 enum Op {
     Tag,
     Trash,
+    Note,
     Untag,
     Restore,
+    Unnote,
 }
 
 impl Op {
@@ -118,6 +125,8 @@ impl Op {
             Op::Trash => "trash",
             Op::Untag => "untag",
             Op::Restore => "restore",
+            Op::Note => "note",
+            Op::Unnote => "unnote",
         }
     }
     fn parse(s: &str) -> Option<Op> {
@@ -126,6 +135,8 @@ impl Op {
             "trash" => Op::Trash,
             "untag" => Op::Untag,
             "restore" => Op::Restore,
+            "note" => Op::Note,
+            "unnote" => Op::Unnote,
             _ => return None,
         })
     }
@@ -136,6 +147,8 @@ impl Op {
             Op::Trash => Op::Restore,
             Op::Untag => Op::Tag,
             Op::Restore => Op::Trash,
+            Op::Note => Op::Unnote,
+            Op::Unnote => Op::Note,
         }
     }
 }
@@ -148,6 +161,10 @@ struct Step {
     group: Option<u64>,
     primary: Option<u64>,
     tag_id: Option<u64>,
+    /// The note's id (note, unnote).
+    note_id: Option<u64>,
+    /// The note's text (note).
+    note: Option<String>,
     /// planned, done, skipped, refused, failed
     status: &'static str,
     reason: Option<String>,
@@ -162,6 +179,9 @@ impl Step {
         o.insert("primary".into(), json!(self.primary));
         if matches!(self.op, Op::Tag | Op::Untag) {
             o.insert("tag".into(), tag.into());
+        }
+        if let Some(n) = &self.note {
+            o.insert("note".into(), n.clone().into());
         }
         o.insert("status".into(), self.status.into());
         if let Some(r) = &self.reason {
@@ -296,6 +316,9 @@ fn step_journal(s: &Step, result: &str, tag: &str, extra: &[(&str, Value)]) -> M
     if let Some(t) = s.tag_id {
         o.insert("tag".into(), tag.into());
         o.insert("tag_id".into(), t.into());
+    }
+    if let Some(n) = s.note_id {
+        o.insert("note_id".into(), n.into());
     }
     o.insert("result".into(), result.into());
     for (k, v) in extra {
@@ -474,6 +497,13 @@ pub fn run(args: Args) -> Result<()> {
     result
 }
 
+/// The note pointing a duplicate to its primary.
+fn note_text(base: &str, primary: u64, group: u64) -> String {
+    format!(
+        "Duplicate of document #{primary}: {base}/documents/{primary}/details (found by paperless-dedupe, group {group}; pl-apply --undo removes this note)"
+    )
+}
+
 /// Checks, plans and (with --yes) carries out the decisions.
 fn apply(
     args: &Args,
@@ -484,7 +514,13 @@ fn apply(
     log: &Log,
 ) -> Result<()> {
     let (input_name, decisions) = read_input(args, log)?;
-    let op = if args.delete { Op::Trash } else { Op::Tag };
+    let main = if args.delete { Op::Trash } else { Op::Tag };
+    // A note goes on before a document leaves for the trash, after its tag otherwise.
+    let ops: Vec<Op> = match (main, args.note) {
+        (Op::Trash, true) => vec![Op::Note, Op::Trash],
+        (m, true) => vec![m, Op::Note],
+        (m, false) => vec![m],
+    };
     // Every primary anywhere is off limits, even where it is a plain member elsewhere.
     let primaries: BTreeMap<u64, u64> = decisions.iter().map(|d| (d.primary, d.group)).collect();
     let all: Vec<u64> = decisions
@@ -507,29 +543,38 @@ fn apply(
         decisions.len(),
         all.len()
     ));
-    let tag_id = if op == Op::Tag {
+    let tag_id = if ops.contains(&Op::Tag) {
         client.tag_id(&args.tag)?
     } else {
         None
     };
-    let changed_since = |id: u64, scored: &Option<String>| -> Option<String> {
+    // Documents whose present `modified` comes from a change of ours that landed but was not
+    // journaled as done (a run killed mid-request).
+    let mut ours: BTreeSet<u64> = BTreeSet::new();
+    let changed_since = |id: u64,
+                         scored: &Option<String>,
+                         ours: &BTreeSet<u64>|
+     -> Option<String> {
         let now = &live.get(&id)?.modified;
+        if ours.contains(&id) {
+            return None;
+        }
         let Some(scored) = scored else {
             return Some(format!(
-                "no `modified` for #{id} in the decisions or --docs: cannot tell whether it changed since it was scored"
-            ));
+                    "no `modified` for #{id} in the decisions or --docs: cannot tell whether it changed since it was scored"
+                ));
         };
         let (Some(t_now), Some(t_scored)) = (instant(now), instant(scored)) else {
             return (now != scored).then(|| {
                 format!("#{id} has modified {now} in Paperless, {scored} when it was scored")
             });
         };
-        let ours = history
+        let own = history
             .own_modified
             .get(&id)
             .and_then(|m| instant(m))
             .is_some_and(|t| t == t_now);
-        (t_now > t_scored && !ours).then(|| {
+        (t_now > t_scored && !own).then(|| {
             format!("#{id} was modified in Paperless at {now}, after it was scored ({scored})")
         })
     };
@@ -542,70 +587,117 @@ fn apply(
                 d.primary
             ))
         } else {
-            changed_since(d.primary, &d.modified[&d.primary])
+            changed_since(d.primary, &d.modified[&d.primary], &ours)
                 .map(|why| format!("the primary changed: {why}"))
         };
         for &id in d.members.iter().filter(|&&m| m != d.primary) {
             if !seen.insert(id) {
                 continue;
             }
-            let mut s = Step {
-                op,
-                id,
-                group: Some(d.group),
-                primary: Some(d.primary),
-                tag_id,
-                status: "planned",
-                reason: None,
-            };
-            let mut set = |status: &'static str, why: String| {
-                s.status = status;
-                s.reason = Some(why);
-            };
-            let started = history.result(op, id) == Some("started");
-            if let Some(g) = primaries.get(&id) {
-                set("refused", format!("#{id} is the primary of group {g}"));
-            } else if history.in_force(op, id) {
-                set("skipped", "done in an earlier run (journal)".into());
-            } else if let Some(why) = &group_problem {
-                set("refused", why.clone());
-            } else if op == Op::Trash && trashed.contains(&id) {
-                set(
-                    "skipped",
-                    if started {
-                        "in the trash: the interrupted run's request had landed".into()
-                    } else {
-                        "already in the trash".into()
-                    },
-                );
-            } else if !live.contains_key(&id) {
-                set(
-                    "refused",
-                    format!("#{id} is not in Paperless (deleted, or not visible to this token)"),
-                );
-            } else if op == Op::Tag
-                && tag_id.is_some_and(|t| live[&id].tags.contains(&t))
-                && started
-            {
-                set(
-                    "skipped",
-                    "tagged: the interrupted run's request had landed".into(),
-                );
-            } else if let Some(why) = changed_since(id, &d.modified[&id]) {
-                set("refused", why);
-            } else if op == Op::Tag && tag_id.is_some_and(|t| live[&id].tags.contains(&t)) {
-                set("skipped", format!("already tagged {:?}", args.tag));
+            let has_tag =
+                tag_id.is_some_and(|t| live.get(&id).is_some_and(|l| l.tags.contains(&t)));
+            let text = note_text(client.base(), d.primary, d.group);
+            // Changes of an interrupted run that landed without being journaled as done: they
+            // bumped `modified` themselves, so they must not count as someone else's edit.
+            let mut landed: BTreeMap<Op, Option<u64>> = BTreeMap::new();
+            if live.contains_key(&id) && !primaries.contains_key(&id) {
+                for &op in &ops {
+                    if history.result(op, id) != Some("started") {
+                        continue;
+                    }
+                    if op == Op::Tag && has_tag {
+                        landed.insert(op, None);
+                    } else if op == Op::Note {
+                        let found = client
+                            .notes(id)?
+                            .into_iter()
+                            .filter(|(_, t)| *t == text)
+                            .map(|(n, _)| n)
+                            .max();
+                        if found.is_some() {
+                            landed.insert(op, found);
+                        }
+                    }
+                }
             }
-            steps.push(s);
+            if !landed.is_empty() {
+                ours.insert(id);
+            }
+            for &op in &ops {
+                let mut s = Step {
+                    op,
+                    id,
+                    group: Some(d.group),
+                    primary: Some(d.primary),
+                    tag_id: if op == Op::Tag { tag_id } else { None },
+                    note_id: None,
+                    note: (op == Op::Note).then(|| text.clone()),
+                    status: "planned",
+                    reason: None,
+                };
+                let started = history.result(op, id) == Some("started");
+                let verdict: Option<(&'static str, String)> = if let Some(g) = primaries.get(&id) {
+                    Some(("refused", format!("#{id} is the primary of group {g}")))
+                } else if history.in_force(op, id) {
+                    Some(("skipped", "done in an earlier run (journal)".into()))
+                } else if let Some(why) = &group_problem {
+                    Some(("refused", why.clone()))
+                } else if op == Op::Trash && trashed.contains(&id) {
+                    Some((
+                        "skipped",
+                        if started {
+                            "in the trash: the interrupted run's request had landed".into()
+                        } else {
+                            "already in the trash".into()
+                        },
+                    ))
+                } else if op == Op::Note && trashed.contains(&id) && history.in_force(Op::Trash, id)
+                {
+                    Some(("skipped", "in the trash since an earlier run".into()))
+                } else if !live.contains_key(&id) {
+                    Some((
+                        "refused",
+                        format!(
+                            "#{id} is not in Paperless (deleted, or not visible to this token)"
+                        ),
+                    ))
+                } else if let Some(n) = landed.get(&op) {
+                    s.note_id = *n;
+                    Some((
+                        "skipped",
+                        format!(
+                            "{}: the interrupted run's request had landed",
+                            if op == Op::Tag { "tagged" } else { "noted" }
+                        ),
+                    ))
+                } else if let Some(why) = changed_since(id, &d.modified[&id], &ours) {
+                    Some(("refused", why))
+                } else if op == Op::Tag && has_tag {
+                    Some(("skipped", format!("already tagged {:?}", args.tag)))
+                } else {
+                    None
+                };
+                if let Some((status, why)) = verdict {
+                    s.status = status;
+                    s.reason = Some(why);
+                }
+                steps.push(s);
+            }
         }
     }
-    let planned: Vec<usize> = (0..steps.len())
-        .filter(|&i| steps[i].status == "planned")
-        .collect();
     fn count(steps: &[Step], st: &str) -> usize {
         steps.iter().filter(|s| s.status == st).count()
     }
-    for s in steps.iter().filter(|s| s.status == "refused") {
+    let n_op = |steps: &[Step], op: Op, st: &str| {
+        steps
+            .iter()
+            .filter(|s| s.op == op && s.status == st)
+            .count()
+    };
+    for s in steps
+        .iter()
+        .filter(|s| s.status == "refused" && s.op == ops[0])
+    {
         log.note(format!(
             "refused #{} (group {}): {}",
             s.id,
@@ -613,19 +705,22 @@ fn apply(
             s.reason.as_deref().unwrap_or("")
         ));
     }
-    let what = match op {
+    let n_main = n_op(&steps, main, "planned");
+    let mut what = match main {
         Op::Tag => format!(
-            "tag {} documents {:?}{}",
-            planned.len(),
+            "tag {n_main} documents {:?}{}",
             args.tag,
-            if tag_id.is_none() && !planned.is_empty() {
+            if tag_id.is_none() && n_main > 0 {
                 " (the tag will be created)"
             } else {
                 ""
             }
         ),
-        _ => format!("move {} documents to the trash", planned.len()),
+        _ => format!("move {n_main} documents to the trash"),
     };
+    if args.note {
+        what += &format!(", add a note to {}", n_op(&steps, Op::Note, "planned"));
+    }
     if !args.yes {
         for s in &steps {
             write_obj(out, &s.record(&args.tag))?;
@@ -639,36 +734,38 @@ fn apply(
     }
     // Journal first: a run that dies after this point can be resumed or undone.
     let mut journal = Journal::open(journal_path)?;
-    // Already-tagged documents are journaled too, so an undo leaves their tag alone.
-    for s in steps.iter().filter(|s| {
-        s.status == "skipped"
-            && s.reason
-                .as_deref()
-                .is_some_and(|r| r.starts_with("already"))
-    }) {
-        if !history.in_force(op, s.id) {
+    for s in steps.iter().filter(|s| s.status == "skipped") {
+        let reason = s.reason.as_deref().unwrap_or("");
+        if reason.starts_with("already tagged") && !history.in_force(s.op, s.id) {
+            // So that an undo leaves a tag alone that was there before.
             journal.write(step_journal(s, "already", &args.tag, &[]))?;
+        } else if reason.contains("landed") {
+            let modified = live
+                .get(&s.id)
+                .map(|d| json!(d.modified))
+                .unwrap_or(Value::Null);
+            journal.write(step_journal(s, "ok", &args.tag, &[("modified", modified)]))?;
         }
-    }
-    for s in steps.iter().filter(|s| {
-        s.status == "skipped" && s.reason.as_deref().is_some_and(|r| r.contains("landed"))
-    }) {
-        let modified = live
-            .get(&s.id)
-            .map(|d| json!(d.modified))
-            .unwrap_or(Value::Null);
-        journal.write(step_journal(s, "ok", &args.tag, &[("modified", modified)]))?;
     }
     let mut run = Map::new();
     run.insert("op".into(), "run".into());
-    run.insert("mode".into(), op.as_str().into());
+    run.insert("mode".into(), main.as_str().into());
+    run.insert("note".into(), args.note.into());
     run.insert("input".into(), input_name.into());
     run.insert("server".into(), client.base().into());
     run.insert("release".into(), json!(client.server().release));
-    run.insert("planned".into(), planned.len().into());
+    run.insert("planned".into(), count(&steps, "planned").into());
     journal.write(run)?;
-    let tag_id = match (op, tag_id) {
-        (Op::Tag, None) if !planned.is_empty() => {
+    let method = client.delete_method();
+    let mut failed: Option<anyhow::Error> = None;
+    'ops: for &op in &ops {
+        let planned: Vec<usize> = (0..steps.len())
+            .filter(|&i| steps[i].op == op && steps[i].status == "planned")
+            .collect();
+        if planned.is_empty() {
+            continue;
+        }
+        if op == Op::Tag && tag_id.is_none() {
             let id = client.create_tag(&args.tag)?;
             let mut o = Map::new();
             o.insert("op".into(), "create-tag".into());
@@ -676,85 +773,98 @@ fn apply(
             o.insert("tag_id".into(), id.into());
             o.insert("result".into(), "ok".into());
             journal.write(o)?;
-            Some(id)
-        }
-        (_, t) => t,
-    };
-    let method = client.delete_method();
-    let mut failed: Option<anyhow::Error> = None;
-    for batch in planned.chunks(args.batch as usize) {
-        let ids: Vec<u64> = batch.iter().map(|&i| steps[i].id).collect();
-        for &i in batch {
-            steps[i].tag_id = tag_id;
-            journal.write(step_journal(&steps[i], "started", &args.tag, &[]))?;
-        }
-        let done = match op {
-            Op::Tag => client
-                .add_tag(&ids, tag_id.expect("a tag id"))
-                .map(|()| None),
-            _ => client.trash(&ids, method).map(Some),
-        };
-        match done {
-            Ok(via) => {
-                // What the server has now, so a later run knows this change was ours.
-                let after = if op == Op::Tag {
-                    client.doc_states(&ids)?
-                } else {
-                    BTreeMap::new()
-                };
-                for &i in batch {
-                    let s = &mut steps[i];
-                    s.status = "done";
-                    let mut extra = vec![];
-                    if let Some(d) = after.get(&s.id) {
-                        extra.push(("modified", json!(d.modified)));
-                    }
-                    if let Some(v) = via {
-                        extra.push(("via", json!(v.as_str())));
-                    }
-                    journal.write(step_journal(s, "ok", &args.tag, &extra))?;
-                }
+            for &i in &planned {
+                steps[i].tag_id = Some(id);
             }
-            Err(e) => {
-                let msg = e.to_string();
-                for &i in batch {
-                    let s = &mut steps[i];
-                    s.status = "failed";
-                    s.reason = Some(msg.clone());
-                    journal.write(step_journal(
-                        s,
-                        "failed",
-                        &args.tag,
-                        &[("error", json!(msg))],
-                    ))?;
+        }
+        // Notes are one request per document; tags and the trash take a batch.
+        let size = if op == Op::Note {
+            1
+        } else {
+            args.batch as usize
+        };
+        for batch in planned.chunks(size) {
+            let ids: Vec<u64> = batch.iter().map(|&i| steps[i].id).collect();
+            for &i in batch {
+                journal.write(step_journal(&steps[i], "started", &args.tag, &[]))?;
+            }
+            let done: pl_paperless::Result<(Option<DeleteMethod>, Option<u64>)> = match op {
+                Op::Tag => client
+                    .add_tag(&ids, steps[batch[0]].tag_id.expect("a tag id"))
+                    .map(|()| (None, None)),
+                Op::Trash => client.trash(&ids, method).map(|v| (Some(v), None)),
+                _ => client
+                    .add_note(ids[0], steps[batch[0]].note.as_deref().unwrap_or(""))
+                    .map(|n| (None, Some(n))),
+            };
+            match done {
+                Ok((via, note_id)) => {
+                    // What the server has now, so a later run knows this change was ours.
+                    let after = if op == Op::Trash {
+                        BTreeMap::new()
+                    } else {
+                        client.doc_states(&ids)?
+                    };
+                    for &i in batch {
+                        let s = &mut steps[i];
+                        s.status = "done";
+                        s.note_id = note_id;
+                        let mut extra = vec![];
+                        if let Some(d) = after.get(&s.id) {
+                            extra.push(("modified", json!(d.modified)));
+                        }
+                        if let Some(v) = via {
+                            extra.push(("via", json!(v.as_str())));
+                        }
+                        journal.write(step_journal(s, "ok", &args.tag, &extra))?;
+                    }
                 }
-                failed = Some(anyhow!(e).context(format!(
-                    "{} of documents {:?} failed; nothing after them was tried (the journal {} has the details; run again to resume)",
-                    op.as_str(),
-                    ids,
-                    journal_path.display()
-                )));
-                break;
+                Err(e) => {
+                    let msg = e.to_string();
+                    for &i in batch {
+                        let s = &mut steps[i];
+                        s.status = "failed";
+                        s.reason = Some(msg.clone());
+                        journal.write(step_journal(
+                            s,
+                            "failed",
+                            &args.tag,
+                            &[("error", json!(msg))],
+                        ))?;
+                    }
+                    failed = Some(anyhow!(e).context(format!(
+                        "{} of documents {:?} failed; nothing after them was tried (the journal {} has the details; run again to resume)",
+                        op.as_str(),
+                        ids,
+                        journal_path.display()
+                    )));
+                    break 'ops;
+                }
             }
         }
     }
     for s in &steps {
         write_obj(out, &s.record(&args.tag))?;
     }
-    let verb = if op == Op::Tag {
+    let verb = if main == Op::Tag {
         "tagged"
     } else {
         "moved to the trash"
     };
+    let notes = if args.note {
+        format!(", noted {}", n_op(&steps, Op::Note, "done"))
+    } else {
+        String::new()
+    };
     log.note(format!(
-        "{verb} {}, {} skipped, {} refused, {} failed; journal {}",
-        count(&steps, "done"),
+        "{verb} {}{notes}, {} skipped, {} refused, {} failed; journal {}",
+        n_op(&steps, main, "done"),
         count(&steps, "skipped"),
         count(&steps, "refused"),
         count(&steps, "failed"),
         journal_path.display()
     ));
-    if op == Op::Trash && count(&steps, "done") > 0 {
+    if main == Op::Trash && n_op(&steps, main, "done") > 0 {
         log.info(format!("deleted with {}", method.as_str()));
     }
     match failed {
@@ -781,7 +891,7 @@ fn undo(
     // Latest first per document: restore what is trashed, then take the tags off.
     let mut steps: Vec<Step> = Vec::new();
     for ((op, id), rec) in &history.last {
-        if !matches!(op, Op::Tag | Op::Trash) || history.result(*op, *id) != Some("ok") {
+        if !matches!(op, Op::Tag | Op::Trash | Op::Note) || history.result(*op, *id) != Some("ok") {
             continue;
         }
         if !history.in_force(*op, *id) {
@@ -794,11 +904,18 @@ fn undo(
             group: rec.get("group").and_then(Value::as_u64),
             primary: rec.get("primary").and_then(Value::as_u64),
             tag_id,
+            note_id: rec.get("note_id").and_then(Value::as_u64),
+            note: None,
             status: "planned",
             reason: None,
         });
     }
-    steps.sort_by_key(|s| (s.op != Op::Restore, s.id));
+    let order = |op: Op| match op {
+        Op::Restore => 0,
+        Op::Untag => 1,
+        _ => 2,
+    };
+    steps.sort_by_key(|s| (order(s.op), s.id));
     let ids: Vec<u64> = steps.iter().map(|s| s.id).collect();
     let live = client.doc_states(&ids)?;
     let trashed = client.trashed()?;
@@ -845,6 +962,21 @@ fn undo(
                 }
                 _ => {}
             },
+            Op::Unnote => match (live.get(&s.id), s.note_id) {
+                (_, None) => {
+                    s.status = "refused";
+                    s.reason = Some("the journal does not name the note id".into());
+                }
+                (None, _) if restoring.contains(&s.id) => {}
+                (None, _) => {
+                    s.status = "refused";
+                    s.reason = Some(format!(
+                        "#{} is not among the documents (in the trash, not by this journal, or gone)",
+                        s.id
+                    ));
+                }
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -868,9 +1000,10 @@ fn undo(
             write_obj(out, &s.record(&args.tag))?;
         }
         log.note(format!(
-            "undo plan: restore {} from the trash, remove the tag from {}; {} skipped, {} refused; nothing changed (add --yes to apply)",
+            "undo plan: restore {} from the trash, remove the tag from {}, delete {} notes; {} skipped, {} refused; nothing changed (add --yes to apply)",
             n(Op::Restore),
             n(Op::Untag),
+            n(Op::Unnote),
             count(&steps, "skipped"),
             count(&steps, "refused")
         ));
@@ -897,14 +1030,30 @@ fn undo(
                 steps[i].status == "planned" && steps[i].op == op && steps[i].tag_id == tag_id
             })
             .collect();
-        for batch in idx.chunks(args.batch as usize) {
+        let size = if op == Op::Unnote {
+            1
+        } else {
+            args.batch as usize
+        };
+        for batch in idx.chunks(size) {
             let ids: Vec<u64> = batch.iter().map(|&i| steps[i].id).collect();
             for &i in batch {
                 journal.write(step_journal(&steps[i], "started", &args.tag, &[]))?;
             }
             let r = match op {
                 Op::Restore => client.restore(&ids),
-                _ => client.remove_tag(&ids, tag_id.expect("checked")),
+                Op::Untag => client.remove_tag(&ids, tag_id.expect("checked")),
+                _ => match client.delete_note(ids[0], steps[batch[0]].note_id.expect("checked")) {
+                    // Deleted by hand meanwhile: nothing left to undo.
+                    Err(pl_paperless::Error::NotFound { .. }) => {
+                        let s = &mut steps[batch[0]];
+                        s.status = "skipped";
+                        s.reason = Some("the note is gone already".into());
+                        journal.write(step_journal(s, "ok", &args.tag, &[]))?;
+                        continue;
+                    }
+                    r => r,
+                },
             };
             match r {
                 Ok(()) => {
@@ -944,16 +1093,17 @@ fn undo(
     for s in &steps {
         write_obj(out, &s.record(&args.tag))?;
     }
+    let done = |op: Op| {
+        steps
+            .iter()
+            .filter(|s| s.op == op && s.status == "done")
+            .count()
+    };
     log.note(format!(
-        "restored {}, untagged {}, {} skipped, {} refused, {} failed; journal {}",
-        steps
-            .iter()
-            .filter(|s| s.op == Op::Restore && s.status == "done")
-            .count(),
-        steps
-            .iter()
-            .filter(|s| s.op == Op::Untag && s.status == "done")
-            .count(),
+        "restored {}, untagged {}, notes deleted {}, {} skipped, {} refused, {} failed; journal {}",
+        done(Op::Restore),
+        done(Op::Untag),
+        done(Op::Unnote),
         count(&steps, "skipped"),
         count(&steps, "refused"),
         count(&steps, "failed"),
