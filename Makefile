@@ -24,7 +24,7 @@ FUZZY_WEIGHT     ?= 0.45
 FUZZY_SAMPLE     ?= 10000
 SCORE_FLAGS      ?=
 
-TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-report pl-apply
+TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-trigram pl-report pl-apply
 BINS    := $(addprefix $(BIN)/,$(TOOLS))
 SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
@@ -125,6 +125,73 @@ clean:
 .PHONY: real-paperless-test
 real-paperless-test: $(BIN)/pl-fetch
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-paperless-test.sh
+
+# ---------------------------------------------------------------------------------------------
+# Methods (docs/METHODS.md): each preset runs one method on $(DOCS) (the example corpus by
+# default) into its own work dir, $(WORK)/preset-NAME/, and ends with its evaluation against
+# $(TRUTH) (eval.json there, and the table on stdout). Same file targets and atomic outputs as
+# above, so a rerun redoes only what changed.
+#
+#   make preset-minhash   the default pipeline: word 3-grams, MinHash K=256, LSH 32 x 8, score
+#   make preset-trials    word 2-grams, 6 trials of TRIALS_H hashes (K = 6h = 84), a candidate when
+#                         at least 2 trials agree (pl-lsh --bands 6 --min-band-matches 2), score
+#   make preset-trigram   character trigrams through an inverted index (exact), no scoring stage
+#   make presets          all three
+#   make trigram-groups   the trigram method in $(WORK)/ (trigram-pairs.ndjson, trigram-groups.ndjson)
+#   make docs-methods     regenerates the generated parts of docs/METHODS.md
+
+TRIALS_H          ?= 14
+TRIALS_PERMS       = $(shell expr 6 \* $(TRIALS_H))
+TRIGRAM_THRESHOLD ?= $(THRESHOLD)
+PRESETS           := minhash trials trigram
+
+.PHONY: presets $(addprefix preset-,$(PRESETS)) trigram-groups docs-methods
+
+$(eval $(call params,trigram,$(TRIGRAM_THRESHOLD)))
+
+$(WORK)/trigram-pairs.ndjson: $(WORK)/norm.ndjson $(WORK)/trigram.params $(BIN)/pl-trigram
+	$(BIN)/pl-trigram $< --threshold $(TRIGRAM_THRESHOLD) -o $@
+
+$(WORK)/trigram-groups.ndjson: $(WORK)/trigram-pairs.ndjson $(WORK)/norm.ndjson $(BIN)/pl-cluster
+	$(BIN)/pl-cluster $< --docs $(WORK)/norm.ndjson -o $@
+
+trigram-groups: $(WORK)/trigram-groups.ndjson
+
+# $(call preset_eval,DIR,GROUPS): eval.json in DIR, then the table.
+define preset_eval
+	$(BIN)/pl-eval --truth $(TRUTH) $(1)/$(2) -o $(1)/eval.json
+	@echo "== $(notdir $(1)): $(1)/$(2)"
+	@$(BIN)/pl-eval --truth $(TRUTH) --format table $(1)/$(2)
+endef
+
+presets: $(addprefix preset-,$(PRESETS))
+
+preset-minhash: $(BINS)
+	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ groups
+	$(call preset_eval,$(WORK)/$@,groups.ndjson)
+
+preset-trials: $(BINS)
+	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ NGRAM=2 PERMS=$(TRIALS_PERMS) BANDS=6 \
+	  MIN_BAND_MATCHES=2 groups
+	$(call preset_eval,$(WORK)/$@,groups.ndjson)
+
+preset-trigram: $(BINS)
+	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ trigram-groups
+	$(call preset_eval,$(WORK)/$@,trigram-groups.ndjson)
+
+# The trials table, the trials preset's S-curve and the three presets' scores, spliced into
+# docs/METHODS.md between their markers (never typed by hand).
+docs-methods: presets
+	$(BIN)/pl-lsh --trials-table -o $(WORK)/trials-table.md
+	python3 scripts/splice.py docs/METHODS.md trials-table $(WORK)/trials-table.md
+	$(BIN)/pl-lsh --explain --perms $(TRIALS_PERMS) --bands 6 --min-band-matches 2 \
+	  --threshold $(THRESHOLD) -o $(WORK)/trials-explain.txt
+	python3 scripts/splice.py docs/METHODS.md trials-explain $(WORK)/trials-explain.txt
+	for p in $(PRESETS); do echo "preset-$$p"; \
+	  $(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/preset-$$p/$$(if [ $$p = trigram ]; \
+	  then echo trigram-groups; else echo groups; fi).ndjson | head -n 3 | sed 's/^/  /'; \
+	  done > $(WORK)/methods-eval.txt
+	python3 scripts/splice.py docs/METHODS.md methods-eval $(WORK)/methods-eval.txt
 
 # ---------------------------------------------------------------------------------------------
 # Review and write-back (docs/REVIEW.md).

@@ -5,6 +5,7 @@ mod util;
 mod apply;
 mod errors;
 mod fetch;
+mod methods;
 mod pipeline;
 mod quality;
 mod report;

@@ -17,7 +17,11 @@
 //! 3. **Positional filter.** The first trigram two prefixes share, at positions `i` in `x`
 //!    and `j` in `y`, is their first common trigram in rank order, so their overlap is at
 //!    most `1 + min(|x| − i − 1, |y| − j − 1)`; pairs that cannot reach `α` are dropped.
-//! 4. **Verification.** The survivors are intersected exactly (a merge starting after the
+//! 4. **Count filter.** Each set also has a small histogram: how many of its trigrams fall
+//!    in each of `B` buckets (a hash of the trigram). Shared trigrams fall in the same bucket
+//!    in both sets, so `Σ_b min(countA[b], countB[b])` bounds the overlap from above; a pair
+//!    whose bound is under `α` is dropped for the price of `B` byte comparisons.
+//! 5. **Verification.** The survivors are intersected exactly (a merge starting after the
 //!    first shared trigram, stopping as soon as `α` is out of reach).
 //!
 //! All thresholds are decided with the same floating-point comparison as the final test
@@ -138,6 +142,8 @@ pub struct JoinStats {
     pub candidates: u64,
     /// Candidates dropped by the positional filter before any intersection.
     pub pruned: u64,
+    /// Candidates dropped by the count filter (histogram bound) before any intersection.
+    pub counted_out: u64,
     /// Candidates intersected exactly.
     pub verified: u64,
     /// Pairs at or over the threshold.
@@ -151,6 +157,7 @@ impl JoinStats {
     pub fn add(&mut self, o: &JoinStats) {
         self.candidates += o.candidates;
         self.pruned += o.pruned;
+        self.counted_out += o.counted_out;
         self.verified += o.verified;
         self.pairs += o.pairs;
         self.postings += o.postings;
@@ -175,6 +182,41 @@ pub struct TrigramIndex {
     sets: Vec<Vec<u32>>,
     /// Postings per trigram rank, in processing order of the documents.
     lists: Vec<Vec<Posting>>,
+    /// Per document (processing order) its B bucket counts; empty when a bucket would
+    /// overflow a byte (then that document's pairs skip the count filter).
+    hist: Vec<Vec<u8>>,
+}
+
+/// The histogram bucket of a trigram rank.
+fn bucket(rank: u32, bits: u32) -> usize {
+    ((rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+}
+
+/// The bucket counts of a rank set, or an empty vector if one would not fit in a byte.
+fn histogram(set: &[u32], bits: u32) -> Vec<u8> {
+    let mut h = vec![0u8; 1 << bits];
+    for &r in set {
+        let c = &mut h[bucket(r, bits)];
+        if *c == 254 {
+            return Vec::new();
+        }
+        *c += 1;
+    }
+    h
+}
+
+/// `Σ min(a[b], b[b])`: an upper bound of the overlap of the two sets.
+fn histogram_bound(a: &[u8], b: &[u8]) -> usize {
+    // Summed in u16 lanes per 256 buckets (at most 256 · 254 < 2^16), which vectorizes.
+    a.chunks(256)
+        .zip(b.chunks(256))
+        .map(|(ca, cb)| {
+            ca.iter()
+                .zip(cb)
+                .map(|(&x, &y)| x.min(y) as u16)
+                .fold(0u16, u16::wrapping_add) as usize
+        })
+        .sum()
 }
 
 /// Per-thread scratch space for [`TrigramIndex::probe`].
@@ -211,6 +253,11 @@ impl TrigramIndex {
         let mut ids = Vec::with_capacity(docs.len());
         let mut sets = Vec::with_capacity(docs.len());
         let mut lists: Vec<Vec<Posting>> = vec![Vec::new(); order.len()];
+        // Buckets: about the median set size (a power of two from 64 to 4096), so a bucket
+        // holds about one trigram of a set and the bound stays tight.
+        let median = docs.get(docs.len() / 2).map_or(0, |d| d.1.len());
+        let bucket_bits = median.clamp(64, 4096).next_power_of_two().trailing_zeros();
+        let mut hist = Vec::with_capacity(docs.len());
         for (d, (id, s)) in docs.into_iter().enumerate() {
             let mut r: Vec<u32> = s.iter().map(|g| rank[g]).collect();
             r.sort_unstable();
@@ -222,6 +269,7 @@ impl TrigramIndex {
                 });
             }
             ids.push(id);
+            hist.push(histogram(&r, bucket_bits));
             sets.push(r);
         }
         Ok(TrigramIndex {
@@ -229,6 +277,7 @@ impl TrigramIndex {
             ids,
             sets,
             lists,
+            hist,
         })
     }
 
@@ -254,11 +303,13 @@ impl TrigramIndex {
         let alpha = min_overlap(n, self.threshold);
         let stamp = x as u32 + 1;
         scratch.cands.clear();
+        // Documents are in size order: those under the size bound come before `first`.
+        let first = self.sets[..x].partition_point(|s| s.len() < alpha) as u32;
         for (i, &tok) in set[..n - alpha + 1].iter().enumerate() {
             let list = &self.lists[tok as usize];
-            // Postings are in processing order: sizes ascend, so the ones under the size
-            // bound are a leading run, and the ones at or after x a trailing one.
-            let lo = list.partition_point(|p| self.sets[p.doc as usize].len() < alpha);
+            // Postings are in processing order: the ones under the size bound are a leading
+            // run, and the ones at or after x a trailing one.
+            let lo = list.partition_point(|p| p.doc < first);
             let hi = list.partition_point(|p| (p.doc as usize) < x);
             for p in list.get(lo..hi).unwrap_or(&[]) {
                 st.postings += 1;
@@ -278,6 +329,11 @@ impl TrigramIndex {
             }
         }
         for &(y, i, j) in &scratch.cands {
+            let (hx, hy) = (&self.hist[x], &self.hist[y as usize]);
+            if !hx.is_empty() && !hy.is_empty() && histogram_bound(hx, hy) < alpha {
+                st.counted_out += 1;
+                continue;
+            }
             st.verified += 1;
             let (a, b) = (
                 &set[i as usize + 1..],
@@ -507,6 +563,35 @@ mod tests {
         docs.sort_by_key(|d| d.0);
         docs.dedup_by_key(|d| d.0);
         docs
+    }
+
+    #[test]
+    fn histogram_bounds_the_overlap_and_gives_up_when_full() {
+        let (a, b): (Vec<u32>, Vec<u32>) = ((0..300).collect(), (150..500).collect());
+        let (ha, hb) = (histogram(&a, 6), histogram(&b, 6));
+        assert!(histogram_bound(&ha, &hb) >= overlap(&a, &b));
+        assert!(histogram_bound(&ha, &hb) < a.len());
+        let big: Vec<u32> = (0..64 * 255).collect();
+        assert!(
+            histogram(&big, 6).is_empty(),
+            "a bucket over 254 disables the filter"
+        );
+        // Documents that large still pair exactly (64 buckets: the median is small).
+        let big: Vec<Trigram> = (0..20_000).collect();
+        let near: Vec<Trigram> = (500..20_400).collect();
+        let small = |x: u64| (x, vec![1, 2, 10 + x]);
+        let docs = vec![(1, big), (2, near), small(3), small(4), small(5), small(6)];
+        let p = join(&docs, 0.7);
+        assert_eq!(p, brute_force(&docs, 0.7));
+        assert_eq!(
+            p.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(),
+            vec![(1, 2)]
+        );
+        let idx = TrigramIndex::build(docs, 0.7).unwrap();
+        assert!(
+            idx.hist.iter().filter(|h| h.is_empty()).count() == 2,
+            "both large ones overflow"
+        );
     }
 
     #[test]

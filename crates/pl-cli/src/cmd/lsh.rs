@@ -30,9 +30,28 @@ pub struct Args {
     /// Fail unless the signatures have this length K.
     #[arg(long, value_name = "K")]
     pub perms: Option<u32>,
-    /// Print the candidate probability per similarity for these settings and exit (reads no input).
+    /// Print, for --perms (default 256), --bands and --min-band-matches, the probability that
+    /// a pair becomes a candidate at similarities 0.50 to 1.00, the similarity where it
+    /// crosses 50%, and the share of pairs at --threshold that LSH would miss; then exit
+    /// (reads no input).
     #[arg(long)]
     pub explain: bool,
+    /// With --explain: the score threshold whose pairs should not be missed. The curve is over
+    /// the Jaccard similarity of the shingle sets, so this reads the threshold as a Jaccard
+    /// value (pl-score's score mixes in the fuzzy ratio, usually close to it for true copies).
+    #[arg(long, default_value_t = pl_core::score::DEFAULT_THRESHOLD, value_parser = parse_unit)]
+    pub threshold: f64,
+    /// Print the trials method's probability table (6 trials of h hashes, duplicate when at
+    /// least 2 agree; h = 10..20 at 80-100% overlap) as Markdown and exit (reads no input).
+    #[arg(long, conflicts_with = "explain")]
+    pub trials_table: bool,
+}
+
+fn parse_unit(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
+        _ => Err(format!("{s:?} is not a number from 0 to 1")),
+    }
 }
 
 /// Runs the tool.
@@ -40,6 +59,11 @@ pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-lsh", &args.common);
     if args.explain {
         return explain(&args);
+    }
+    if args.trials_table {
+        let mut out = create_output(args.common.output.as_deref())?;
+        out.write_all(pl_core::trials::table().as_bytes())?;
+        return out.finish();
     }
     let (name, mut reader) = open_records::<SigRec>(open_input(args.common.input.as_deref())?)?;
     let (mut ids, mut sigs) = (Vec::new(), Vec::new());
@@ -105,6 +129,13 @@ fn explain(args: &Args) -> Result<()> {
         out,
         "50% at similarity {:.3}",
         half_point(b.rows, b.bands, m)
+    )?;
+    let t = args.threshold;
+    let p = candidate_probability(t, b.rows, b.bands, m);
+    writeln!(
+        out,
+        "at the threshold {t}: P(candidate) {p:.4}, expected share of pairs missed by LSH {:.2}%",
+        100.0 * (1.0 - p)
     )?;
     out.finish()
 }

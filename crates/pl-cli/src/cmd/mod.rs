@@ -11,3 +11,4 @@ pub mod normalize;
 pub mod report;
 pub mod score;
 pub mod shingle;
+pub mod trigram;
