@@ -2,9 +2,9 @@
 # End-to-end test of the review write-back against the real Paperless-NGX 3.0.5 backend
 # (../shared/paperless/real): load the example corpus, pl-fetch it, run the pipeline, build the
 # report, write decisions as the page exports them, then pl-apply: the plan changes nothing, a
-# document edited after scoring is refused, --yes tags the non-primaries (never a primary), a
-# re-run changes nothing, --delete moves them to the trash, --undo restores them and takes the
-# tags off. Every step is checked through the REST API. Exits non-zero on any mismatch.
+# document edited after scoring is refused, --yes --note tags the non-primaries and notes their
+# primary on them (never touching a primary), a re-run changes nothing, --delete moves them to
+# the trash, --undo restores them and takes the tags and notes off. Every step is checked through the REST API. Exits non-zero on any mismatch.
 #
 # env: PAPERLESS_REAL_STATE, PAPERLESS_REAL_DIR   see scripts/real-paperless-lib.sh
 #      DOCS   corpus to load (default examples/docs.ndjson)
@@ -93,14 +93,14 @@ status_of() { # NAME ID → the plan status of ID
 }
 
 step "the plan changes nothing"
-apply plan "$W/decisions.ndjson"
+apply plan "$W/decisions.ndjson" --note
 [ -z "$(tag_id duplicate)" ] || fail "the plan created the tag"
 [ ! -s "$W/journal.ndjson" ] || fail "the plan wrote the journal"
 for id in $TARGETS; do [ "$(status_of plan "$id")" = planned ] || fail "#$id not planned"; done
 
-step "a document edited after scoring is refused; --yes tags the others"
+step "a document edited after scoring is refused; --yes tags and notes the others"
 expect_status 200 PATCH "/api/documents/$EDITED/" '{"title": "edited after scoring"}'
-apply tag "$W/decisions.ndjson" --yes
+apply tag "$W/decisions.ndjson" --note --yes
 T=$(tag_id duplicate); [ -n "$T" ] || fail "no tag 'duplicate' created"
 [ "$(status_of tag "$EDITED")" = refused ] || fail "#$EDITED was not refused"
 has_tag "$EDITED" "$T" && fail "#$EDITED was tagged: $(state "$EDITED")"
@@ -112,10 +112,14 @@ for id in $PRIMARIES $UNTOUCHED; do
   has_tag "$id" "$T" && fail "#$id (a primary or not a duplicate) was tagged"
 done
 grep -q '"result":"ok"' "$W/journal.ndjson" || fail "no ok record in the journal"
+notes() { expect_status 200 GET "/api/documents/$1/notes/"; python3 -c "
+import json; print(sum('Duplicate of document #' in n['note'] for n in json.load(open('$W/resp'))))"; }
+for id in $TAGGED; do [ "$(notes "$id")" = 1 ] || fail "#$id: $(notes "$id") notes, expected 1"; done
+for id in $PRIMARIES $EDITED; do [ "$(notes "$id")" = 0 ] || fail "#$id got a note"; done
 
 step "a re-run changes nothing"
 SEEN=$(wc -l < "$LOG")
-apply rerun "$W/decisions.ndjson" --yes
+apply rerun "$W/decisions.ndjson" --note --yes
 tail -n +"$((SEEN + 1))" "$LOG" | grep -q 'POST /api' && fail "the re-run wrote to the server"
 for id in $TAGGED; do [ "$(status_of rerun "$id")" = skipped ] || fail "#$id not skipped on re-run"; done
 
@@ -132,6 +136,7 @@ apply undo --undo "$W/journal.ndjson" --yes
 for id in $TAGGED; do
   state "$id" | grep -q '^live' || fail "#$id after undo: $(state "$id") (expected live)"
   has_tag "$id" "$T" && fail "#$id still has tag $T after undo"
+  [ "$(notes "$id")" = 0 ] || fail "#$id still has its note after undo"
 done
 apply undo-again --undo "$W/journal.ndjson" --yes
 [ ! -s "$W/undo-again.out" ] || fail "a second undo found work: $(cat "$W/undo-again.out")"
