@@ -120,6 +120,20 @@ impl Server {
             .collect()
     }
 
+    /// Paths and Accept headers of the requests the server saw.
+    fn requests_with_accept(&self) -> Vec<(String, String)> {
+        let (_, out) = self.http("GET", "/__control__", None, false);
+        out["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let s = |k: &str| r[k].as_str().unwrap().to_owned();
+                (s("path"), s("accept"))
+            })
+            .collect()
+    }
+
     fn clear_log(&self) {
         self.ctl(json!({"action": "clear_log"}));
     }
@@ -350,7 +364,7 @@ fn incremental_sync_merges_changes_additions_and_deletions() {
         "{reqs:?}"
     );
     assert!(
-        reqs.iter().any(|p| p.contains("fields=id&page_size=1")),
+        reqs.iter().any(|p| p.contains("fields=id&page_size=")),
         "{reqs:?}"
     );
     let r = records(&out);
@@ -442,6 +456,35 @@ fn pages_stay_correct_when_the_list_changes_between_pages() {
 }
 
 #[test]
+fn incremental_pages_stay_correct_when_the_list_changes_between_pages() {
+    let s = Server::start();
+    let docs: Vec<Value> = (0..6)
+        .map(|i| json!({"title": format!("doc {i}"), "content": format!("text {i}")}))
+        .collect();
+    let ids = s.add(Value::Array(docs));
+    let d = Tmp::new("incr-shift");
+    let out = d.path("docs.ndjson");
+    let o = out.to_str().unwrap();
+    ok(&fetch(&s, &d, &["-o", o]));
+    for id in &ids[1..5] {
+        s.ctl(json!({"action": "update", "id": id, "content": format!("changed {id}")}));
+    }
+    // One document per page (all are listed: they are younger than the overlap); before
+    // page 2 the first one goes, so the changed second one slides onto page 1 unseen.
+    s.fault(json!({"kind": "mutate", "page": 2, "path": "modified__gt", "delete": [ids[0]]}));
+    let err = ok(&fetch(&s, &d, &["--page-size", "1", "-o", o]));
+    assert_eq!(counts(&err), "new 0, changed 4, deleted 1, unchanged 1");
+    assert_eq!(
+        records(&out)[&ids[1]]["content"],
+        format!("changed {}", ids[1])
+    );
+    assert_eq!(
+        full_copy(&s, &d, "full.ndjson"),
+        std::fs::read(&out).unwrap()
+    );
+}
+
+#[test]
 fn bad_token_missing_token_and_no_token_argument() {
     let s = Server::start();
     s.add(corpus());
@@ -521,23 +564,52 @@ fn api_version_is_negotiated() {
     let s = Server::start();
     let ids = s.add(corpus());
     let d = Tmp::new("version");
-    // Version 9 by default: the id list comes from `all` in one request.
+    let version_of = |needle: &str| -> Vec<String> {
+        s.requests_with_accept()
+            .into_iter()
+            .filter(|(p, _)| p.contains(needle))
+            .map(|(_, a)| a)
+            .collect()
+    };
+    // A 3.x server: version 9 first (every server since 2.15 speaks it), then 10, which it
+    // offers in X-Api-Version and which does not repeat every id on every page.
     ok(&fetch(&s, &d, &[]));
-    let reqs = s.requests();
-    assert!(reqs.iter().any(|p| p.contains("fields=id&page_size=1&")));
-    // A server that speaks only 10 answers 406 to 9; pl-fetch learns 10 and pages ids.
-    s.ctl(json!({"action": "versions", "allowed": ["10"], "default": "10"}));
+    assert_eq!(
+        version_of("/api/correspondents/"),
+        ["application/json; version=9"]
+    );
+    for accept in version_of("/api/documents/") {
+        assert_eq!(accept, "application/json; version=10");
+    }
+    assert_eq!(version_of("fields=id&page_size=100000&").len(), 1);
+    // Asked for explicitly: kept, and the id list comes from `all` in one request.
     s.clear_log();
+    let out9 = d.path("v9.ndjson");
+    ok(&fetch(
+        &s,
+        &d,
+        &["--api-version", "9", "-o", out9.to_str().unwrap()],
+    ));
+    assert!(version_of("/api/").iter().all(|a| a.ends_with("version=9")));
+    assert_eq!(version_of("fields=id&page_size=1&").len(), 1);
+    // A 2.x server speaks up to 9.
+    s.ctl(
+        json!({"action": "versions", "allowed": ["1", "2", "3", "4", "5", "6", "7", "8", "9"],
+                 "default": "9"}),
+    );
+    s.clear_log();
+    let out = d.path("v2x.ndjson");
+    ok(&fetch(&s, &d, &["-o", out.to_str().unwrap()]));
+    assert!(version_of("/api/").iter().all(|a| a.ends_with("version=9")));
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&out9).unwrap());
+    // A server that speaks only 10 refuses 9 with a 406 that names no version (DRF checks
+    // the version before the token); pl-fetch asks once without a version and learns 10.
+    s.ctl(json!({"action": "versions", "allowed": ["10"], "default": "10"}));
     let out = d.path("v10.ndjson");
     let err = ok(&fetch(&s, &d, &["-o", out.to_str().unwrap()]));
     assert!(err.contains("using version 10"), "{err}");
     assert_eq!(records(&out).keys().copied().collect::<Vec<_>>(), ids);
-    assert!(s
-        .requests()
-        .iter()
-        .any(|p| p.contains("fields=id&page_size=100000&")));
-    // Asked for explicitly.
-    ok(&fetch(&s, &d, &["--api-version", "10"]));
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&out9).unwrap());
     // A server too old for version 9: one clear line.
     s.ctl(json!({"action": "versions", "allowed": ["7", "8"], "default": "8"}));
     fails(&fetch(&s, &d, &[]), &["406", "API version 9", "2.15"]);

@@ -104,10 +104,17 @@ impl Client {
     /// Every document id the token can see, ascending: one request on API versions below 10
     /// (the `all` field), else `fields=id` pages of the largest size.
     pub fn document_ids(&self) -> Result<Vec<u64>> {
+        self.document_ids_where("")
+    }
+
+    /// The ids of the documents matching `filter` (query parameters, already encoded, e.g.
+    /// `modified__gt=...`; empty for all), ascending.
+    pub fn document_ids_where(&self, filter: &str) -> Result<Vec<u64>> {
         let mut ids = Vec::new();
+        let sep = if filter.is_empty() { "" } else { "&" };
         self.for_each_page(
             "/api/documents/",
-            "ordering=id&fields=id",
+            &format!("ordering=id&fields=id{sep}{filter}"),
             if self.api_version() < 10 {
                 1
             } else {

@@ -284,6 +284,23 @@ impl Client {
         self.version.get()
     }
 
+    /// Moves to the highest API version the server offers (`X-Api-Version` of an earlier
+    /// answer), up to `highest_known`; never down. Version 10 drops the `all` id list that
+    /// version 9 repeats on every page, which costs much on big libraries.
+    pub fn upgrade_version(&self, highest_known: u32) {
+        let offered = self
+            .server
+            .borrow()
+            .api_version
+            .as_deref()
+            .and_then(|v| v.parse::<u32>().ok());
+        if let Some(v) = offered.map(|v| v.min(highest_known)) {
+            if v > self.version.get() {
+                self.version.set(v);
+            }
+        }
+    }
+
     /// What the server told about itself so far.
     pub fn server(&self) -> ServerInfo {
         self.server.borrow().clone()

@@ -146,7 +146,13 @@ pub struct SyncOptions {
     /// How far before the newest `modified` seen an incremental sync starts looking, in
     /// microseconds: covers saves that committed late (re-fetched ones count as unchanged).
     pub overlap_micros: i64,
+    /// After the first answer, move to the newest API version this crate knows that the
+    /// server offers (see [`Client::upgrade_version`]).
+    pub upgrade_version: bool,
 }
+
+/// The newest API version whose answers this crate knows.
+pub const NEWEST_KNOWN_VERSION: u32 = 10;
 
 /// new / changed / deleted / unchanged, against the previous output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -226,6 +232,9 @@ pub fn sync(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Synced> {
     let names = Names::fetch(client)?;
+    if opts.upgrade_version {
+        client.upgrade_version(NEWEST_KNOWN_VERSION);
+    }
     let base = client.base().to_owned();
     let mut full_reason = local.full_reason.clone();
     if opts.full {
@@ -268,20 +277,32 @@ pub fn sync(
         });
         Ok(true)
     };
-    let query = match since {
-        Some(t) => format!(
-            "ordering=id&fields={DOC_FIELDS}&modified__gt={}",
+    let filter = since.map(|t| {
+        format!(
+            "modified__gt={}",
             encode(&format_utc(t - opts.overlap_micros))
-        ),
+        )
+    });
+    let query = match &filter {
+        Some(f) => format!("ordering=id&fields={DOC_FIELDS}&{f}"),
         None => format!("ordering=id&fields={DOC_FIELDS}"),
     };
     client.for_each_page("/api/documents/", &query, opts.page_size, |p| {
         take(p, 0, &mut fetched, &mut done, &mut total)
     })?;
+    // Page-number paging skips a document when one before it goes away between two pages.
+    // The ids of the listing, asked for once more afterwards in one cheap request, show
+    // which changed documents were skipped; the full id list covers everything else.
+    let changed_ids: HashSet<u64> = match &filter {
+        Some(f) => client.document_ids_where(f)?.into_iter().collect(),
+        None => HashSet::new(),
+    };
     // The id list comes last, so documents added while paging are in it.
     let ids = client.document_ids()?;
-    let known =
-        |id: &u64| fetched.contains_key(id) || (incremental && local.records.contains_key(id));
+    let known = |id: &u64| {
+        fetched.contains_key(id)
+            || (incremental && local.records.contains_key(id) && !changed_ids.contains(id))
+    };
     let missing: Vec<u64> = ids.iter().copied().filter(|id| !known(id)).collect();
     let filled = missing.len() as u64;
     if !missing.is_empty() {

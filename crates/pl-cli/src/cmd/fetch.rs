@@ -55,10 +55,11 @@ pub struct Args {
     #[arg(long, default_value_t = 100, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub page_size: u32,
-    /// API version to ask for; 9 works on Paperless-NGX 2.15+ and 3.x. A server that refuses
-    /// it and names another in X-Api-Version gets that one.
-    #[arg(long, default_value_t = 9, value_name = "N")]
-    pub api_version: u32,
+    /// API version to ask for (default: 9, which Paperless-NGX 2.15+ and 3.x speak, then 10
+    /// when the server offers it, as 10 does not repeat every id on every page). A server
+    /// that refuses the version asked for and names another in X-Api-Version gets that one.
+    #[arg(long, value_name = "N")]
+    pub api_version: Option<u32>,
     /// Seconds to wait for a connection (TCP and TLS).
     #[arg(long, default_value_t = 10.0, value_name = "SECS")]
     pub connect_timeout: f64,
@@ -146,7 +147,7 @@ pub fn run(args: Args) -> Result<()> {
     let opts = Options {
         connect_timeout: secs(args.connect_timeout, "--connect-timeout")?,
         read_timeout: secs(args.timeout, "--timeout")?,
-        api_version: args.api_version,
+        api_version: args.api_version.unwrap_or(9),
         retry: Retry {
             retries: args.retries,
             base: Duration::from_millis(args.backoff),
@@ -182,6 +183,7 @@ pub fn run(args: Args) -> Result<()> {
             page_size: args.page_size,
             overlap_micros: i64::try_from(args.overlap.saturating_mul(1_000_000))
                 .unwrap_or(i64::MAX / 2),
+            upgrade_version: args.api_version.is_none(),
         },
         &mut |p: Progress| {
             pb.set_length(p.total);
