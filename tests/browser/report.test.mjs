@@ -196,7 +196,7 @@ test("example groups render, filter, decide, persist and export", async () => {
   await context.close();
 });
 
-test("the word diff", async () => {
+test("the word diff", async (t) => {
   const file = buildReport("tiny.html", [GROUPS, "--docs", DOCS]);
   const { context, page, problems } = await open(pathToFileURL(file).href);
   const d = await page.evaluate(() => [
@@ -225,6 +225,17 @@ test("the word diff", async () => {
     return { ms: performance.now() - t, note: r.note };
   });
   assert.ok(big.ms < 5000, `diff took ${big.ms} ms`);
+  t.diagnostic(`two unrelated 30000-word texts: ${big.ms.toFixed(0)} ms`);
+  // A realistic pair: 5000 words, 2% of them changed.
+  const near = await page.evaluate(() => {
+    const a = Array.from({ length: 5000 }, (_, i) => "w" + (i % 997));
+    const b = a.map((w, i) => (i % 50 === 7 ? "x" + i : w));
+    const t = performance.now();
+    const r = window.plReport.diff(a.join(" "), b.join(" "));
+    return { ms: performance.now() - t, changed: r.changed };
+  });
+  assert.equal(near.changed, 100);
+  t.diagnostic(`5000 words, 100 changed: ${near.ms.toFixed(0)} ms`);
   assert.match(big.note, /cut to the first 20000 words/);
   assert.match(big.note, /differ too much/);
   assert.deepEqual(problems, []);
