@@ -13,11 +13,11 @@ if ! [ -x "$CHROMIUM" ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
 fi
-"$CHROMIUM" --version >/dev/null || { echo "browser-setup: $CHROMIUM does not run" >&2; exit 1; }
+"$CHROMIUM" --version >/dev/null 2>&1 || { echo "browser-setup: $CHROMIUM does not run" >&2; exit 1; }
 
 cd "$ROOT/tests/browser"
 if ! [ -f node_modules/playwright-core/package.json ]; then
   # package-lock.json pins the version; playwright-core never downloads a browser.
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent
 fi
-echo "browser-setup: $("$CHROMIUM" --version), playwright-core $(node -p 'require("playwright-core/package.json").version')"
+echo "browser-setup: $("$CHROMIUM" --version 2>/dev/null), playwright-core $(node -p 'require("playwright-core/package.json").version')"
