@@ -165,4 +165,91 @@ if "$FETCH" --token-file "$W/bad-token" -o "$W/docs.ndjson" 2> "$W/bad.err"; the
 grep -q 'HTTP 401' "$W/bad.err" || fail "no 401 message: $(cat "$W/bad.err")"
 cmp -s "$W/docs.ndjson" "$W/before.ndjson" || fail "a failed run changed the output"
 
+step "the test server (tests/paperless_server.py) answers with the real server's shapes"
+python3 "$ROOT/tests/paperless_server.py" --token "test-token-for-shapes" > "$W/test-server.out" &
+TEST_PID=$!
+trap 'kill $TEST_PID 2>/dev/null || true; cleanup' EXIT
+for _ in $(seq 1 50); do grep -q '^PORT ' "$W/test-server.out" 2>/dev/null && break; sleep 0.1; done
+TEST_URL="http://127.0.0.1:$(awk '/^PORT /{print $2}' "$W/test-server.out")"
+python3 - "$PAPERLESS_URL" "$TOKEN_FILE" "$TEST_URL" <<'PY' || fail "the test server disagrees with the real one"
+import json, sys, urllib.error, urllib.request
+real_url, token_file, test_url = sys.argv[1:]
+real = (real_url, open(token_file).read().strip())
+test = (test_url, "test-token-for-shapes")
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *a, **k):
+        return None
+
+def call(srv, method, path, body=None, version=9, token=True):
+    h = {"Accept": f"application/json; version={version}"}
+    if token:
+        h["Authorization"] = f"Token {srv[1]}"
+    data = None if body is None else json.dumps(body).encode()
+    if data:
+        h["Content-Type"] = "application/json"
+    req = urllib.request.Request(srv[0] + path, data=data, method=method, headers=h)
+    try:
+        r = urllib.request.build_opener(NoRedirect).open(req)
+    except urllib.error.HTTPError as e:
+        r = e
+    raw = r.read()
+    try:
+        js = json.loads(raw)
+    except ValueError:
+        js = None
+    return (r.status, r.headers.get("Content-Type"), "X-Api-Version" in r.headers, shape(js))
+
+def shape(v):
+    if isinstance(v, dict):
+        return {k: shape(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [shape(v[0])] if v else []
+    return type(v).__name__
+
+# Give the test server what the real one holds by now: two names of each kind, a trashed document.
+ctl = lambda body: urllib.request.urlopen(urllib.request.Request(
+    test_url + "/__control__", data=json.dumps(body).encode(), method="POST")).read()
+ctl({"action": "add", "docs": [
+    {"title": "a", "content": "x", "tags": ["t1", "t2"], "correspondent": "c1", "document_type": "d1"},
+    {"title": "b", "content": "y", "tags": ["t2"], "correspondent": "c2", "document_type": "d2"},
+    {"title": "c", "content": "z", "tags": ["t1"], "correspondent": "c1", "document_type": "d1"}]})
+ctl({"action": "delete", "ids": [3]})
+cases = [
+    ("GET", "/api/documents/?page_size=1&ordering=id", None, 9),
+    ("GET", "/api/documents/?page_size=1&ordering=id", None, 10),
+    ("GET", "/api/documents/?page_size=1&ordering=id&fields=id,title,tags,modified", None, 10),
+    ("GET", "/api/documents/?page_size=1&ordering=id&fields=id&modified__gt=2000-01-01T00:00:00Z", None, 9),
+    ("GET", "/api/documents/?modified__gt=2000-01-01T00:00:00+00:00", None, 10),
+    ("GET", "/api/documents/?page=9999", None, 10),
+    ("GET", "/api/documents/?page_size=1", None, 99),
+    ("GET", "/api/documents/999999/", None, 10),
+    ("GET", "/api/tags/?page_size=1", None, 9),
+    ("GET", "/api/correspondents/?page_size=1", None, 10),
+    ("GET", "/api/document_types/?page_size=1", None, 10),
+    ("GET", "/api/trash/?page_size=1", None, 10),
+    ("POST", "/api/documents/bulk_edit/", {"documents": [999999], "method": "add_tag", "parameters": {"tag": 1}}, 10),
+    ("POST", "/api/documents/bulk_edit/", {"documents": [1], "method": "nope", "parameters": {}}, 10),
+    ("POST", "/api/documents/bulk_edit/", {"documents": [1], "method": "add_tag", "parameters": {"tag": 999999}}, 10),
+    ("POST", "/api/documents/delete/", {"documents": [999999]}, 10),
+    ("POST", "/api/trash/", {"action": "restore", "documents": [999999]}, 10),
+    ("POST", "/api/tags/", {}, 10),
+    ("GET", "/api/nothing/", None, 10),
+]
+bad = 0
+for m, p, b, v in cases:
+    r, t = call(real, m, p, b, v), call(test, m, p, b, v)
+    if r != t:
+        bad += 1
+        print(f"   {m} {p} (version {v}):\n     real {r}\n     test {t}", file=sys.stderr)
+for tok in (False, "wrong"):
+    srvs = [(real[0], "wrong"), (test[0], "wrong")] if tok else [real, test]
+    r, t = (call(s, "GET", "/api/documents/", token=bool(tok)) for s in srvs)
+    if r != t:
+        bad += 1
+        print(f"   token {tok}: real {r}, test {t}", file=sys.stderr)
+print(f"   {len(cases) + 2 - bad} of {len(cases) + 2} answers alike")
+sys.exit(1 if bad else 0)
+PY
+
 echo "real-paperless-test: all checks passed ($(grep -o 'server [^,]*' "$W/same.err"))"

@@ -46,6 +46,7 @@ GET /__control__ -> {"requests": [{"method", "path", "accept", "auth"}], "docs":
 
 import argparse
 import datetime as dt
+import hashlib
 import json
 import re
 import ssl
@@ -142,12 +143,16 @@ class Library:
             return None
         i = self.next_name_id[kind]
         self.next_name_id[kind] += 1
-        self.names[kind][i] = {"id": i, "slug": name.lower().replace(" ", "-"), "name": name,
-                               "match": "", "matching_algorithm": 1, "is_insensitive": True,
-                               "document_count": 0, "owner": 1, "user_can_change": True}
+        o = {"id": i, "slug": name.lower().replace(" ", "-"), "name": name}
+        if kind == "tags":  # the real key order
+            o.update({"color": "#a6cee3", "text_color": "#000000"})
+        o.update({"match": "", "matching_algorithm": 1, "is_insensitive": True})
         if kind == "tags":
-            self.names[kind][i].update({"color": "#a6cee3", "text_color": "#000000",
-                                        "is_inbox_tag": False, "parent": None, "children": []})
+            o["is_inbox_tag"] = False
+        o.update({"document_count": 0, "owner": 1, "user_can_change": True})
+        if kind == "tags":
+            o.update({"parent": None, "children": []})
+        self.names[kind][i] = o
         return i
 
     def add(self, d):
@@ -178,7 +183,9 @@ class Library:
             "page_count": 1,
             "mime_type": "application/pdf",
             "root_document": None,
-            "versions": [],
+            # 3.x document versions: the original is the root version.
+            "versions": [{"id": i, "added": d.get("added") or stamp, "version_label": None,
+                          "checksum": hashlib.md5(f"{i}".encode()).hexdigest(), "is_root": True}],
         }
         doc["created_date"] = doc["created"]
         self.docs[i] = doc
@@ -531,6 +538,7 @@ class Handler(BaseHTTPRequestHandler):
                                      else {"detail": "Not found."}, headers=hdrs)
                 self.send_response(302)
                 self.send_header("Location", f"/accounts/login/?next={path}")
+                self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return

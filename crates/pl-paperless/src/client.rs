@@ -159,6 +159,13 @@ enum Failed {
 /// Normalizes a base URL: scheme required, trailing `/` and a trailing `/api` dropped.
 pub fn normalize_base(url: &str) -> Result<String> {
     let u = url.trim();
+    // user:password@ would end up in messages and in the state file: tokens only.
+    let authority = u.split_once("://").map_or(u, |(_, rest)| rest);
+    if authority.split('/').next().unwrap_or("").contains('@') {
+        return Err(Error::Config(
+            "PAPERLESS_URL must not hold a user name or password; use an API token".into(),
+        ));
+    }
     let lower = u.to_ascii_lowercase();
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {
         return Err(Error::Config(format!(
@@ -578,6 +585,11 @@ mod tests {
         assert_eq!(normalize_base("https://h/p/api/").unwrap(), "https://h/p");
         assert!(normalize_base("h:8000").is_err());
         assert!(normalize_base("http://h/?x=1").is_err());
+        for u in ["https://me:secret@h/", "me:secret@h"] {
+            let e = normalize_base(u).unwrap_err().to_string();
+            assert!(!e.contains("secret"), "{e}");
+        }
+        assert_eq!(normalize_base("https://h/a@b").unwrap(), "https://h/a@b");
     }
 
     #[test]
