@@ -1019,3 +1019,42 @@ fn an_interrupted_note_that_landed_is_not_an_edit() {
     ));
     assert!(plan.iter().all(|r| r["status"] == "refused"), "{plan:?}");
 }
+
+#[test]
+fn undo_copes_with_a_note_deleted_by_hand() {
+    let server = Server::start();
+    let dir = Tmp::new("note-gone");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    ok(&apply(
+        &server,
+        &dir,
+        &[dec.to_str().unwrap(), "--note", "--yes"],
+    ));
+    let n2 = notes(&server, 2)[0].0;
+    let (s, _) = server.http(
+        "DELETE",
+        &format!("/api/documents/2/notes/?id={n2}"),
+        None,
+        true,
+    );
+    assert_eq!(s, 200);
+    let j = dir.path("decisions.ndjson.journal.ndjson");
+    let plan = ok(&apply(
+        &server,
+        &dir,
+        &["--undo", j.to_str().unwrap(), "--yes"],
+    ));
+    let unnote: Vec<(u64, String)> = plan
+        .iter()
+        .filter(|r| r["action"] == "unnote")
+        .map(|r| {
+            (
+                r["id"].as_u64().unwrap(),
+                r["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(unnote, vec![(2, "skipped".into()), (3, "done".into())]);
+    assert!(notes(&server, 3).is_empty());
+    assert!(server.tags_of(2).is_empty() && server.tags_of(3).is_empty());
+}

@@ -298,8 +298,17 @@ impl Journal {
         let mut line = serde_json::to_vec(&o)?;
         line.push(b'\n');
         f.write_all(&line)
-            .and_then(|()| f.sync_data())
             .with_context(|| format!("{}: cannot write the journal", self.path.display()))
+    }
+
+    /// Forces what was written to disk: called before each request and after its outcome.
+    fn sync(&mut self) -> Result<()> {
+        match self.file.as_mut() {
+            Some(f) => f
+                .sync_data()
+                .with_context(|| format!("{}: cannot write the journal", self.path.display())),
+            None => Ok(()),
+        }
     }
 }
 
@@ -777,72 +786,80 @@ fn apply(
                 steps[i].tag_id = Some(id);
             }
         }
-        // Notes are one request per document; tags and the trash take a batch.
-        let size = if op == Op::Note {
-            1
-        } else {
-            args.batch as usize
-        };
-        for batch in planned.chunks(size) {
+        for batch in planned.chunks(args.batch as usize) {
             let ids: Vec<u64> = batch.iter().map(|&i| steps[i].id).collect();
             for &i in batch {
                 journal.write(step_journal(&steps[i], "started", &args.tag, &[]))?;
             }
-            let done: pl_paperless::Result<(Option<DeleteMethod>, Option<u64>)> = match op {
+            // On disk before the request: a run killed from here on is resumable.
+            journal.sync()?;
+            // Notes are one request per document, tags and the trash one per batch.
+            let mut note_ids: BTreeMap<usize, u64> = BTreeMap::new();
+            let done: pl_paperless::Result<Option<DeleteMethod>> = match op {
                 Op::Tag => client
                     .add_tag(&ids, steps[batch[0]].tag_id.expect("a tag id"))
-                    .map(|()| (None, None)),
-                Op::Trash => client.trash(&ids, method).map(|v| (Some(v), None)),
-                _ => client
-                    .add_note(ids[0], steps[batch[0]].note.as_deref().unwrap_or(""))
-                    .map(|n| (None, Some(n))),
+                    .map(|()| None),
+                Op::Trash => client.trash(&ids, method).map(Some),
+                _ => batch
+                    .iter()
+                    .try_for_each(|&i| {
+                        let n =
+                            client.add_note(steps[i].id, steps[i].note.as_deref().unwrap_or(""))?;
+                        note_ids.insert(i, n);
+                        Ok(())
+                    })
+                    .map(|()| None),
             };
-            match done {
-                Ok((via, note_id)) => {
-                    // What the server has now, so a later run knows this change was ours.
-                    let after = if op == Op::Trash {
-                        BTreeMap::new()
-                    } else {
-                        client.doc_states(&ids)?
-                    };
-                    for &i in batch {
-                        let s = &mut steps[i];
-                        s.status = "done";
-                        s.note_id = note_id;
-                        let mut extra = vec![];
-                        if let Some(d) = after.get(&s.id) {
-                            extra.push(("modified", json!(d.modified)));
-                        }
-                        if let Some(v) = via {
-                            extra.push(("via", json!(v.as_str())));
-                        }
-                        journal.write(step_journal(s, "ok", &args.tag, &extra))?;
+            // What the server has now for what landed, so a later run knows it was ours.
+            let landed: Vec<u64> = batch
+                .iter()
+                .filter(|i| done.is_ok() || note_ids.contains_key(i))
+                .map(|&i| steps[i].id)
+                .collect();
+            let after = if op == Op::Trash || landed.is_empty() {
+                BTreeMap::new()
+            } else {
+                client.doc_states(&landed)?
+            };
+            let error = done.as_ref().err().map(ToString::to_string);
+            for &i in batch {
+                let s = &mut steps[i];
+                if error.is_none() || note_ids.contains_key(&i) {
+                    s.status = "done";
+                    s.note_id = note_ids.get(&i).copied();
+                    let mut extra = vec![];
+                    if let Some(d) = after.get(&s.id) {
+                        extra.push(("modified", json!(d.modified)));
                     }
-                }
-                Err(e) => {
-                    let msg = e.to_string();
-                    for &i in batch {
-                        let s = &mut steps[i];
-                        s.status = "failed";
-                        s.reason = Some(msg.clone());
-                        journal.write(step_journal(
-                            s,
-                            "failed",
-                            &args.tag,
-                            &[("error", json!(msg))],
-                        ))?;
+                    if let Ok(Some(v)) = &done {
+                        extra.push(("via", json!(v.as_str())));
                     }
-                    failed = Some(anyhow!(e).context(format!(
-                        "{} of documents {:?} failed; nothing after them was tried (the journal {} has the details; run again to resume)",
-                        op.as_str(),
-                        ids,
-                        journal_path.display()
-                    )));
-                    break 'ops;
+                    journal.write(step_journal(s, "ok", &args.tag, &extra))?;
+                } else {
+                    let msg = error.clone().unwrap_or_default();
+                    s.status = "failed";
+                    s.reason = Some(msg.clone());
+                    journal.write(step_journal(
+                        s,
+                        "failed",
+                        &args.tag,
+                        &[("error", json!(msg))],
+                    ))?;
                 }
+            }
+            journal.sync()?;
+            if let Err(e) = done {
+                failed = Some(anyhow!(e).context(format!(
+                    "{} of documents {:?} failed; nothing after them was tried (the journal {} has the details; run again to resume)",
+                    op.as_str(),
+                    ids,
+                    journal_path.display()
+                )));
+                break 'ops;
             }
         }
     }
+    journal.sync()?;
     for s in &steps {
         write_obj(out, &s.record(&args.tag))?;
     }
@@ -1030,63 +1047,73 @@ fn undo(
                 steps[i].status == "planned" && steps[i].op == op && steps[i].tag_id == tag_id
             })
             .collect();
-        let size = if op == Op::Unnote {
-            1
-        } else {
-            args.batch as usize
-        };
-        for batch in idx.chunks(size) {
+        for batch in idx.chunks(args.batch as usize) {
             let ids: Vec<u64> = batch.iter().map(|&i| steps[i].id).collect();
             for &i in batch {
                 journal.write(step_journal(&steps[i], "started", &args.tag, &[]))?;
             }
+            journal.sync()?;
+            // Notes go one request per document; a note deleted by hand meanwhile is fine.
+            let mut handled: BTreeSet<usize> = BTreeSet::new();
+            let mut gone: BTreeSet<usize> = BTreeSet::new();
             let r = match op {
                 Op::Restore => client.restore(&ids),
                 Op::Untag => client.remove_tag(&ids, tag_id.expect("checked")),
-                _ => match client.delete_note(ids[0], steps[batch[0]].note_id.expect("checked")) {
-                    // Deleted by hand meanwhile: nothing left to undo.
-                    Err(pl_paperless::Error::NotFound { .. }) => {
-                        let s = &mut steps[batch[0]];
+                _ => batch.iter().try_for_each(|&i| {
+                    match client.delete_note(steps[i].id, steps[i].note_id.expect("checked")) {
+                        Err(pl_paperless::Error::NotFound { .. }) => {
+                            gone.insert(i);
+                        }
+                        r => r?,
+                    }
+                    handled.insert(i);
+                    Ok(())
+                }),
+            };
+            let landed: Vec<u64> = batch
+                .iter()
+                .filter(|i| r.is_ok() || handled.contains(i))
+                .map(|&i| steps[i].id)
+                .collect();
+            let after = if landed.is_empty() {
+                BTreeMap::new()
+            } else {
+                client.doc_states(&landed)?
+            };
+            let error = r.as_ref().err().map(ToString::to_string);
+            for &i in batch {
+                let s = &mut steps[i];
+                if error.is_none() || handled.contains(&i) {
+                    if gone.contains(&i) {
                         s.status = "skipped";
                         s.reason = Some("the note is gone already".into());
-                        journal.write(step_journal(s, "ok", &args.tag, &[]))?;
-                        continue;
-                    }
-                    r => r,
-                },
-            };
-            match r {
-                Ok(()) => {
-                    let after = client.doc_states(&ids)?;
-                    for &i in batch {
-                        let s = &mut steps[i];
+                    } else {
                         s.status = "done";
-                        let mut extra = vec![];
-                        if let Some(d) = after.get(&s.id) {
-                            extra.push(("modified", json!(d.modified)));
-                        }
-                        journal.write(step_journal(s, "ok", &args.tag, &extra))?;
                     }
-                }
-                Err(e) => {
-                    let msg = e.to_string();
-                    for &i in batch {
-                        let s = &mut steps[i];
-                        s.status = "failed";
-                        s.reason = Some(msg.clone());
-                        journal.write(step_journal(
-                            s,
-                            "failed",
-                            &args.tag,
-                            &[("error", json!(msg))],
-                        ))?;
+                    let mut extra = vec![];
+                    if let Some(d) = after.get(&s.id) {
+                        extra.push(("modified", json!(d.modified)));
                     }
-                    failed = Some(anyhow!(e).context(format!(
-                        "{} of documents {ids:?} failed (run the undo again to resume)",
-                        op.as_str()
-                    )));
-                    break 'outer;
+                    journal.write(step_journal(s, "ok", &args.tag, &extra))?;
+                } else {
+                    let msg = error.clone().unwrap_or_default();
+                    s.status = "failed";
+                    s.reason = Some(msg.clone());
+                    journal.write(step_journal(
+                        s,
+                        "failed",
+                        &args.tag,
+                        &[("error", json!(msg))],
+                    ))?;
                 }
+            }
+            journal.sync()?;
+            if let Err(e) = r {
+                failed = Some(anyhow!(e).context(format!(
+                    "{} of documents {ids:?} failed (run the undo again to resume)",
+                    op.as_str()
+                )));
+                break 'outer;
             }
         }
     }
