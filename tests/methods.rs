@@ -30,19 +30,19 @@ fn example_norm() -> tempfile::TempDir {
 }
 
 /// An independent brute force: every pair of the norm file, the sets of character triples
-/// of `norm` compared directly. Returns (a, b) → similarity for pairs at or over `t`.
-fn brute(norm: &[serde_json::Value], t: f64) -> BTreeMap<(u64, u64), f64> {
-    let sets: Vec<(u64, Vec<[char; 3]>)> = norm
+/// of `norm` compared directly. Returns every pair's (a, b, overlap, max size).
+fn brute(norm: &[serde_json::Value]) -> Vec<(u64, u64, usize, usize)> {
+    let sets: Vec<(u64, Vec<(char, char, char)>)> = norm
         .iter()
         .map(|r| {
             let chars: Vec<char> = r["norm"].as_str().unwrap().chars().collect();
-            let mut s: Vec<[char; 3]> = chars.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
+            let mut s: Vec<_> = chars.windows(3).map(|w| (w[0], w[1], w[2])).collect();
             s.sort_unstable();
             s.dedup();
             (r["id"].as_u64().unwrap(), s)
         })
         .collect();
-    let mut out = BTreeMap::new();
+    let mut out = Vec::new();
     for (i, (p, a)) in sets.iter().enumerate() {
         for (q, b) in &sets[i + 1..] {
             let (mut x, mut y, mut common) = (0, 0, 0usize);
@@ -57,10 +57,7 @@ fn brute(norm: &[serde_json::Value], t: f64) -> BTreeMap<(u64, u64), f64> {
                     }
                 }
             }
-            let max = a.len().max(b.len());
-            if max > 0 && common as f64 / max as f64 >= t {
-                out.insert((*p.min(q), *p.max(q)), common as f64 / max as f64);
-            }
+            out.push((*p.min(q), *p.max(q), common, a.len().max(b.len())));
         }
     }
     out
@@ -71,11 +68,18 @@ fn trigram_index_equals_brute_force_on_the_example_corpus() {
     let d = example_norm();
     let norm = ndjson(&std::fs::read(d.path().join("norm.ndjson")).unwrap());
     let all_pairs = norm.len() * (norm.len() - 1) / 2;
+    let every = brute(&norm);
+    assert_eq!(every.len(), all_pairs);
     for t in ["0.5", "0.75", "0.9"] {
         let out = trigram(d.path(), &["-v", "--threshold", t, "norm.ndjson"]);
         let err = String::from_utf8_lossy(&out.stderr).to_string();
         let got = ok(out);
-        let want = brute(&norm, t.parse().unwrap());
+        let tf: f64 = t.parse().unwrap();
+        let want: BTreeMap<(u64, u64), f64> = every
+            .iter()
+            .filter(|&&(_, _, o, m)| m > 0 && o as f64 / m as f64 >= tf)
+            .map(|&(a, b, o, m)| ((a, b), o as f64 / m as f64))
+            .collect();
         assert!(!want.is_empty(), "t={t}: the corpus has pairs");
         let pairs = ndjson(&got);
         let got_map: BTreeMap<(u64, u64), f64> = pairs

@@ -310,10 +310,12 @@ impl TrigramIndex {
             // Postings are in processing order: the ones under the size bound are a leading
             // run, and the ones at or after x a trailing one.
             let lo = list.partition_point(|p| p.doc < first);
-            let hi = list.partition_point(|p| (p.doc as usize) < x);
-            for p in list.get(lo..hi).unwrap_or(&[]) {
-                st.postings += 1;
+            for p in &list[lo..] {
                 let y = p.doc as usize;
+                if y >= x {
+                    break;
+                }
+                st.postings += 1;
                 if scratch.mark[y] == stamp {
                     continue;
                 }
