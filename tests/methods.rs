@@ -32,7 +32,8 @@ fn example_norm() -> tempfile::TempDir {
 /// An independent brute force: every pair of the norm file, the sets of character triples
 /// of `norm` compared directly. Returns every pair's (a, b, overlap, max size).
 fn brute(norm: &[serde_json::Value]) -> Vec<(u64, u64, usize, usize)> {
-    let sets: Vec<(u64, Vec<(char, char, char)>)> = norm
+    type Triples = Vec<(char, char, char)>;
+    let sets: Vec<(u64, Triples)> = norm
         .iter()
         .map(|r| {
             let chars: Vec<char> = r["norm"].as_str().unwrap().chars().collect();
