@@ -229,7 +229,8 @@ pub struct Scratch {
 
 impl TrigramIndex {
     /// Builds the index of `docs` (id, trigram set sorted ascending without repeats) for
-    /// threshold `t` in (0, 1]. Documents with an empty set are never paired.
+    /// threshold `t` in (0, 1]. Documents with an empty set are never paired, nor two
+    /// documents with the same id (ids should be distinct; `pl-trigram` refuses repeats).
     pub fn build(docs: Vec<(u64, Vec<Trigram>)>, t: f64) -> Result<TrigramIndex, String> {
         check_threshold(t)?;
         let mut docs: Vec<(u64, Vec<Trigram>)> =
@@ -344,9 +345,9 @@ impl TrigramIndex {
             if let Some(o) = overlap_at_least(a, b, alpha - 1) {
                 let o = o + 1;
                 let m = self.sets[y as usize].len();
-                if reaches(o, n.max(m), self.threshold) {
+                let (p, q) = (self.ids[x], self.ids[y as usize]);
+                if p != q && reaches(o, n.max(m), self.threshold) {
                     st.pairs += 1;
-                    let (p, q) = (self.ids[x], self.ids[y as usize]);
                     out.push(TrigramPair {
                         a: p.min(q),
                         b: p.max(q),
@@ -523,6 +524,17 @@ mod tests {
         let p = join(&docs, 1.0);
         assert_eq!(p.len(), 1);
         assert_eq!((p[0].a, p[0].b, p[0].similarity), (1, 2, 1.0));
+    }
+
+    #[test]
+    fn a_repeated_id_is_not_a_pair_with_itself() {
+        let docs = vec![
+            (5, tg("same text")),
+            (5, tg("same text")),
+            (6, tg("other words")),
+        ];
+        assert!(join(&docs, 0.5).is_empty());
+        assert!(brute_force(&docs, 0.5).is_empty());
     }
 
     #[test]
