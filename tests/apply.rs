@@ -561,6 +561,15 @@ fn a_killed_run_resumes() {
         .unwrap();
     let started = |j: &[Value]| j.iter().filter(|r| r["result"] == "started").count();
     wait_for("the third request", || started(&journal(&jpath)) == 3);
+    // Killed once the server has the third request (it logs it before the delay).
+    let bulk = || {
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.contains("bulk_edit"))
+            .count()
+    };
+    wait_for("the server to get the third request", || bulk() == 3);
     child.kill().unwrap();
     child.wait().unwrap();
     let j = journal(&jpath);
@@ -1057,4 +1066,27 @@ fn undo_copes_with_a_note_deleted_by_hand() {
     assert_eq!(unnote, vec![(2, "skipped".into()), (3, "done".into())]);
     assert!(notes(&server, 3).is_empty());
     assert!(server.tags_of(2).is_empty() && server.tags_of(3).is_empty());
+}
+
+#[test]
+fn a_request_that_never_left_is_sent_on_resume() {
+    let server = Server::start();
+    let dir = Tmp::new("never-left");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    // Killed between journaling "started" and sending: the server never saw it.
+    std::fs::write(
+        dir.path("decisions.ndjson.journal.ndjson"),
+        "{\"at\":\"2026-11-23T04:00:00Z\",\"op\":\"trash\",\"id\":2,\"group\":1,\"primary\":1,\"result\":\"started\"}\n",
+    )
+    .unwrap();
+    let plan = ok(&apply(
+        &server,
+        &dir,
+        &[dec.to_str().unwrap(), "--delete", "--yes"],
+    ));
+    assert_eq!(
+        statuses(&plan),
+        vec![(2, "done".into()), (3, "done".into())]
+    );
+    assert_eq!(server.trash(), vec![2, 3]);
 }
