@@ -247,7 +247,7 @@ test("hostile document text stays inert", async () => {
     "</script><script>window.__pwned=1</script>", "\u2028<!--", "{{SCRIPT}}"];
   const docs = [1, 2, 3].map((id) => ({
     id,
-    title: `${evil[(id - 1) % 2]} title ${id}`,
+    title: id === 3 ? "=HYPERLINK(\"http://evil.invalid\") title 3" : `${evil[(id - 1) % 2]} title ${id}`,
     content: `${evil.join(" ")} some shared words for the diff ${id === 2 ? "extra <b>bold</b>" : ""}`,
     correspondent: evil[1],
     document_type: evil[0],
@@ -272,7 +272,13 @@ test("hostile document text stays inert", async () => {
   assert.equal(await page.locator("#list .row").count(), 1);
   await page.fill("#f-text", "<script>");
   await page.dispatchEvent("#f-text", "input");
-  await Promise.all([page.waitForEvent("download"), page.click("#export-csv")]);
+  const [csvDl] = await Promise.all([page.waitForEvent("download"), page.click("#export-csv")]);
+  const csvPath = path.join(TMP, "evil.csv");
+  await csvDl.saveAs(csvPath);
+  const csvText = fs.readFileSync(csvPath, "utf8");
+  // A title a spreadsheet would run as a formula is quoted with a leading apostrophe.
+  assert.ok(csvText.includes(`,"'=HYPERLINK(""http://evil.invalid"") title 3",`), csvText);
+  assert.ok(!/,=/.test(csvText), "a cell starts with =");
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => typeof window.__pwned), "undefined");
   assert.equal(await page.locator("img, svg, iframe, object, main b").count(), 0, "markup from the data became elements");
