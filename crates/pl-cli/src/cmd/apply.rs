@@ -75,7 +75,7 @@ pub struct Args {
     #[arg(long, default_value_t = 50, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub batch: u32,
-    /// Paperless-NGX address, e.g. https://paperless.example.org.
+    /// Paperless-NGX address, e.g. `https://paperless.example.org`.
     #[arg(long, env = "PAPERLESS_URL", value_name = "URL")]
     pub url: Option<String>,
     /// Read the API token from the first line of this file instead of PAPERLESS_TOKEN.
