@@ -30,7 +30,7 @@ use crate::sides::read_field;
 /// decisions' `modified`, or --docs) is refused, and so is every member of a group whose
 /// primary changed or is gone; every change is written to a journal (NDJSON) before and after
 /// it is made, so a re-run skips what is done, an interrupted run resumes, and
-/// `--undo JOURNAL` removes the tags it added and restores what it trashed.
+/// `--undo JOURNAL` removes the tags and notes it added and restores what it trashed.
 ///
 /// Input: a decisions file (pl-report), or pl-cluster groups with --min-confidence X (every
 /// group at or over X counts as decided "duplicate", with its primary) and --docs.
@@ -67,7 +67,7 @@ pub struct Args {
     /// Journal file, appended to (default: INPUT.journal.ndjson; required with stdin).
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
-    /// Undo what this journal records as done: remove the tags added, restore from the
+    /// Undo what this journal records as done: remove the tags and notes added, restore from the
     /// trash. Planned first like everything else; needs --yes to act.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["input", "min_confidence", "docs", "delete", "note"])]
     pub undo: Option<PathBuf>,
