@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 
 pub mod cluster;
+pub mod distinct;
 pub mod error;
 pub mod eval;
 pub mod lsh;
@@ -16,5 +17,6 @@ pub mod shingle;
 pub mod stream;
 pub mod trials;
 pub mod trigram;
+pub mod verify;
 
 pub use error::{Error, Result};
