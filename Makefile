@@ -23,6 +23,11 @@ JACCARD_WEIGHT   ?= 0.55
 FUZZY_WEIGHT     ?= 0.45
 FUZZY_SAMPLE     ?= 10000
 SCORE_FLAGS      ?=
+SHINGLE_FLAGS    ?=
+CLUSTER_FLAGS    ?=
+# The reference product's configuration (plain MinHash scoring, union-find): `make preset-reference`.
+REFERENCE_FLAGS  := SHINGLE_FLAGS="--short skip" SCORE_FLAGS="--no-containment --no-verify" \
+                    CLUSTER_FLAGS="--linkage single"
 
 TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-trigram pl-report pl-apply
 BINS    := $(addprefix $(BIN)/,$(TOOLS))
@@ -49,10 +54,10 @@ $(WORK):
 # so its date tells make whether the stage's settings moved since the last run.
 define params
 $(WORK)/$(1).params: FORCE | $(WORK)
-	@echo '$(2)' | cmp -s - $$@ || echo '$(2)' > $$@
+	@echo '$(strip $(2))' | cmp -s - $$@ || echo '$(strip $(2))' > $$@
 endef
 $(eval $(call params,docs,$(DOCS)))
-$(eval $(call params,shingle,$(NGRAM) $(MIN_WORDS)))
+$(eval $(call params,shingle,$(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
 $(eval $(call params,minhash,$(PERMS) $(SEED)))
 $(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES)))
 $(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(SCORE_FLAGS)))
@@ -72,7 +77,7 @@ $(WORK)/norm.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-normalize
 	$(BIN)/pl-normalize -q $< -o $@
 
 $(WORK)/shingles.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(BIN)/pl-shingle
-	$(BIN)/pl-shingle $< --ngram $(NGRAM) --min-words $(MIN_WORDS) -o $@
+	$(BIN)/pl-shingle $< --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) -o $@
 
 $(WORK)/sigs.bin: $(WORK)/shingles.bin $(WORK)/minhash.params $(BIN)/pl-minhash
 	$(BIN)/pl-minhash $< --ngram $(NGRAM) --perms $(PERMS) --seed $(SEED) -o $@
@@ -85,8 +90,10 @@ $(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson
 	  --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) --fuzzy-weight $(FUZZY_WEIGHT) \
 	  --fuzzy-sample $(FUZZY_SAMPLE) $(SCORE_FLAGS) -o $@
 
-$(WORK)/groups.ndjson: $(WORK)/scores.ndjson $(WORK)/norm.ndjson $(BIN)/pl-cluster
-	$(BIN)/pl-cluster $< --docs $(WORK)/norm.ndjson -o $@
+$(eval $(call params,cluster,$(CLUSTER_FLAGS)))
+
+$(WORK)/groups.ndjson: $(WORK)/scores.ndjson $(WORK)/norm.ndjson $(WORK)/cluster.params $(BIN)/pl-cluster
+	$(BIN)/pl-cluster $< --docs $(WORK)/norm.ndjson $(CLUSTER_FLAGS) -o $@
 
 TRUTH ?= examples/truth.ndjson
 
@@ -143,7 +150,7 @@ real-paperless-test: $(BIN)/pl-fetch
 TRIALS_H          ?= 14
 TRIALS_PERMS       = $(shell expr 6 \* $(TRIALS_H))
 TRIGRAM_THRESHOLD ?= $(THRESHOLD)
-PRESETS           := minhash trials trigram
+PRESETS           := reference minhash chars trials trigram
 
 .PHONY: presets $(addprefix preset-,$(PRESETS)) trigram-groups docs-methods
 
@@ -173,6 +180,14 @@ preset-minhash: $(BINS)
 preset-trials: $(BINS)
 	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ NGRAM=2 PERMS=$(TRIALS_PERMS) BANDS=6 \
 	  MIN_BAND_MATCHES=2 groups
+	$(call preset_eval,$(WORK)/$@,groups.ndjson)
+
+preset-reference: $(BINS)
+	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ $(REFERENCE_FLAGS) groups
+	$(call preset_eval,$(WORK)/$@,groups.ndjson)
+
+preset-chars: $(BINS)
+	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ NGRAM=5 SHINGLE_FLAGS="--unit chars" groups
 	$(call preset_eval,$(WORK)/$@,groups.ndjson)
 
 preset-trigram: $(BINS)
@@ -221,3 +236,13 @@ browser-test: $(WORK)/groups.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
 
 real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-apply-test.sh
+
+# ---------------------------------------------------------------------------------------------
+# Benchmark (issue 6): our stages and pipeline against datasketch, rensa and gaoya on the same
+# generated corpus, the exact baseline and recall on the smallest; writes BENCH.md.
+#   make bench                            10k documents
+#   BENCH_SIZES="10000 100000" make bench  adds 100k (1000000 works too)
+.PHONY: bench
+
+bench:
+	scripts/bench/run.sh

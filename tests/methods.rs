@@ -264,7 +264,7 @@ fn presets_run_each_method_on_the_example_corpus() {
     let out = std::process::Command::new("make")
         .arg("-C")
         .arg(repo())
-        .args(["preset-minhash", "preset-trials", "preset-trigram"])
+        .arg("presets")
         .arg(format!("WORK={}", work.display()))
         .arg(format!("BIN={}", bin_dir().display()))
         .arg("CARGO_BUILD=true")
@@ -272,7 +272,9 @@ fn presets_run_each_method_on_the_example_corpus() {
         .unwrap();
     let stdout = String::from_utf8(ok(out)).unwrap();
     for (preset, groups) in [
+        ("preset-reference", "groups.ndjson"),
         ("preset-minhash", "groups.ndjson"),
+        ("preset-chars", "groups.ndjson"),
         ("preset-trials", "groups.ndjson"),
         ("preset-trigram", "trigram-groups.ndjson"),
     ] {
@@ -290,13 +292,18 @@ fn presets_run_each_method_on_the_example_corpus() {
             "{preset}: no table in:\n{stdout}"
         );
     }
-    assert_eq!(stdout.matches("pairs   precision").count(), 3, "{stdout}");
+    assert_eq!(stdout.matches("pairs   precision").count(), 5, "{stdout}");
     // Each preset ran with its own parameters, in its own directory.
     let read = |p: &str| std::fs::read_to_string(work.join(p)).unwrap();
     assert_eq!(read("preset-trials/shingle.params"), "2 20\n");
     assert_eq!(read("preset-trials/minhash.params"), "84 42\n");
     assert_eq!(read("preset-trials/lsh.params"), "6 2\n");
     assert_eq!(read("preset-minhash/lsh.params"), "32 1\n");
+    assert_eq!(
+        read("preset-reference/cluster.params"),
+        "--linkage single\n"
+    );
+    assert_eq!(read("preset-chars/shingle.params"), "5 20 --unit chars\n");
     assert!(work.join("preset-trigram/trigram-pairs.ndjson").exists());
     assert!(
         !work.join("preset-trigram/sigs.bin").exists(),

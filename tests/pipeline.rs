@@ -121,12 +121,31 @@ fn short_documents_are_skipped_and_counted() {
     write(d.path(), "docs.ndjson", docs.as_bytes());
     let out = sh(
         d.path(),
-        "pl-normalize docs.ndjson | pl-shingle --format json",
+        "pl-normalize docs.ndjson | pl-shingle --short skip --format json",
     );
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     let recs = ndjson(&ok(out));
     assert_eq!(recs.len(), 2);
     assert!(err.contains("skipped 1 documents under 20 words"), "{err}");
+    // By default a short document is one whole-text shingle: exact copies still pair.
+    let out = sh(
+        d.path(),
+        "pl-normalize docs.ndjson | pl-shingle --format json",
+    );
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let recs = ndjson(&ok(out));
+    assert_eq!(recs.len(), 3);
+    assert_eq!(recs[0]["shingles"].as_array().unwrap().len(), 1);
+    assert!(
+        err.contains("1 documents under 20 words kept as one whole-text shingle"),
+        "{err}"
+    );
+    // Empty texts are always left out.
+    let out = sh(
+        d.path(),
+        "echo '{\"id\":9,\"content\":\"\"}' | pl-normalize | pl-shingle --format json",
+    );
+    assert!(ok(out).is_empty());
 }
 
 #[test]

@@ -98,7 +98,7 @@ pub fn fails(out: Output, code: i32, tool: &str, needles: &[&str]) -> String {
 }
 
 /// A small deterministic corpus: `n` unrelated documents from a fixed vocabulary, and for
-/// every fifth one a near copy (two words changed) with id 1000 + i.
+/// every fifth one a rescan-like copy (a misread letter, a split word) with id 1000 + i.
 pub fn small_corpus(n: u64) -> String {
     let mut state = 7u64;
     let mut next = || {
@@ -113,8 +113,10 @@ pub fn small_corpus(n: u64) -> String {
         let words: Vec<String> = (0..120).map(|_| format!("w{}", next() % 3000)).collect();
         if id % 5 == 0 {
             let mut c = words.clone();
-            c[10] = "Changed".into();
-            c[60] = "Words!".into();
+            // OCR-like damage: a misread letter and a split word.
+            c[10] = c[10].replace('w', "vv");
+            let w = c[60].clone();
+            c[60] = format!("{} {}", &w[..2], &w[2..]);
             copies.push((1000 + id, c.join(" ")));
         }
         out += &doc_line(id, &words.join(" "), "2024-01-01T00:00:00Z");

@@ -60,6 +60,63 @@ impl UnionFind {
     }
 }
 
+/// Merges strongest pairs first while at least half of the pairs between two groups passed;
+/// marks the pairs that joined nothing as unused (they are not a group's confidence).
+fn average_linkage(
+    pairs: &[ScoredPair],
+    index: &FxHashMap<u64, u32>,
+    uf: &mut UnionFind,
+    used: &mut [bool],
+) {
+    let n = index.len();
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for p in pairs {
+        let (a, b) = (index[&p.a], index[&p.b]);
+        adj[a as usize].push(b);
+        adj[b as usize].push(a);
+    }
+    let mut members: Vec<Vec<u32>> = (0..n as u32).map(|i| vec![i]).collect();
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    order.sort_by(|&x, &y| {
+        let (p, q) = (&pairs[x], &pairs[y]);
+        q.score
+            .total_cmp(&p.score)
+            .then((p.a, p.b).cmp(&(q.a, q.b)))
+    });
+    used.iter_mut().for_each(|u| *u = false);
+    for i in order {
+        let (a, b) = (index[&pairs[i].a], index[&pairs[i].b]);
+        let (ra, rb) = (uf.find(a), uf.find(b));
+        if ra == rb {
+            used[i] = true;
+            continue;
+        }
+        let (small, big) = if members[ra as usize].len() <= members[rb as usize].len() {
+            (ra, rb)
+        } else {
+            (rb, ra)
+        };
+        let links: usize = members[small as usize]
+            .iter()
+            .map(|&m| {
+                adj[m as usize]
+                    .iter()
+                    .filter(|&&o| uf.find(o) == big)
+                    .count()
+            })
+            .sum();
+        let possible = members[small as usize].len() * members[big as usize].len();
+        if 2 * links >= possible {
+            uf.union(ra, rb);
+            let root = uf.find(ra);
+            let other = if root == ra { rb } else { ra };
+            let moved = std::mem::take(&mut members[other as usize]);
+            members[root as usize].extend(moved);
+            used[i] = true;
+        }
+    }
+}
+
 /// The primary rule: the earliest added document (one with a date before one without),
 /// then the one with more metadata, then the lowest id.
 pub fn choose_primary(members: &[u64], meta: &FxHashMap<u64, DocMeta>) -> u64 {
@@ -78,9 +135,30 @@ pub fn choose_primary(members: &[u64], meta: &FxHashMap<u64, DocMeta>) -> u64 {
         .expect("a group has members")
 }
 
-/// Joins every connected pair into groups, sorted by confidence (strongest pair's score),
+/// How pairs become groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linkage {
+    /// Union-find: everything connected through any chain of pairs is one group. One false
+    /// pair merges two groups, and a family of monthly bills can chain into one.
+    Single,
+    /// Pairs are taken strongest first, and two groups merge only when at least half of all
+    /// the pairs between their members passed scoring. A chain A–B–C–D, where A and D are
+    /// nothing alike, stops growing; a real group, whose members all match, is unaffected.
+    Average,
+}
+
+/// Joins pairs into groups by `linkage`, sorted by confidence (strongest pair's score),
 /// highest first; ties by the smallest member id.
 pub fn cluster(pairs: &[ScoredPair], meta: &FxHashMap<u64, DocMeta>) -> Vec<Group> {
+    cluster_with(pairs, meta, Linkage::Single)
+}
+
+/// [`cluster`] with a choice of linkage.
+pub fn cluster_with(
+    pairs: &[ScoredPair],
+    meta: &FxHashMap<u64, DocMeta>,
+    linkage: Linkage,
+) -> Vec<Group> {
     let mut ids: Vec<u64> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -92,9 +170,22 @@ pub fn cluster(pairs: &[ScoredPair], meta: &FxHashMap<u64, DocMeta>) -> Vec<Grou
     let mut uf = UnionFind {
         parent: (0..ids.len() as u32).collect(),
     };
-    for p in pairs {
-        uf.union(index[&p.a], index[&p.b]);
+    let mut used = vec![true; pairs.len()];
+    match linkage {
+        Linkage::Single => {
+            for p in pairs {
+                uf.union(index[&p.a], index[&p.b]);
+            }
+        }
+        Linkage::Average => average_linkage(pairs, &index, &mut uf, &mut used),
     }
+    let pairs: Vec<ScoredPair> = pairs
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| **u)
+        .map(|(p, _)| *p)
+        .collect();
+    let pairs = &pairs[..];
     let mut members: FxHashMap<u32, Vec<u64>> = FxHashMap::default();
     for (i, &id) in ids.iter().enumerate() {
         let root = uf.find(i as u32);
@@ -108,8 +199,10 @@ pub fn cluster(pairs: &[ScoredPair], meta: &FxHashMap<u64, DocMeta>) -> Vec<Grou
             *e = *p;
         }
     }
+    // A document whose every pair was refused by the linkage stands alone: no group.
     let mut groups: Vec<Group> = members
         .into_iter()
+        .filter(|(_, m)| m.len() >= 2)
         .map(|(root, members)| Group {
             pair: best[&root],
             primary: choose_primary(&members, meta),
@@ -218,6 +311,33 @@ mod tests {
         rev.reverse();
         let m = FxHashMap::default();
         assert_eq!(cluster(&pairs, &m), cluster(&rev, &m));
+    }
+
+    #[test]
+    fn average_linkage_stops_chains_but_keeps_cliques() {
+        let m = FxHashMap::default();
+        // A chain 1-2-3-4-5: single linkage makes one group of five.
+        let chain = [p(1, 2, 0.9), p(2, 3, 0.89), p(3, 4, 0.88), p(4, 5, 0.87)];
+        assert_eq!(cluster_with(&chain, &m, Linkage::Single).len(), 1);
+        let g = cluster_with(&chain, &m, Linkage::Average);
+        assert!(g.iter().all(|g| g.members.len() <= 3), "{g:?}");
+        // A pair refused by the linkage leaves no singleton group behind.
+        let star = [p(1, 2, 0.9), p(1, 3, 0.9), p(2, 3, 0.9), p(3, 9, 0.8)];
+        let g = cluster_with(&star, &m, Linkage::Average);
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].members, vec![1, 2, 3]);
+        // A clique of four stays one group.
+        let clique = [
+            p(1, 2, 0.9),
+            p(1, 3, 0.9),
+            p(1, 4, 0.9),
+            p(2, 3, 0.9),
+            p(2, 4, 0.9),
+            p(3, 4, 0.8),
+        ];
+        let g = cluster_with(&clique, &m, Linkage::Average);
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].members, vec![1, 2, 3, 4]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod decision;
+pub mod distinct;
 pub mod error;
 pub mod eval;
 pub mod lsh;
@@ -18,5 +19,6 @@ pub mod shingle;
 pub mod stream;
 pub mod trials;
 pub mod trigram;
+pub mod verify;
 
 pub use error::{Error, Result};

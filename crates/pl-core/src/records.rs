@@ -57,6 +57,8 @@ pub struct SigRec {
     pub id: u64,
     /// Fingerprint of the normalized text.
     pub fingerprint: Fingerprint,
+    /// Number of shingles the signature was made from (for the containment estimate).
+    pub size: u64,
     /// K minimum hash values.
     pub sig: Vec<u32>,
 }
@@ -215,6 +217,7 @@ impl Record for SigRec {
     fn encode(&self, buf: &mut Vec<u8>) {
         buf.extend_from_slice(&self.id.to_le_bytes());
         buf.extend_from_slice(&self.fingerprint.to_le_bytes());
+        buf.extend_from_slice(&self.size.to_le_bytes());
         buf.extend_from_slice(&(self.sig.len() as u64).to_le_bytes());
         for h in &self.sig {
             buf.extend_from_slice(&h.to_le_bytes());
@@ -225,6 +228,7 @@ impl Record for SigRec {
         let mut c = Cursor { b: payload };
         let id = c.u64()?;
         let fingerprint = c.u128()?;
+        let size = c.u64()?;
         let n = c.len(4)?;
         if n != params.perms as usize {
             return Err(format!(
@@ -239,12 +243,13 @@ impl Record for SigRec {
         Ok(SigRec {
             id,
             fingerprint,
+            size,
             sig,
         })
     }
 
     fn to_json(&self, p: &Params) -> Value {
-        json!({"kind": "sigs", "id": self.id, "fingerprint": fingerprint_hex(self.fingerprint),
+        json!({"kind": "sigs", "id": self.id, "fingerprint": fingerprint_hex(self.fingerprint), "size": self.size,
                "ngram": p.ngram, "min_words": p.min_words, "shingle_hash": p.shingle_hash,
                "perms": p.perms, "scheme": p.scheme, "seed": p.seed, "sig": self.sig})
     }
@@ -252,6 +257,10 @@ impl Record for SigRec {
     fn from_json(mut v: Map<String, Value>) -> std::result::Result<(Self, Params), String> {
         let params = json_params(&mut v, Kind::Sigs)?;
         let (id, fingerprint) = json_id_fp(&mut v)?;
+        let size = v
+            .remove("size")
+            .and_then(|x| x.as_u64())
+            .ok_or("missing or invalid \"size\" (a non-negative integer)")?;
         let sig: Vec<u32> = match v.remove("sig") {
             Some(x) => serde_json::from_value(x)
                 .map_err(|_| "\"sig\" is not an array of u32".to_string())?,
@@ -268,6 +277,7 @@ impl Record for SigRec {
             SigRec {
                 id,
                 fingerprint,
+                size,
                 sig,
             },
             params,
@@ -521,10 +531,10 @@ mod tests {
 
         #[test]
         fn sigs_round_trip(recs in prop::collection::vec(
-            (any::<u64>(), any::<u128>(), prop::collection::vec(any::<u32>(), 16)), 0..20),
+            (any::<u64>(), any::<u128>(), any::<u64>(), prop::collection::vec(any::<u32>(), 16)), 0..20),
             json in any::<bool>()) {
-            let recs: Vec<SigRec> = recs.into_iter().map(|(id, fingerprint, sig)| SigRec {
-                id, fingerprint, sig }).collect();
+            let recs: Vec<SigRec> = recs.into_iter().map(|(id, fingerprint, size, sig)| SigRec {
+                id, fingerprint, size, sig }).collect();
             let format = if json { Format::Json } else { Format::Binary };
             prop_assert_eq!(round_trip(&recs, params(16), format), recs);
         }
@@ -560,10 +570,11 @@ mod tests {
         SigRec {
             id: 1,
             fingerprint: 2,
+            size: 3,
             sig: vec![1, 2],
         }
         .encode(&mut buf);
-        buf[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
+        buf[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(SigRec::decode(&buf, &params(2)).is_err());
     }
 }

@@ -63,6 +63,38 @@ pub fn fuzzy_ratio(a: &[char], b: &[char]) -> f64 {
     rapidfuzz::fuzz::ratio(a.iter().copied(), b.iter().copied())
 }
 
+/// Containment `|A∩B| / min(|A|,|B|)` estimated from the Jaccard similarity and the two set
+/// sizes: `|A∩B| = J·(|A|+|B|)/(1+J)`. Clamped to 0..1; 0 when a set is empty.
+pub fn containment_estimate(jaccard: f64, size_a: u64, size_b: u64) -> f64 {
+    let min = size_a.min(size_b);
+    if min == 0 {
+        return 0.0;
+    }
+    let inter = jaccard * (size_a + size_b) as f64 / (1.0 + jaccard);
+    (inter / min as f64).clamp(0.0, 1.0)
+}
+
+/// The exact containment of two sorted, deduplicated sets.
+pub fn exact_containment(a: &[u64], b: &[u64]) -> f64 {
+    let min = a.len().min(b.len());
+    if min == 0 {
+        return 0.0;
+    }
+    let (mut i, mut j, mut inter) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                inter += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    inter as f64 / min as f64
+}
+
 /// Rounds a score for output, so NDJSON stays readable (six decimals).
 pub fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
@@ -94,6 +126,18 @@ mod tests {
     #[test]
     fn sorted_sample_sorts_words() {
         assert_eq!(fuzzy_sample("b c a", 100, true), c("a b c"));
+    }
+
+    #[test]
+    fn containment_of_a_subset_is_one() {
+        // B = A plus 50 more: J = 100/150.
+        let j = 100.0 / 150.0;
+        assert!((containment_estimate(j, 100, 150) - 1.0).abs() < 1e-9);
+        let a: Vec<u64> = (0..100).collect();
+        let b: Vec<u64> = (0..150).collect();
+        assert_eq!(exact_containment(&a, &b), 1.0);
+        assert_eq!(exact_containment(&a, &[]), 0.0);
+        assert!((containment_estimate(1.0, 10, 10) - 1.0).abs() < 1e-12);
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub fn shingles(norm: &str, ngram: usize, out: &mut Vec<u64>) {
     starts.extend(memchr_iter(b' ', bytes).map(|i| i + 1));
     let words = starts.len();
     if words < ngram {
-        out.push(xxh3_64(bytes));
+        out.push(whole_text_shingle(norm));
         return;
     }
     out.reserve(words + 1 - ngram);
@@ -33,6 +33,37 @@ pub fn shingles(norm: &str, ngram: usize, out: &mut Vec<u64>) {
             bytes.len()
         };
         out.push(xxh3_64(&bytes[starts[i]..end]));
+    }
+    out.sort_unstable();
+    out.dedup();
+}
+
+/// The single shingle of a text too short to cut: the hash of the whole normalized text.
+pub fn whole_text_shingle(norm: &str) -> u64 {
+    xxh3_64(norm.as_bytes())
+}
+
+/// Appends the sorted, deduplicated character n-gram hashes of `norm` to `out` (cleared
+/// first): every window of `n` consecutive characters (spaces included), hashed with xxh3-64.
+/// One OCR error breaks at most `n` of them, against three whole-word shingles for word
+/// 3-grams, so character shingles keep noisy rescans much closer to their original.
+pub fn char_shingles(norm: &str, n: usize, out: &mut Vec<u64>) {
+    assert!(n > 0, "n must be at least 1");
+    out.clear();
+    let bytes = norm.as_bytes();
+    if bytes.is_empty() {
+        return;
+    }
+    let mut starts: Vec<usize> = norm.char_indices().map(|(i, _)| i).collect();
+    let chars = starts.len();
+    starts.push(bytes.len());
+    if chars < n {
+        out.push(whole_text_shingle(norm));
+        return;
+    }
+    out.reserve(chars + 1 - n);
+    for i in 0..=chars - n {
+        out.push(xxh3_64(&bytes[starts[i]..starts[i + n]]));
     }
     out.sort_unstable();
     out.dedup();
@@ -78,6 +109,17 @@ mod tests {
     #[test]
     fn exactly_ngram_words() {
         assert_eq!(sh("a b c", 3), vec![xxh3_64(b"a b c")]);
+    }
+
+    #[test]
+    fn character_shingles_slide_over_characters() {
+        let mut out = Vec::new();
+        char_shingles("äb c", 2, &mut out);
+        let mut want = vec![xxh3_64("äb".as_bytes()), xxh3_64(b"b "), xxh3_64(b" c")];
+        want.sort_unstable();
+        assert_eq!(out, want);
+        char_shingles("a", 3, &mut out);
+        assert_eq!(out, vec![xxh3_64(b"a")]);
     }
 
     #[test]

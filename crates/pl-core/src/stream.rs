@@ -67,6 +67,8 @@ impl Kind {
 
 /// The shingle hash scheme: xxh3-64 (seed 0) of the UTF-8 bytes of the n words joined by one space.
 pub const SHINGLE_HASH_XXH3: u32 = 1;
+/// Character shingles: xxh3-64 (seed 0) of every n consecutive characters of the normalized text.
+pub const SHINGLE_HASH_CHARS_XXH3: u32 = 2;
 
 /// The parameters that produced a stream. Every later stage checks the ones it depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Parser;
-use pl_core::cluster::{cluster, parse_timestamp, DocMeta, ScoredPair};
+use pl_core::cluster::{cluster_with, parse_timestamp, DocMeta, Linkage, ScoredPair};
 use pl_core::score::round6;
 use rustc_hash::FxHashMap;
 use serde_json::{json, Value};
@@ -24,9 +24,23 @@ use crate::sides::read_field;
 pub struct Args {
     #[command(flatten)]
     pub common: Common,
+    /// How pairs join: `average` (default) merges two groups only when at least half of the
+    /// pairs between their members passed scoring, so one stray pair cannot chain a family of
+    /// bills into a giant group; `single` is plain union-find (the reference behaviour).
+    #[arg(long, value_enum, default_value_t = LinkageArg::Average)]
+    pub linkage: LinkageArg,
     /// Documents (docs or norm NDJSON) for the primary rule; without it the lowest id is primary.
     #[arg(long, value_name = "FILE")]
     pub docs: Option<PathBuf>,
+}
+
+/// The --linkage flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LinkageArg {
+    /// Union-find.
+    Single,
+    /// Guarded merges.
+    Average,
 }
 
 /// The metadata the primary rule uses, from a docs/norm record.
@@ -85,7 +99,11 @@ pub fn run(args: Args) -> Result<()> {
         }
         None => FxHashMap::default(),
     };
-    let groups = cluster(&pairs, &meta);
+    let linkage = match args.linkage {
+        LinkageArg::Single => Linkage::Single,
+        LinkageArg::Average => Linkage::Average,
+    };
+    let groups = cluster_with(&pairs, &meta, linkage);
     let mut out = create_output(args.common.output.as_deref())?;
     for (i, g) in groups.iter().enumerate() {
         let v = json!({

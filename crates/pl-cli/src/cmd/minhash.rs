@@ -97,6 +97,7 @@ pub fn run(args: Args) -> Result<()> {
                 SigRec {
                     id: r.id,
                     fingerprint: r.fingerprint,
+                    size: r.hashes.len() as u64,
                     sig,
                 }
             })

@@ -4,23 +4,45 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
-use pl_core::minhash::estimate_jaccard;
-use pl_core::records::{expect_param, SigRec};
-use pl_core::score::{fuzzy_ratio, fuzzy_sample, round6, Weights, DEFAULT_FUZZY_SAMPLE};
+use pl_core::distinct::{distinctive_tokens, distinctive_words, DocFreq};
+use pl_core::minhash::{estimate_jaccard, exact_jaccard};
+use pl_core::records::{expect_param, ShingleRec, SigRec};
+use pl_core::score::{
+    containment_estimate, exact_containment, fuzzy_ratio, fuzzy_sample, round6, Weights,
+    DEFAULT_FUZZY_SAMPLE,
+};
+use pl_core::verify::{unexplained, word_hashes, Substitution};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use crate::common::{Common, Log, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_u64, write_obj, NdjsonReader, Obj};
-use crate::sides::{read_all, read_field};
+use crate::ndjson::{get_id, get_u64, write_obj, NdjsonReader, Obj};
+use crate::sides::read_all;
 
-/// Score each candidate pair: score = (wj·jaccard + wf·fuzzy) / (wj + wf), where jaccard is
-/// estimated from the signatures and fuzzy is the normalized Indel similarity (rapidfuzz's
-/// ratio) of the first --fuzzy-sample characters of the two normalized texts. Pairs under
-/// --threshold are dropped; the rest are written as {"a","b","score","jaccard","fuzzy"} plus
-/// the candidate's other fields.
+/// Score each candidate pair and keep those at or over --threshold.
+///
+/// score = (wj·J + wf·F) / (wj + wf), where J is the Jaccard similarity of the shingle sets
+/// (estimated from the signatures, or exact with --exact) — or, with --containment, the larger
+/// of J and the containment |A∩B| / min(|A|,|B|), so a scan with a page more still matches —
+/// and F is the normalized Indel similarity (rapidfuzz's ratio) of the first --fuzzy-sample
+/// characters of the two normalized texts.
+///
+/// The distinctive-token dimension D compares the words holding digits (invoice numbers,
+/// dates, amounts, references), each weighted by its rarity in the --norm corpus: two bills
+/// from one template share the words but not these. --distinct-min drops pairs whose D is
+/// under it; --distinct-penalty S instead multiplies the score by 1 − S·(1 − D) (the
+/// reference product's way). Pairs where neither text has such a word are judged without D.
+///
+/// Then the verifier aligns the two texts word by word: a replaced block that is not the same
+/// text up to OCR confusions (rn/m, 0/o, 1/l, split or merged words, a dropped character) is
+/// an unexplained substitution — another invoice number, date or name, as in two bills from
+/// one template. Pairs with any (see --max-unexplained) are dropped; --no-verify keeps them.
+///
+/// Output: {"a","b","score","jaccard","fuzzy","containment","distinct","unexplained"} plus the
+/// candidate's other fields; --explain adds the distinctive words found in only one of the
+/// two texts and the unexplained substitutions.
 #[derive(Debug, Parser)]
 #[command(name = "pl-score", version)]
 pub struct Args {
@@ -29,16 +51,17 @@ pub struct Args {
     /// Signature stream of the documents (pl-minhash output).
     #[arg(long, value_name = "FILE")]
     pub sigs: PathBuf,
-    /// Normalized documents (pl-normalize output), for the fuzzy ratio.
+    /// Normalized documents (pl-normalize output), for the fuzzy ratio and the distinctive
+    /// tokens; their rarity is counted over every document of this file.
     #[arg(long, value_name = "FILE")]
     pub norm: Option<PathBuf>,
     /// Keep pairs scoring at least this. Lower finds noisier duplicates and more false pairs.
     #[arg(long, default_value_t = pl_core::score::DEFAULT_THRESHOLD)]
     pub threshold: f64,
-    /// Weight of the Jaccard estimate.
+    /// Weight of the Jaccard (or containment) dimension.
     #[arg(long, default_value_t = pl_core::score::DEFAULT_JACCARD_WEIGHT)]
     pub jaccard_weight: f64,
-    /// Weight of the fuzzy ratio (0 = Jaccard only, no --norm needed).
+    /// Weight of the fuzzy ratio (0 = no fuzzy ratio).
     #[arg(long, default_value_t = pl_core::score::DEFAULT_FUZZY_WEIGHT)]
     pub fuzzy_weight: f64,
     /// Characters of each normalized text compared by the fuzzy ratio (its cost grows with it).
@@ -48,6 +71,34 @@ pub struct Args {
     /// forgives reordered lines, but also reordered content.
     #[arg(long)]
     pub sort_words: bool,
+    /// Use Jaccard alone instead of the larger of Jaccard and containment (by default one
+    /// document that holds the other, a page added or removed, scores as a duplicate).
+    #[arg(long)]
+    pub no_containment: bool,
+    /// Keep pairs without verifying their differences (the reference product's behaviour).
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Drop a pair when the rarity weights of its unexplained substitutions — differences OCR
+    /// does not make: another number, date, amount or name — add up to more than this.
+    /// 0 (default) tolerates none; a rare word weighs about ln(documents).
+    #[arg(long, default_value_t = 0.0, value_name = "W")]
+    pub max_unexplained: f64,
+    /// Drop pairs whose distinctive-token similarity is under this (0 = off).
+    #[arg(long, default_value_t = 0.0)]
+    pub distinct_min: f64,
+    /// Multiply the score by 1 − S·(1 − D) (0 = off).
+    #[arg(long, default_value_t = 0.0, value_name = "S")]
+    pub distinct_penalty: f64,
+    /// Exact Jaccard and containment from the shingle sets (needs --shingles) instead of the
+    /// signature estimate: slower, no estimation error.
+    #[arg(long, requires = "shingles")]
+    pub exact: bool,
+    /// Shingle stream of the documents (pl-shingle output), for --exact.
+    #[arg(long, value_name = "FILE")]
+    pub shingles: Option<PathBuf>,
+    /// Add to each pair the distinctive words only one text has (`only_a`, `only_b`).
+    #[arg(long)]
+    pub explain: bool,
     /// Fail unless the signatures have this length K.
     #[arg(long, value_name = "K")]
     pub perms: Option<u32>,
@@ -57,6 +108,25 @@ struct Cand {
     a: u64,
     b: u64,
     rest: Obj,
+}
+
+/// What is kept of each document that appears in a pair.
+#[derive(Default)]
+struct Side {
+    sample: Vec<char>,
+    tokens: Vec<u64>,
+    words: Vec<String>,
+    norm: String,
+}
+
+/// The dimensions of one pair.
+struct Dims {
+    score: f64,
+    jaccard: f64,
+    fuzzy: Option<f64>,
+    containment: f64,
+    distinct: Option<f64>,
+    unexplained: Vec<Substitution>,
 }
 
 /// Runs the tool.
@@ -69,13 +139,14 @@ pub fn run(args: Args) -> Result<()> {
         return Err(UsageError("weights must be non-negative and not both zero".into()).into());
     }
     let fuzzy = args.fuzzy_weight > 0.0;
-    if fuzzy && args.norm.is_none() {
+    let distinct = args.distinct_min > 0.0 || args.distinct_penalty > 0.0;
+    if (fuzzy || distinct || args.explain) && args.norm.is_none() {
         return Err(UsageError(
-            "--norm FILE is needed for the fuzzy ratio (or set --fuzzy-weight 0)".into(),
+            "--norm FILE is needed for the fuzzy ratio and distinctive tokens (or set --fuzzy-weight 0)".into(),
         )
         .into());
     }
-    // Candidates first, so only the texts of documents that appear in a pair are loaded.
+    // Candidates first, so only the documents that appear in a pair are kept in memory.
     let mut reader = NdjsonReader::new(
         open_input(args.common.input.as_deref())?,
         args.common.skip_invalid,
@@ -103,72 +174,148 @@ pub fn run(args: Args) -> Result<()> {
         )
         .map_err(|e| anyhow!("{}: {e}", args.sigs.display()))?;
     }
-    let sigs: FxHashMap<u64, Vec<u32>> = sig_recs
+    let sigs: FxHashMap<u64, SigRec> = sig_recs
         .into_iter()
         .filter(|s| wanted.contains(&s.id))
-        .map(|s| (s.id, s.sig))
+        .map(|s| (s.id, s))
         .collect();
-    let samples: FxHashMap<u64, Vec<char>> = match (&args.norm, fuzzy) {
-        (Some(path), true) => read_field(path, Some(&wanted), |o| match o.get("norm") {
-            Some(Value::String(s)) => Ok(fuzzy_sample(s, args.fuzzy_sample, args.sort_words)),
-            _ => Err("missing \"norm\": pass the output of pl-normalize as --norm".into()),
-        })?,
+    let shingles: FxHashMap<u64, Vec<u64>> = match (&args.shingles, args.exact) {
+        (Some(path), true) => read_all::<ShingleRec>(path)?
+            .1
+            .into_iter()
+            .filter(|s| wanted.contains(&s.id))
+            .map(|s| (s.id, s.hashes))
+            .collect(),
         _ => FxHashMap::default(),
+    };
+    let verify = !args.no_verify;
+    if verify && args.norm.is_none() {
+        return Err(UsageError(
+            "--norm FILE is needed to verify pairs (or pass --no-verify)".into(),
+        )
+        .into());
+    }
+    let (sides, df, word_df) = match &args.norm {
+        Some(path) => read_sides(path, &wanted, &args)?,
+        None => Default::default(),
     };
     for c in &cands {
         for id in [c.a, c.b] {
-            if !sigs.contains_key(&id) {
+            let missing = if !sigs.contains_key(&id) {
+                Some(args.sigs.display().to_string())
+            } else if args.exact && !shingles.contains_key(&id) {
+                args.shingles.as_ref().map(|p| p.display().to_string())
+            } else if args.norm.is_some() && !sides.contains_key(&id) {
+                args.norm.as_ref().map(|p| p.display().to_string())
+            } else {
+                None
+            };
+            if let Some(file) = missing {
                 return Err(anyhow!(
-                    "{}: document {id} of pair ({}, {}) has no signature in {}",
+                    "{}: document {id} of pair ({}, {}) is not in {file}",
                     reader.name(),
                     c.a,
-                    c.b,
-                    args.sigs.display()
-                ));
-            }
-            if fuzzy && !samples.contains_key(&id) {
-                return Err(anyhow!(
-                    "{}: document {id} of pair ({}, {}) is not in {}",
-                    reader.name(),
-                    c.a,
-                    c.b,
-                    args.norm.as_ref().expect("norm").display()
+                    c.b
                 ));
             }
         }
     }
     log.info(format!(
-        "{} candidate pairs, {} documents loaded",
+        "{} candidate pairs, {} documents loaded, {} in the corpus",
         cands.len(),
-        sigs.len()
+        sigs.len(),
+        df.docs()
     ));
     let weights = Weights {
         jaccard: args.jaccard_weight,
         fuzzy: args.fuzzy_weight,
     };
-    let scored: Vec<Option<(f64, f64, f64)>> = cands
+    let scored: Vec<Option<Dims>> = cands
         .par_iter()
         .map(|c| {
-            let j = estimate_jaccard(&sigs[&c.a], &sigs[&c.b]);
-            let f = if fuzzy {
-                fuzzy_ratio(&samples[&c.a], &samples[&c.b])
+            let (sa, sb) = (&sigs[&c.a], &sigs[&c.b]);
+            let (jaccard, containment) = if args.exact {
+                let (x, y) = (&shingles[&c.a], &shingles[&c.b]);
+                (exact_jaccard(x, y), exact_containment(x, y))
             } else {
-                0.0
+                let j = estimate_jaccard(&sa.sig, &sb.sig);
+                (j, containment_estimate(j, sa.size, sb.size))
             };
-            let s = weights.combine(j, f);
-            (s >= args.threshold).then_some((s, j, f))
+            let side = |id| sides.get(id);
+            let fuzzy = match (side(&c.a), side(&c.b)) {
+                (Some(x), Some(y)) if fuzzy => Some(fuzzy_ratio(&x.sample, &y.sample)),
+                _ => None,
+            };
+            let distinct = match (side(&c.a), side(&c.b)) {
+                (Some(x), Some(y)) => df.similarity(&x.tokens, &y.tokens),
+                _ => None,
+            };
+            let j_eff = if args.no_containment {
+                jaccard
+            } else {
+                jaccard.max(containment)
+            };
+            let mut score = weights.combine(j_eff, fuzzy.unwrap_or(0.0));
+            if let (true, Some(d)) = (args.distinct_penalty > 0.0, distinct) {
+                score *= 1.0 - args.distinct_penalty * (1.0 - d);
+            }
+            let gated = args.distinct_min > 0.0 && distinct.is_some_and(|d| d < args.distinct_min);
+            if score < args.threshold || gated {
+                return None;
+            }
+            // The verifier runs last: it is the costliest step, and only on pairs that passed.
+            let subs = match (verify, side(&c.a), side(&c.b)) {
+                (true, Some(x), Some(y)) => unexplained(&x.norm, &y.norm, |h| word_df.idf(h)),
+                _ => Vec::new(),
+            };
+            let weight: f64 = subs.iter().map(|s| s.weight).sum();
+            (weight <= args.max_unexplained).then_some(Dims {
+                score,
+                jaccard,
+                fuzzy,
+                containment,
+                distinct,
+                unexplained: subs,
+            })
         })
         .collect();
     let mut out = create_output(args.common.output.as_deref())?;
     let mut kept = 0u64;
     for (c, s) in cands.into_iter().zip(scored) {
-        let Some((score, j, f)) = s else { continue };
+        let Some(d) = s else { continue };
         let mut o = Obj::new();
         o.insert("a".into(), c.a.into());
         o.insert("b".into(), c.b.into());
-        o.insert("score".into(), round6(score).into());
-        o.insert("jaccard".into(), round6(j).into());
-        o.insert("fuzzy".into(), round6(f).into());
+        o.insert("score".into(), round6(d.score).into());
+        o.insert("jaccard".into(), round6(d.jaccard).into());
+        o.insert("fuzzy".into(), d.fuzzy.map(round6).into());
+        o.insert("containment".into(), round6(d.containment).into());
+        o.insert("distinct".into(), d.distinct.map(round6).into());
+        if verify {
+            let w: f64 = d.unexplained.iter().map(|s| s.weight).sum();
+            o.insert("unexplained".into(), round6(w).into());
+        }
+        if args.explain {
+            let (x, y) = (&sides[&c.a].words, &sides[&c.b].words);
+            let only = |p: &[String], q: &[String]| -> Value {
+                let q: FxHashSet<&String> = q.iter().collect();
+                p.iter()
+                    .filter(|w| !q.contains(w))
+                    .take(20)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .into()
+            };
+            o.insert("only_a".into(), only(x, y));
+            o.insert("only_b".into(), only(y, x));
+            let subs: Vec<Value> = d
+                .unexplained
+                .iter()
+                .take(20)
+                .map(|s| serde_json::json!([s.a, s.b]))
+                .collect();
+            o.insert("substitutions".into(), subs.into());
+        }
         for (k, v) in c.rest {
             o.entry(k).or_insert(v);
         }
@@ -179,4 +326,52 @@ pub fn run(args: Args) -> Result<()> {
     reader.report_skipped(&log);
     log.info(format!("{kept} pairs at or over {}", args.threshold));
     Ok(())
+}
+
+/// Reads the norm file once: the rarity of distinctive tokens over every document, and the
+/// fuzzy sample and tokens of the documents in `wanted`.
+fn read_sides(
+    path: &std::path::Path,
+    wanted: &FxHashSet<u64>,
+    args: &Args,
+) -> Result<(FxHashMap<u64, Side>, DocFreq, DocFreq)> {
+    let mut r = NdjsonReader::new(open_input(Some(path))?, false);
+    let mut df = DocFreq::default();
+    let mut word_df = DocFreq::default();
+    let mut words = Vec::new();
+    let mut sides = FxHashMap::default();
+    let mut tokens = Vec::new();
+    while let Some((id, norm)) = r.next_with(|mut o| {
+        let id = get_id(&o)?;
+        match o.remove("norm") {
+            Some(Value::String(s)) => Ok((id, s)),
+            _ => Err("missing \"norm\": pass the output of pl-normalize as --norm".into()),
+        }
+    })? {
+        distinctive_tokens(&norm, &mut tokens);
+        df.add(&tokens);
+        if !args.no_verify {
+            word_hashes(&norm, &mut words);
+            word_df.add(&words);
+        }
+        if wanted.contains(&id) {
+            sides.insert(
+                id,
+                Side {
+                    sample: fuzzy_sample(&norm, args.fuzzy_sample, args.sort_words),
+                    tokens: tokens.clone(),
+                    words: if args.explain {
+                        distinctive_words(&norm)
+                            .into_iter()
+                            .map(String::from)
+                            .collect()
+                    } else {
+                        Vec::new()
+                    },
+                    norm: if args.no_verify { String::new() } else { norm },
+                },
+            );
+        }
+    }
+    Ok((sides, df, word_df))
 }

@@ -4,8 +4,8 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use pl_core::normalize::fingerprint;
 use pl_core::records::{parse_fingerprint, Format, RecordWriter, ShingleRec};
-use pl_core::shingle::{shingles, word_count};
-use pl_core::stream::{Params, SHINGLE_HASH_XXH3};
+use pl_core::shingle::{char_shingles, shingles, whole_text_shingle, word_count};
+use pl_core::stream::{Params, SHINGLE_HASH_CHARS_XXH3, SHINGLE_HASH_XXH3};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -24,12 +24,40 @@ pub struct Args {
     /// Words per shingle. Larger n is stricter: fewer shared shingles for the same edits.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub ngram: u32,
-    /// Skip documents with fewer words than this.
+    /// Shingle unit: words (n words joined by a space) or chars (n consecutive characters,
+    /// spaces included; far more robust to OCR errors, use n = 5 or so).
+    #[arg(long, value_enum, default_value_t = Unit::Words)]
+    pub unit: Unit,
+    /// What becomes of documents under --min-words: `whole` (default) gives each one shingle of
+    /// its whole text, so exact copies of a short receipt still pair and nothing else does;
+    /// `skip` leaves them out (the reference product's behaviour). Empty texts are always
+    /// left out.
+    #[arg(long, value_enum, default_value_t = Short::Whole)]
+    pub short: Short,
+    /// Documents with fewer words than this are too short to shingle (see --short).
     #[arg(long, default_value_t = 20)]
     pub min_words: u32,
     /// Output encoding: binary (compact, default) or json (one record per line, for eyes and jq).
     #[arg(long, value_enum, default_value_t = OutFormat::Binary)]
     pub format: OutFormat,
+}
+
+/// What becomes of short documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Short {
+    /// One shingle of the whole text: only exact copies match.
+    Whole,
+    /// Left out.
+    Skip,
+}
+
+/// What a shingle is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Unit {
+    /// Word n-grams.
+    Words,
+    /// Character n-grams.
+    Chars,
 }
 
 /// Output format flag shared by the record-stream tools.
@@ -50,14 +78,16 @@ impl From<OutFormat> for Format {
     }
 }
 
-fn shingle_record(o: &Obj, ngram: usize, min_words: usize) -> Result<Option<ShingleRec>, String> {
+/// A shingle record, or `None` for a document left out; the flag says it was short.
+fn shingle_record(o: &Obj, args: &Args) -> Result<(Option<ShingleRec>, bool), String> {
     let id = get_id(o)?;
     let norm = match o.get("norm") {
         Some(Value::String(s)) => s.as_str(),
         _ => return Err("missing \"norm\": feed pl-shingle the output of pl-normalize".into()),
     };
-    if word_count(norm) < min_words {
-        return Ok(None);
+    let short = word_count(norm) < args.min_words as usize;
+    if short && (args.short == Short::Skip || norm.is_empty()) {
+        return Ok((None, true));
     }
     let fingerprint = match o.get("fingerprint") {
         Some(Value::String(s)) => {
@@ -66,12 +96,19 @@ fn shingle_record(o: &Obj, ngram: usize, min_words: usize) -> Result<Option<Shin
         _ => fingerprint(norm),
     };
     let mut hashes = Vec::new();
-    shingles(norm, ngram, &mut hashes);
-    Ok(Some(ShingleRec {
-        id,
-        fingerprint,
-        hashes,
-    }))
+    match (short, args.unit) {
+        (true, _) => hashes.push(whole_text_shingle(norm)),
+        (false, Unit::Words) => shingles(norm, args.ngram as usize, &mut hashes),
+        (false, Unit::Chars) => char_shingles(norm, args.ngram as usize, &mut hashes),
+    }
+    Ok((
+        Some(ShingleRec {
+            id,
+            fingerprint,
+            hashes,
+        }),
+        short,
+    ))
 }
 
 /// Runs the tool.
@@ -86,7 +123,10 @@ pub fn run(args: Args) -> Result<()> {
     let params = Params {
         ngram: args.ngram,
         min_words: args.min_words,
-        shingle_hash: SHINGLE_HASH_XXH3,
+        shingle_hash: match args.unit {
+            Unit::Words => SHINGLE_HASH_XXH3,
+            Unit::Chars => SHINGLE_HASH_CHARS_XXH3,
+        },
         perms: 0,
         scheme: 0,
         seed: 0,
@@ -96,7 +136,7 @@ pub fn run(args: Args) -> Result<()> {
         args.format.into(),
         params,
     )?;
-    let (mut written, mut short) = (0u64, 0u64);
+    let (mut written, mut skipped, mut whole) = (0u64, 0u64, 0u64);
     let pb = log.progress("documents");
     let mut chunk = Vec::with_capacity(2048);
     loop {
@@ -113,17 +153,17 @@ pub fn run(args: Args) -> Result<()> {
         let recs: Vec<_> = chunk
             .par_iter()
             .map(|(_, text)| {
-                crate::ndjson::parse_object(text)
-                    .and_then(|o| shingle_record(&o, args.ngram as usize, args.min_words as usize))
+                crate::ndjson::parse_object(text).and_then(|o| shingle_record(&o, &args))
             })
             .collect();
         for ((line, _), r) in chunk.iter().zip(recs) {
             match r {
-                Ok(Some(rec)) => {
+                Ok((Some(rec), short)) => {
                     w.write(&rec).with_context(|| name.clone())?;
                     written += 1;
+                    whole += u64::from(short);
                 }
-                Ok(None) => short += 1,
+                Ok((None, _)) => skipped += 1,
                 Err(msg) => reader.invalid(*line, &msg)?,
             }
             pb.inc(1);
@@ -132,9 +172,15 @@ pub fn run(args: Args) -> Result<()> {
     w.finish()?.finish()?;
     pb.finish_and_clear();
     reader.report_skipped(&log);
-    if short > 0 {
+    if skipped > 0 {
         log.note(format!(
-            "skipped {short} documents under {} words",
+            "skipped {skipped} documents under {} words",
+            args.min_words
+        ));
+    }
+    if whole > 0 {
+        log.note(format!(
+            "{whole} documents under {} words kept as one whole-text shingle (they match exact copies only)",
             args.min_words
         ));
     }
