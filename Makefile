@@ -33,7 +33,7 @@ TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluste
 BINS    := $(addprefix $(BIN)/,$(TOOLS))
 SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: all demo groups eval quality-floor readme-eval readme-tuning test clean FORCE
+.PHONY: all demo groups eval quality quality-floor readme-eval readme-tuning test clean FORCE
 .DELETE_ON_ERROR:
 
 all: groups
@@ -110,7 +110,11 @@ quality-floor: $(WORK)/eval.json
 
 # Writes the example-corpus evaluation into the README between its markers.
 readme-eval: $(WORK)/groups.ndjson $(BIN)/pl-eval
-	$(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/groups.ndjson > $(WORK)/eval.txt
+	@$(MAKE) --no-print-directory -s preset-reference > /dev/null
+	{ echo "default:"; $(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/groups.ndjson; \
+	  echo; echo "reference (make preset-reference):"; \
+	  $(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/preset-reference/groups.ndjson | head -n 3; \
+	} > $(WORK)/eval.txt
 	python3 scripts/splice.py README.md eval $(WORK)/eval.txt
 
 # Writes the bands-versus-rows table of the tuning guide from pl-lsh --explain.
@@ -246,3 +250,9 @@ real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
 
 bench:
 	scripts/bench/run.sh
+
+# ---------------------------------------------------------------------------------------------
+# docs/QUALITY.md: every configuration on a generated 20k-document corpus, against its truth.
+QUALITY_DOCS ?= 20000
+quality: $(BINS)
+	python3 scripts/quality.py --docs $(QUALITY_DOCS) --work $(WORK)/quality --bin $(BIN)
