@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The benchmark of issue 6: our stages and pipeline against datasketch, rensa and gaoya on the
+# same generated corpus with the same parameters, plus the exact baseline on the smallest corpus;
+# writes BENCH.md. Run from the repository root: `make bench` (or scripts/bench/run.sh).
+#
+#   BENCH_SIZES="10000 100000"   corpus sizes in documents (default 10000; 1000000 works too)
+#   BENCH_REPEAT=3               best of up to 3 runs for runs under 5 s
+#   BENCH_THREADS="1 2"          thread counts for our tools (RAYON_NUM_THREADS and --threads)
+#   BENCH_OUT=BENCH.md           where the report goes
+#   BENCH_WORK=work/bench        venv, corpora, outputs, timings (git-ignored)
+set -euo pipefail
+export PYTHONDONTWRITEBYTECODE=1
+cd "$(dirname "$0")/../.."
+
+SIZES=${BENCH_SIZES:-10000}
+THREADS=${BENCH_THREADS:-1 2}
+OUT=${BENCH_OUT:-BENCH.md}
+W=${BENCH_WORK:-work/bench}
+BIN=target/release
+NGRAM=3 PERMS=256 BANDS=32 SEED=42 MIN_WORDS=20 THRESHOLD=0.75
+mkdir -p "$W"
+RESULTS=$W/results.tsv
+: > "$RESULTS"
+log() { echo "bench: $*" >&2; }
+
+# 1. release binaries
+log "building release binaries"
+cargo build --release --quiet -p pl-cli
+
+# 2. /usr/bin/time (GNU time, for peak RSS) and the peers' venv, versions pinned
+if [ ! -x /usr/bin/time ]; then
+  log "installing GNU time"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq time
+  else sudo apt-get update -qq && sudo apt-get install -y -qq time; fi
+fi
+VENV=$W/venv
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+PY=$VENV/bin/python
+log "installing peers into $VENV"
+"$PY" -m pip install -q --disable-pip-version-check -r scripts/bench/requirements.txt
+# gaoya only from a prebuilt wheel and within two minutes; left out of the tables otherwise.
+PEERS="datasketch rensa"
+if timeout 120 "$PY" -m pip install -q --disable-pip-version-check --only-binary=:all: gaoya==0.2.2 \
+     >"$W/gaoya-install.log" 2>&1; then
+  PEERS="$PEERS gaoya"
+else
+  log "gaoya did not install (see $W/gaoya-install.log): left out"
+fi
+
+# measure SIZE_DIR LABEL THREADS CANDS -- command...: wall time (ns clock) and peak RSS (GNU
+# time; for a pipe, the largest single process), one line in results.tsv. A run shorter than 5 s
+# is repeated up to BENCH_REPEAT times (default 3) and the best wall time kept, to damp the noise
+# of a shared machine; the line records how many runs there were.
+REPEAT=${BENCH_REPEAT:-3}
+measure() {
+  local dir=$1 label=$2 threads=$3 cands=$4; shift 5
+  local tf; tf=$(mktemp)
+  local best=0 peak=0 runs=0 t0 t1 us rss
+  while :; do
+    log "  $label (threads $threads)"
+    t0=$(date +%s%N)
+    RAYON_NUM_THREADS=$threads /usr/bin/time -v -o "$tf" "$@"
+    t1=$(date +%s%N)
+    us=$(( (t1 - t0) / 1000 )); runs=$((runs + 1))
+    rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tf")
+    if [ "$best" = 0 ] || [ "$us" -lt "$best" ]; then best=$us; fi
+    if [ "$rss" -gt "$peak" ]; then peak=$rss; fi
+    if [ "$runs" -ge "$REPEAT" ] || [ "$us" -ge 5000000 ]; then break; fi
+  done
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$dir" "$label" "$threads" "$best" "$peak" "$cands" \
+    "$runs" >> "$RESULTS"
+  rm -f "$tf"
+}
+
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+smallest=$(printf '%s\n' $SIZES | sort -n | head -n1)
+for n in $SIZES; do
+  D=$W/n$n
+  mkdir -p "$D"
+  if [ ! -s "$D/docs.ndjson" ]; then
+    log "corpus of $n documents"
+    python3 scripts/gen_corpus.py --docs "$n" --seed 1 --out-docs "$D/docs.ndjson.tmp" \
+      --out-truth "$D/truth.ndjson"
+    mv "$D/docs.ndjson.tmp" "$D/docs.ndjson"
+  fi
+  log "corpus $n: ours"
+  for t in $THREADS; do
+    T="--threads $t"
+    measure "$D" "pl-normalize" "$t" - -- $BIN/pl-normalize $T -q "$D/docs.ndjson" -o "$D/norm.ndjson"
+    measure "$D" "pl-shingle" "$t" - -- $BIN/pl-shingle $T -q "$D/norm.ndjson" --ngram $NGRAM \
+      --min-words $MIN_WORDS -o "$D/shingles.bin"
+    measure "$D" "pl-minhash" "$t" - -- $BIN/pl-minhash $T -q "$D/shingles.bin" --ngram $NGRAM \
+      --perms $PERMS --seed $SEED -o "$D/sigs.bin"
+    measure "$D" "pl-lsh" "$t" "$D/cands.ndjson" -- $BIN/pl-lsh $T -q "$D/sigs.bin" --perms $PERMS \
+      --bands $BANDS --min-band-matches 1 -o "$D/cands.ndjson"
+    measure "$D" "pl-score" "$t" - -- $BIN/pl-score $T -q "$D/cands.ndjson" --sigs "$D/sigs.bin" \
+      --norm "$D/norm.ndjson" --perms $PERMS --threshold $THRESHOLD -o "$D/scores.ndjson"
+    measure "$D" "pl-cluster" "$t" - -- $BIN/pl-cluster $T -q "$D/scores.ndjson" \
+      --docs "$D/norm.ndjson" -o "$D/groups.ndjson"
+    SH="$BIN/pl-shingle $T -q --ngram $NGRAM --min-words $MIN_WORDS"
+    MH="$BIN/pl-minhash $T -q --ngram $NGRAM --perms $PERMS --seed $SEED"
+    LSH="$BIN/pl-lsh $T -q --perms $PERMS --bands $BANDS --min-band-matches 1"
+    measure "$D" "pipe docs→cands" "$t" "$D/cands-pipe-$t.ndjson" -- sh -c \
+      "$BIN/pl-normalize $T -q < '$D/docs.ndjson' | $SH | $MH | $LSH -o '$D/cands-pipe-$t.ndjson'"
+    measure "$D" "pipe norm→cands" "$t" "$D/cands-npipe-$t.ndjson" -- sh -c \
+      "$SH < '$D/norm.ndjson' | $MH | $LSH -o '$D/cands-npipe-$t.ndjson'"
+  done
+  log "corpus $n: peers"
+  for p in $PEERS; do
+    measure "$D" "$p" 1 "$D/cands-$p.ndjson" -- "$PY" scripts/bench/peers.py "$p" \
+      "$D/norm.ndjson" "$D/cands-$p.ndjson"
+  done
+  if [ "$n" = "$smallest" ]; then
+    log "corpus $n: exact baseline"
+    measure "$D" "exact" 1 "$D/exact.ndjson" -- "$PY" scripts/bench/exact.py "$D/norm.ndjson" \
+      "$D/exact.ndjson" $THRESHOLD
+  fi
+done
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
+
+{
+  echo "sizes=$SIZES"
+  echo "threads=$THREADS"
+  echo "peers=$PEERS"
+  echo "load_start=$LOAD_START"
+  echo "load_end=$LOAD_END"
+  echo "rustc=$(rustc --version)"
+  echo "python=$("$PY" --version 2>&1)"
+  echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates Cargo.toml Cargo.lock 2>/dev/null || echo ' + uncommitted changes in crates/')"
+  echo "pl=$($BIN/pl-lsh --version)"
+  for p in datasketch rensa gaoya numpy; do
+    echo "pkg_$p=$("$PY" -m pip show "$p" 2>/dev/null | awk '/^Version:/ {print $2}')"
+  done
+} > "$W/meta.txt"
+python3 scripts/bench/report.py "$RESULTS" "$W/meta.txt" > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+log "wrote $OUT"
