@@ -80,19 +80,7 @@ pub fn exact_containment(a: &[u64], b: &[u64]) -> f64 {
     if min == 0 {
         return 0.0;
     }
-    let (mut i, mut j, mut inter) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                inter += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    inter as f64 / min as f64
+    crate::minhash::intersection_size(a, b) as f64 / min as f64
 }
 
 /// Rounds a score for output, so NDJSON stays readable (six decimals).

@@ -12,7 +12,7 @@ use clap::Parser;
 use pl_core::decision::{Decision, Verdict};
 use pl_paperless::time::{format_utc, parse_rfc3339};
 use pl_paperless::write::DeleteMethod;
-use pl_paperless::{Client, Options, Retry, Token};
+use pl_paperless::{Client, Options, Retry};
 use serde_json::{json, Map, Value};
 
 use crate::common::{Common, Log, UsageError};
@@ -336,22 +336,6 @@ fn step_journal(s: &Step, result: &str, tag: &str, extra: &[(&str, Value)]) -> M
     o
 }
 
-/// The token from --token-file or PAPERLESS_TOKEN; never from argv.
-fn token(args: &Args) -> Result<Token> {
-    if let Some(p) = &args.token_file {
-        return Ok(Token::from_file(p)?);
-    }
-    match std::env::var("PAPERLESS_TOKEN") {
-        Ok(t) => Ok(Token::new(&t).context("PAPERLESS_TOKEN")?),
-        Err(_) => Err(UsageError(
-            "no API token: set PAPERLESS_TOKEN or pass --token-file (a token is never accepted \
-             as an argument)"
-                .into(),
-        )
-        .into()),
-    }
-}
-
 fn client(args: &Args) -> Result<Client> {
     let Some(url) = args.url.as_deref() else {
         return Err(UsageError("no server: set PAPERLESS_URL (or --url)".into()).into());
@@ -371,7 +355,12 @@ fn client(args: &Args) -> Result<Client> {
         ..Options::default()
     };
     let quiet = args.quiet;
-    Ok(Client::new(url, token(args)?, &opts)?.on_retry(move |msg| {
+    Ok(Client::new(
+        url,
+        crate::cmd::fetch::api_token(args.token_file.as_deref())?,
+        &opts,
+    )?
+    .on_retry(move |msg| {
         if !quiet {
             eprintln!("pl-apply: {msg}");
         }

@@ -99,9 +99,9 @@ fn secs(v: f64, flag: &str) -> Result<Duration> {
     Ok(Duration::from_secs_f64(v))
 }
 
-/// The token from --token-file or PAPERLESS_TOKEN; never from argv.
-fn token(args: &Args) -> Result<Token> {
-    if let Some(p) = &args.token_file {
+/// The token from --token-file or PAPERLESS_TOKEN; never from argv. Shared by pl-apply.
+pub(crate) fn api_token(token_file: Option<&Path>) -> Result<Token> {
+    if let Some(p) = token_file {
         return Ok(Token::from_file(p)?);
     }
     match std::env::var("PAPERLESS_TOKEN") {
@@ -157,11 +157,12 @@ pub fn run(args: Args) -> Result<()> {
         ca_cert: args.ca_cert.clone(),
     };
     let quiet = args.quiet;
-    let client = Client::new(url, token(&args)?, &opts)?.on_retry(move |msg| {
-        if !quiet {
-            eprintln!("pl-fetch: {msg}");
-        }
-    });
+    let client =
+        Client::new(url, api_token(args.token_file.as_deref())?, &opts)?.on_retry(move |msg| {
+            if !quiet {
+                eprintln!("pl-fetch: {msg}");
+            }
+        });
     let state_path = args
         .output
         .as_deref()
