@@ -26,6 +26,9 @@ log() { echo "bench: $*" >&2; }
 # 1. release binaries
 log "building release binaries"
 cargo build --release --quiet -p pl-cli
+# what was built, recorded now: others may commit while the benchmark runs
+BUILT_COMMIT="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates Cargo.toml Cargo.lock 2>/dev/null || echo ' + uncommitted changes in crates/')"
+BUILT_VERSION=$($BIN/pl-lsh --version)
 
 # 2. /usr/bin/time (GNU time, for peak RSS) and the peers' venv, versions pinned
 if [ ! -x /usr/bin/time ]; then
@@ -126,8 +129,8 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "load_end=$LOAD_END"
   echo "rustc=$(rustc --version)"
   echo "python=$("$PY" --version 2>&1)"
-  echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates Cargo.toml Cargo.lock 2>/dev/null || echo ' + uncommitted changes in crates/')"
-  echo "pl=$($BIN/pl-lsh --version)"
+  echo "commit=$BUILT_COMMIT (at build time)"
+  echo "pl=$BUILT_VERSION"
   for p in datasketch rensa gaoya numpy; do
     echo "pkg_$p=$("$PY" -m pip show "$p" 2>/dev/null | awk '/^Version:/ {print $2}')"
   done
