@@ -122,9 +122,13 @@ readme-tuning: $(BIN)/pl-lsh | $(WORK)
 	scripts/tuning_table.sh $(BIN) > $(WORK)/tuning.md
 	python3 scripts/splice.py README.md tuning $(WORK)/tuning.md
 
+# Doc tests, then unit tests, then the integration tests that run the real binaries (last, so
+# the run ends on the suite that counts most).
 test:
 	python3 -m unittest scripts/test_gen_corpus.py
-	cargo test --workspace
+	cargo test --workspace --doc
+	cargo test --workspace --lib
+	cargo test -p pl-cli --test integration
 
 clean:
 	rm -rf $(WORK)
