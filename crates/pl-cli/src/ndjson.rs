@@ -64,6 +64,18 @@ impl NdjsonReader {
         }
     }
 
+    /// Refills `chunk` with up to `n` unparsed lines; `false` when none were left.
+    pub fn next_chunk(&mut self, chunk: &mut Vec<(u64, String)>, n: usize) -> Result<bool> {
+        chunk.clear();
+        while chunk.len() < n {
+            match self.next_line()? {
+                Some(l) => chunk.push(l),
+                None => break,
+            }
+        }
+        Ok(!chunk.is_empty())
+    }
+
     /// Handles a bad record: an error naming input and line, or a count with `--skip-invalid`.
     pub fn invalid(&mut self, line: u64, msg: &str) -> Result<()> {
         if self.skip_invalid {
@@ -147,14 +159,7 @@ pub fn par_map_records(
     const CHUNK: usize = 2048;
     let mut chunk: Vec<(u64, String)> = Vec::with_capacity(CHUNK);
     loop {
-        chunk.clear();
-        while chunk.len() < CHUNK {
-            match reader.next_line()? {
-                Some(l) => chunk.push(l),
-                None => break,
-            }
-        }
-        if chunk.is_empty() {
+        if !reader.next_chunk(&mut chunk, CHUNK)? {
             return Ok(());
         }
         let results: Vec<Result<Option<Vec<u8>>, String>> = chunk

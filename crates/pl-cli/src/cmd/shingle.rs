@@ -140,14 +140,7 @@ pub fn run(args: Args) -> Result<()> {
     let pb = log.progress("documents");
     let mut chunk = Vec::with_capacity(2048);
     loop {
-        chunk.clear();
-        while chunk.len() < 2048 {
-            match reader.next_line()? {
-                Some(l) => chunk.push(l),
-                None => break,
-            }
-        }
-        if chunk.is_empty() {
+        if !reader.next_chunk(&mut chunk, 2048)? {
             break;
         }
         let recs: Vec<_> = chunk

@@ -58,14 +58,7 @@ fn read_sets(reader: &mut NdjsonReader) -> Result<(Vec<Doc>, usize)> {
     let mut empty = 0;
     let mut chunk: Vec<(u64, String)> = Vec::with_capacity(CHUNK);
     loop {
-        chunk.clear();
-        while chunk.len() < CHUNK {
-            match reader.next_line()? {
-                Some(l) => chunk.push(l),
-                None => break,
-            }
-        }
-        if chunk.is_empty() {
+        if !reader.next_chunk(&mut chunk, CHUNK)? {
             return Ok((docs, empty));
         }
         let parsed: Vec<Result<Doc, String>> = chunk
