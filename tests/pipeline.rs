@@ -206,6 +206,30 @@ fn output_file_is_replaced_atomically() {
 }
 
 #[test]
+fn output_to_a_device_or_pipe_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = corpus_dir(10);
+    // Renaming a temporary file over a FIFO (or over /dev/null, as root) would replace it with
+    // a plain file; the records must go through the pipe and the pipe must stay one.
+    let out = sh(
+        d.path(),
+        "mkfifo pipe && { timeout 20 cat pipe > got & } && pl-normalize docs.ndjson -o pipe && wait && \
+         pl-normalize docs.ndjson -o /dev/null",
+    );
+    ok(out);
+    let kind = std::fs::symlink_metadata(d.path().join("pipe"))
+        .unwrap()
+        .file_type();
+    assert!(kind.is_fifo(), "{kind:?}");
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    let got = std::fs::read(d.path().join("got")).unwrap();
+    assert_eq!(ndjson(&got).len(), 12);
+}
+
+#[test]
 fn explain_prints_the_s_curve() {
     let out = String::from_utf8(ok(run("pl-lsh", &["--explain"], b""))).unwrap();
     assert!(out.contains("32 bands x 8 rows"), "{out}");

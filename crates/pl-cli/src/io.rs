@@ -42,6 +42,9 @@ pub enum Output {
     Stdout(BufWriter<io::StdoutLock<'static>>),
     /// A temporary file beside the target, renamed over it by [`Output::finish`].
     File(AtomicFile),
+    /// A target that is not a regular file (`/dev/null`, a FIFO): written in place, since
+    /// renaming over it would replace the device or pipe with a plain file.
+    Special(BufWriter<File>),
 }
 
 /// A file written under a temporary name and renamed into place only on success, so an
@@ -60,9 +63,17 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Creates the output: stdout for `None` or `-`, else an atomic file.
+/// Creates the output: stdout for `None` or `-`, an existing device or pipe written in
+/// place, else an atomic file.
 pub fn create_output(path: Option<&Path>) -> Result<Output> {
     match path {
+        Some(p) if std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()) => {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(p)
+                .with_context(|| format!("{}: cannot open for writing", p.display()))?;
+            Ok(Output::Special(BufWriter::with_capacity(1 << 16, f)))
+        }
         Some(p) if p != Path::new("-") => {
             let dir = p
                 .parent()
@@ -96,6 +107,7 @@ impl Output {
     pub fn finish(self) -> Result<()> {
         match self {
             Output::Stdout(mut w) => Ok(w.flush()?),
+            Output::Special(mut w) => Ok(w.flush()?),
             Output::File(mut a) => {
                 let w = a.w.take().expect("open until finish");
                 let f = w
@@ -116,18 +128,21 @@ impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Output::Stdout(w) => w.write(buf),
+            Output::Special(w) => w.write(buf),
             Output::File(a) => a.w.as_mut().expect("open until finish").write(buf),
         }
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match self {
             Output::Stdout(w) => w.write_all(buf),
+            Output::Special(w) => w.write_all(buf),
             Output::File(a) => a.w.as_mut().expect("open until finish").write_all(buf),
         }
     }
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Output::Stdout(w) => w.flush(),
+            Output::Special(w) => w.flush(),
             Output::File(a) => a.w.as_mut().expect("open until finish").flush(),
         }
     }
