@@ -16,6 +16,7 @@ NGRAM            ?= 3
 MIN_WORDS        ?= 20
 PERMS            ?= 256
 SEED             ?= 42
+SCHEME           ?= classic
 BANDS            ?= 32
 MIN_BAND_MATCHES ?= 1
 THRESHOLD        ?= 0.75
@@ -58,7 +59,7 @@ $(WORK)/$(1).params: FORCE | $(WORK)
 endef
 $(eval $(call params,docs,$(DOCS)))
 $(eval $(call params,shingle,$(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
-$(eval $(call params,minhash,$(PERMS) $(SEED)))
+$(eval $(call params,minhash,$(PERMS) $(SEED) $(SCHEME)))
 $(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES)))
 $(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(SCORE_FLAGS)))
 
@@ -80,7 +81,7 @@ $(WORK)/shingles.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(BIN)/pl-shing
 	$(BIN)/pl-shingle $< --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) -o $@
 
 $(WORK)/sigs.bin: $(WORK)/shingles.bin $(WORK)/minhash.params $(BIN)/pl-minhash
-	$(BIN)/pl-minhash $< --ngram $(NGRAM) --perms $(PERMS) --seed $(SEED) -o $@
+	$(BIN)/pl-minhash $< --ngram $(NGRAM) --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
 
 $(WORK)/cands.ndjson: $(WORK)/sigs.bin $(WORK)/lsh.params $(BIN)/pl-lsh
 	$(BIN)/pl-lsh $< --perms $(PERMS) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) -o $@
@@ -148,17 +149,18 @@ real-paperless-test: $(BIN)/pl-fetch
 # above, so a rerun redoes only what changed.
 #
 #   make preset-minhash   the default pipeline: word 3-grams, MinHash K=256, LSH 32 x 8, score
+#   make preset-oph       the default pipeline with one-permutation MinHash (SCHEME=oph)
 #   make preset-trials    word 2-grams, 6 trials of TRIALS_H hashes (K = 6h = 84), a candidate when
 #                         at least 2 trials agree (pl-lsh --bands 6 --min-band-matches 2), score
 #   make preset-trigram   character trigrams through an inverted index (exact), no scoring stage
-#   make presets          all three
+#   make presets          all of them
 #   make trigram-groups   the trigram method in $(WORK)/ (trigram-pairs.ndjson, trigram-groups.ndjson)
 #   make docs-methods     regenerates the generated parts of docs/METHODS.md
 
 TRIALS_H          ?= 14
 TRIALS_PERMS       = $(shell expr 6 \* $(TRIALS_H))
 TRIGRAM_THRESHOLD ?= $(THRESHOLD)
-PRESETS           := reference minhash chars trials trigram
+PRESETS           := reference minhash oph chars trials trigram
 
 .PHONY: presets $(addprefix preset-,$(PRESETS)) trigram-groups docs-methods
 
@@ -183,6 +185,10 @@ presets: $(addprefix preset-,$(PRESETS))
 
 preset-minhash: $(BINS)
 	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ groups
+	$(call preset_eval,$(WORK)/$@,groups.ndjson)
+
+preset-oph: $(BINS)
+	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ SCHEME=oph groups
 	$(call preset_eval,$(WORK)/$@,groups.ndjson)
 
 preset-trials: $(BINS)

@@ -35,6 +35,31 @@ fn pipe_finds_the_planted_copies() {
 }
 
 #[test]
+fn one_permutation_scheme_finds_the_same_copies() {
+    let d = corpus_dir(100);
+    let classic = ndjson(&ok(sh(d.path(), PIPE)));
+    let oph = ndjson(&ok(sh(
+        d.path(),
+        &PIPE.replace("pl-minhash", "pl-minhash --scheme oph"),
+    )));
+    // The same groups; their order (by confidence) follows each scheme's estimates.
+    let members = |g: &[serde_json::Value]| -> Vec<String> {
+        let mut m: Vec<String> = g.iter().map(|g| g["members"].to_string()).collect();
+        m.sort();
+        m
+    };
+    assert_eq!(members(&oph), members(&classic));
+    let sigs = ndjson(&ok(sh(d.path(), "pl-cat sigs.bin | head -n 1")));
+    assert_eq!(sigs[0]["scheme"], 2, "the header names the scheme");
+    let first_classic = ndjson(&ok(sh(
+        d.path(),
+        "pl-normalize < docs.ndjson | pl-shingle -q | pl-minhash | pl-cat | head -n 1",
+    )));
+    assert_eq!(first_classic[0]["scheme"], 1);
+    assert_ne!(sigs[0]["sig"], first_classic[0]["sig"]);
+}
+
+#[test]
 fn pipe_equals_make_and_a_second_run() {
     let d = corpus_dir(60);
     let first = ok(sh(d.path(), PIPE));
