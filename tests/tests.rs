@@ -3,6 +3,7 @@
 mod util;
 
 mod apply;
+mod copies;
 mod errors;
 mod fetch;
 mod methods;

@@ -15,6 +15,9 @@ pub struct ScoredPair {
     pub jaccard: f64,
     /// Fuzzy dimension.
     pub fuzzy: f64,
+    /// The two documents are one normalized text (pl-lsh's `"copy":true` star pairs): they
+    /// are joined before anything else and merge with other groups as one unit.
+    pub copy: bool,
 }
 
 /// What the primary rule looks at for one document.
@@ -60,8 +63,17 @@ impl UnionFind {
     }
 }
 
-/// Merges strongest pairs first while at least half of the pairs between two groups passed;
-/// marks the pairs that joined nothing as unused (they are not a group's confidence).
+/// Merges strongest pairs first while at least half of the document pairs between two groups
+/// passed; marks the pairs that joined nothing as unused (they are not a group's confidence).
+///
+/// Copy pairs join their documents first, unconditionally, into units: pl-lsh pairs each copy
+/// of a text with one representative only, so the pairs between the other copies, and between
+/// them and other documents, were never scored. A pair linking unit U to unit V stands for all
+/// |U|·|V| document pairs between them (the copies of a text score alike against any
+/// document), and two groups merge when these add up to at least half of the product of their
+/// document counts. For the full list of pairs (every copy scored against every document) and
+/// its star list, this gives the same groups whenever the scores between distinct units do
+/// not tie with each other or with 1.0; with no copy pairs it is plain average linkage.
 fn average_linkage(
     pairs: &[ScoredPair],
     index: &FxHashMap<u64, u32>,
@@ -69,13 +81,38 @@ fn average_linkage(
     used: &mut [bool],
 ) {
     let n = index.len();
-    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for p in pairs {
-        let (a, b) = (index[&p.a], index[&p.b]);
-        adj[a as usize].push(b);
-        adj[b as usize].push(a);
+    for p in pairs.iter().filter(|p| p.copy) {
+        uf.union(index[&p.a], index[&p.b]);
     }
-    let mut members: Vec<Vec<u32>> = (0..n as u32).map(|i| vec![i]).collect();
+    // Units are the union-find roots after the copies; `weight` is a unit's document count.
+    let mut weight = vec![0usize; n];
+    for d in 0..n as u32 {
+        weight[uf.find(d) as usize] += 1;
+    }
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for p in pairs.iter().filter(|p| !p.copy) {
+        let (u, v) = (uf.find(index[&p.a]), uf.find(index[&p.b]));
+        if u != v {
+            adj[u as usize].push(v);
+            adj[v as usize].push(u);
+        }
+    }
+    // One link per pair of units, however many of their document pairs were given.
+    for a in &mut adj {
+        a.sort_unstable();
+        a.dedup();
+    }
+    // The units of each group, and its document count, by the group's root.
+    let mut units: Vec<Vec<u32>> = (0..n as u32)
+        .map(|i| {
+            if weight[i as usize] > 0 {
+                vec![i]
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    let mut docs = weight.clone();
     let mut order: Vec<usize> = (0..pairs.len()).collect();
     order.sort_by(|&x, &y| {
         let (p, q) = (&pairs[x], &pairs[y]);
@@ -91,27 +128,29 @@ fn average_linkage(
             used[i] = true;
             continue;
         }
-        let (small, big) = if members[ra as usize].len() <= members[rb as usize].len() {
+        let (small, big) = if units[ra as usize].len() <= units[rb as usize].len() {
             (ra, rb)
         } else {
             (rb, ra)
         };
-        let links: usize = members[small as usize]
+        let links: usize = units[small as usize]
             .iter()
-            .map(|&m| {
-                adj[m as usize]
+            .map(|&u| {
+                adj[u as usize]
                     .iter()
-                    .filter(|&&o| uf.find(o) == big)
-                    .count()
+                    .filter(|&&v| uf.find(v) == big)
+                    .map(|&v| weight[u as usize] * weight[v as usize])
+                    .sum::<usize>()
             })
             .sum();
-        let possible = members[small as usize].len() * members[big as usize].len();
+        let possible = docs[small as usize] * docs[big as usize];
         if 2 * links >= possible {
             uf.union(ra, rb);
             let root = uf.find(ra);
             let other = if root == ra { rb } else { ra };
-            let moved = std::mem::take(&mut members[other as usize]);
-            members[root as usize].extend(moved);
+            let moved = std::mem::take(&mut units[other as usize]);
+            units[root as usize].extend(moved);
+            docs[root as usize] += std::mem::take(&mut docs[other as usize]);
             used[i] = true;
         }
     }
@@ -288,6 +327,14 @@ mod tests {
             score,
             jaccard: score,
             fuzzy: score,
+            copy: false,
+        }
+    }
+
+    fn copy(a: u64, b: u64) -> ScoredPair {
+        ScoredPair {
+            copy: true,
+            ..p(a, b, 1.0)
         }
     }
 
@@ -338,6 +385,143 @@ mod tests {
         let g = cluster_with(&clique, &m, Linkage::Average);
         assert_eq!(g.len(), 1);
         assert_eq!(g[0].members, vec![1, 2, 3, 4]);
+    }
+
+    fn members(g: &[Group]) -> Vec<Vec<u64>> {
+        let mut m: Vec<Vec<u64>> = g.iter().map(|g| g.members.clone()).collect();
+        m.sort();
+        m
+    }
+
+    #[test]
+    fn a_star_of_copies_is_one_unit() {
+        let m = FxHashMap::default();
+        // Five copies given as a star around 1: no pair between the other four was scored.
+        let star = [copy(1, 2), copy(1, 3), copy(1, 4), copy(1, 5)];
+        let g = cluster_with(&star, &m, Linkage::Average);
+        assert_eq!(members(&g), vec![vec![1, 2, 3, 4, 5]]);
+        assert_eq!((g[0].pair.a, g[0].pair.b, g[0].pair.score), (1, 2, 1.0));
+        // A document near the representative is near every copy: 1–6 stands for 5 pairs.
+        let near = [copy(1, 2), copy(1, 3), p(1, 6, 0.9)];
+        let g = cluster_with(&near, &m, Linkage::Average);
+        assert_eq!(members(&g), vec![vec![1, 2, 3, 6]]);
+        // Two copy sets linked through their representatives: 2·3 document pairs of 6.
+        let two = [copy(1, 2), copy(4, 5), copy(4, 7), p(1, 4, 0.9)];
+        let g = cluster_with(&two, &m, Linkage::Average);
+        assert_eq!(members(&g), vec![vec![1, 2, 4, 5, 7]]);
+    }
+
+    #[test]
+    fn a_unit_weighs_its_size_on_both_sides_of_a_merge() {
+        let m = FxHashMap::default();
+        let clique = [
+            p(6, 7, 0.95),
+            p(6, 8, 0.95),
+            p(6, 9, 0.95),
+            p(7, 8, 0.95),
+            p(7, 9, 0.95),
+            p(8, 9, 0.95),
+        ];
+        let units = [copy(1, 2), copy(1, 3)];
+        // 1–6 stands for 3 of the 3·4 pairs between {1,2,3} and {6,7,8,9}: not half.
+        let mut pairs: Vec<ScoredPair> = [&clique[..], &units[..], &[p(1, 6, 0.9)]].concat();
+        let g = cluster_with(&pairs, &m, Linkage::Average);
+        assert_eq!(members(&g), vec![vec![1, 2, 3], vec![6, 7, 8, 9]]);
+        // 1–6 and 1–7: 6 of 12, half.
+        pairs.push(p(1, 7, 0.85));
+        let g = cluster_with(&pairs, &m, Linkage::Average);
+        assert_eq!(members(&g), vec![vec![1, 2, 3, 6, 7, 8, 9]]);
+        // The same pair given twice, or through another copy, still stands for 3 pairs.
+        let pairs: Vec<ScoredPair> = [
+            &clique[..],
+            &units[..],
+            &[p(1, 6, 0.9), p(1, 6, 0.9), p(2, 6, 0.9), p(3, 6, 0.9)],
+        ]
+        .concat();
+        let g = cluster_with(&pairs, &m, Linkage::Average);
+        assert_eq!(members(&g), vec![vec![1, 2, 3], vec![6, 7, 8, 9]]);
+    }
+
+    /// Units of copies with random ids and sizes, and random links between units, each with
+    /// its own score under 1: the pairs a run without collapsing scores (every copy against
+    /// every copy and every linked document) and the star list a collapsing run scores.
+    fn full_and_star(
+        sizes: &[usize],
+        perm: &[u64],
+        links: &[(usize, usize, f64)],
+    ) -> (Vec<ScoredPair>, Vec<ScoredPair>) {
+        let mut next = perm.iter().copied();
+        let units: Vec<Vec<u64>> = sizes
+            .iter()
+            .map(|&k| {
+                let mut u: Vec<u64> = next.by_ref().take(k).collect();
+                u.sort_unstable();
+                u
+            })
+            .collect();
+        let (mut full, mut star) = (Vec::new(), Vec::new());
+        for u in &units {
+            for (i, &x) in u.iter().enumerate() {
+                for &y in &u[i + 1..] {
+                    full.push(p(x, y, 1.0));
+                }
+                if i > 0 {
+                    star.push(copy(u[0], x));
+                }
+            }
+        }
+        for &(s, t, score) in links {
+            let (u, v) = (&units[s], &units[t]);
+            for &x in u {
+                for &y in v {
+                    full.push(p(x.min(y), x.max(y), score));
+                }
+            }
+            star.push(p(u[0].min(v[0]), u[0].max(v[0]), score));
+        }
+        (full, star)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        #[test]
+        fn star_pairs_give_the_groups_of_all_pairs(
+            sizes in proptest::collection::vec(1usize..5, 2..9),
+            seed in proptest::prelude::any::<u64>(),
+            density in 0.1f64..0.9,
+        ) {
+            let n: usize = sizes.iter().sum();
+            let mut st = seed;
+            let mut perm: Vec<u64> = (1..=n as u64).collect();
+            for i in (1..n).rev() {
+                let j = (crate::minhash::splitmix64(&mut st) % (i as u64 + 1)) as usize;
+                perm.swap(i, j);
+            }
+            let mut links = Vec::new();
+            for s in 0..sizes.len() {
+                for t in s + 1..sizes.len() {
+                    let r = crate::minhash::splitmix64(&mut st);
+                    if (r >> 11) as f64 / (1u64 << 53) as f64 <= density {
+                        // Distinct scores under 1, in random order.
+                        links.push((s, t, 0.5 + (r % 1000) as f64 * 1e-4 + links.len() as f64 * 1e-7));
+                    }
+                }
+            }
+            let (full, star) = full_and_star(&sizes, &perm, &links);
+            let m = FxHashMap::default();
+            for linkage in [Linkage::Average, Linkage::Single] {
+                let key = |g: Vec<Group>| -> Vec<(Vec<u64>, u64, u64, u64, u64)> {
+                    g.into_iter()
+                        .map(|g| (g.members, g.primary, g.pair.a, g.pair.b, g.pair.score.to_bits()))
+                        .collect()
+                };
+                proptest::prop_assert_eq!(
+                    key(cluster_with(&full, &m, linkage)),
+                    key(cluster_with(&star, &m, linkage)),
+                    "{:?} sizes {:?} ids {:?} links {:?}", linkage, sizes, perm, links
+                );
+            }
+        }
     }
 
     #[test]

@@ -102,6 +102,78 @@ pub fn candidates(ids: &[u64], keys: &[Vec<u64>], min_band_matches: u32) -> Vec<
         .collect()
 }
 
+/// Exact copies found before banding: documents whose fingerprints (and so normalized texts)
+/// and signatures are equal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CopySets {
+    /// Whether each input document takes part in banding: every document except the members
+    /// of a copy set other than its representative (its lowest id).
+    pub banded: Vec<bool>,
+    /// Star pairs `(representative, member)`, one per other member of each copy set,
+    /// sorted by (a, b), each once.
+    pub pairs: Vec<(u64, u64)>,
+    /// Copy sets of two or more documents.
+    pub sets: usize,
+    /// Documents in those copy sets (representatives included).
+    pub docs: usize,
+}
+
+/// Whether a signature is that of an empty shingle set (every value `u32::MAX`).
+pub fn is_empty_signature(sig: &[u32]) -> bool {
+    sig.iter().all(|&v| v == u32::MAX)
+}
+
+/// Groups documents by fingerprint so that k copies of one text cost one banded document and
+/// k − 1 star pairs instead of k·(k−1)/2 candidate pairs.
+///
+/// Two documents are copies when their fingerprints and signatures are equal (a copy's
+/// signature is always equal; comparing it too keeps a hand-made stream honest). Documents
+/// with an empty shingle set (an all-`u32::MAX` signature) are never collapsed: they are
+/// banded as before. A record repeating an id already in its copy set adds nothing.
+pub fn copy_sets(ids: &[u64], fingerprints: &[u128], sigs: &[Vec<u32>]) -> CopySets {
+    assert!(
+        ids.len() == fingerprints.len() && ids.len() == sigs.len(),
+        "one id, fingerprint and signature per document"
+    );
+    let mut order: Vec<usize> = (0..ids.len())
+        .filter(|&d| !is_empty_signature(&sigs[d]))
+        .collect();
+    order.sort_unstable_by(|&x, &y| {
+        fingerprints[x]
+            .cmp(&fingerprints[y])
+            .then_with(|| sigs[x].cmp(&sigs[y]))
+            .then(ids[x].cmp(&ids[y]))
+            .then(x.cmp(&y))
+    });
+    let mut out = CopySets {
+        banded: vec![true; ids.len()],
+        ..CopySets::default()
+    };
+    for run in order.chunk_by(|&x, &y| fingerprints[x] == fingerprints[y] && sigs[x] == sigs[y]) {
+        let rep = ids[run[0]];
+        for &d in &run[1..] {
+            out.banded[d] = false;
+        }
+        let before = out.pairs.len();
+        let mut last = rep;
+        for &d in &run[1..] {
+            // Sorted by id within the run, so a repeated id follows itself.
+            if ids[d] != last {
+                out.pairs.push((rep, ids[d]));
+                last = ids[d];
+            }
+        }
+        let members = out.pairs.len() - before;
+        if members > 0 {
+            out.sets += 1;
+            out.docs += members + 1;
+        }
+    }
+    out.pairs.sort_unstable();
+    out.pairs.dedup();
+    out
+}
+
 /// Probability that a pair with Jaccard `s` becomes a candidate: at least `min_matches` of
 /// `bands` bands of `rows` rows agree. With `min_matches = 1` this is `1 − (1 − s^r)^b`.
 pub fn candidate_probability(s: f64, rows: usize, bands: usize, min_matches: usize) -> f64 {
@@ -188,6 +260,53 @@ mod tests {
                 bands: 2
             }]
         );
+    }
+
+    #[test]
+    fn copies_collapse_to_a_star_around_the_lowest_id() {
+        let (x, y) = (vec![1, 2, 3, 4], vec![5, 6, 7, 8]);
+        // Ids 9, 3, 7, 5 are one text; 4 and 8 another; 6 stands alone.
+        let ids = [9, 4, 3, 7, 6, 8, 5];
+        let fps = [1u128, 2, 1, 1, 3, 2, 1];
+        let sigs = [
+            x.clone(),
+            y.clone(),
+            x.clone(),
+            x.clone(),
+            vec![9, 9, 9, 9],
+            y.clone(),
+            x.clone(),
+        ];
+        let c = copy_sets(&ids, &fps, &sigs);
+        assert_eq!(c.pairs, vec![(3, 5), (3, 7), (3, 9), (4, 8)]);
+        assert_eq!(
+            c.banded,
+            vec![false, true, true, false, true, false, false],
+            "only the lowest id of a copy set is banded"
+        );
+        assert_eq!((c.sets, c.docs), (2, 6));
+    }
+
+    #[test]
+    fn empty_sets_and_unequal_signatures_are_not_collapsed() {
+        let empty = vec![u32::MAX; 4];
+        let ids = [1, 2, 3, 4, 5];
+        let fps = [7u128, 7, 8, 8, 8];
+        let sigs = [
+            empty.clone(),
+            empty.clone(),
+            vec![1, 2, 3, 4],
+            vec![1, 2, 3, 5],
+            vec![1, 2, 3, 4],
+        ];
+        let c = copy_sets(&ids, &fps, &sigs);
+        assert_eq!(c.pairs, vec![(3, 5)]);
+        assert_eq!(c.banded, vec![true, true, true, true, false]);
+        assert_eq!((c.sets, c.docs), (1, 2));
+        // A repeated record of one document is no pair.
+        let c = copy_sets(&[4, 4], &[1, 1], &[vec![1, 2], vec![1, 2]]);
+        assert_eq!((c.pairs.len(), c.sets, c.docs), (0, 0, 0));
+        assert_eq!(c.banded, vec![true, false]);
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct Args {
     /// How pairs join: `average` (default) merges two groups only when at least half of the
     /// pairs between their members passed scoring, so one stray pair cannot chain a family of
     /// bills into a giant group; `single` is plain union-find (the reference behaviour).
+    /// Pairs marked `"copy":true` (pl-lsh's exact copies) join first, and average linkage
+    /// counts a pair to one copy of a text as a pair to each of its copies.
     #[arg(long, value_enum, default_value_t = LinkageArg::Average)]
     pub linkage: LinkageArg,
     /// Documents (docs or norm NDJSON) for the primary rule; without it the lowest id is primary.
@@ -88,6 +90,7 @@ pub fn run(args: Args) -> Result<()> {
             score: get_f64(&o, "score")?,
             jaccard: dim("jaccard"),
             fuzzy: dim("fuzzy"),
+            copy: o.get("copy").and_then(Value::as_bool).unwrap_or(false),
         })
     })? {
         pairs.push(p);

@@ -117,6 +117,7 @@ fn evaluate_pairs(pairs: &[Vec<u64>], truth: &[TruthDoc]) -> Report {
             score: 1.0,
             jaccard: 1.0,
             fuzzy: 1.0,
+            copy: false,
         })
         .collect();
     let groups: Vec<Vec<u64>> = pl_core::cluster::cluster(&scored, &Default::default())

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use pl_core::lsh::{candidate_probability, candidates, half_point, Banding};
+use pl_core::lsh::{candidate_probability, candidates, copy_sets, half_point, Banding};
 use pl_core::records::{expect_param, SigRec};
 use rayon::prelude::*;
 
@@ -16,6 +16,11 @@ use crate::sides::open_records;
 /// values are identical in at least --min-band-matches bands become a candidate pair
 /// `{"a","b","bands"}` (a < b, each pair once, sorted). More bands (fewer rows each) find
 /// less similar pairs and cost more scoring; see --explain.
+///
+/// Exact copies (equal fingerprints: the same normalized text) are collapsed first: only the
+/// lowest id of each copy set is banded, and each other member is paired with it once,
+/// `{"a","b","bands","copy":true}`, so 50 copies of one document make 49 pairs to score, not
+/// 1,225. pl-cluster keeps a copy set together as one unit; --no-collapse bands every document.
 #[derive(Debug, Parser)]
 #[command(name = "pl-lsh", version)]
 pub struct Args {
@@ -45,6 +50,11 @@ pub struct Args {
     /// least 2 agree; h = 10..20 at 80-100% overlap) as Markdown and exit (reads no input).
     #[arg(long, conflicts_with = "explain")]
     pub trials_table: bool,
+    /// Band every document, copies too: k copies of one text then make k·(k−1)/2 candidate
+    /// pairs instead of k − 1 star pairs marked `"copy":true` (the behaviour before copies
+    /// were collapsed).
+    #[arg(long)]
+    pub no_collapse: bool,
 }
 
 fn parse_unit(s: &str) -> Result<f64, String> {
@@ -66,9 +76,10 @@ pub fn run(args: Args) -> Result<()> {
         return out.finish();
     }
     let (name, mut reader) = open_records::<SigRec>(open_input(args.common.input.as_deref())?)?;
-    let (mut ids, mut sigs) = (Vec::new(), Vec::new());
+    let (mut ids, mut fingerprints, mut sigs) = (Vec::new(), Vec::new(), Vec::new());
     while let Some(r) = reader.next().with_context(|| name.clone())? {
         ids.push(r.id);
+        fingerprints.push(r.fingerprint);
         sigs.push(r.sig);
     }
     let mut out = create_output(args.common.output.as_deref())?;
@@ -92,17 +103,76 @@ pub fn run(args: Args) -> Result<()> {
         banding.bands,
         banding.rows
     ));
-    let keys: Vec<Vec<u64>> = sigs
+    // Copies share every band, so they are a candidate pair exactly when all the bands are
+    // enough: with --min-band-matches over --bands nothing is, copies included.
+    let copies = if args.no_collapse {
+        None
+    } else {
+        let c = copy_sets(&ids, &fingerprints, &sigs);
+        log.info(format!(
+            "{} documents collapsed into {} copy sets (equal fingerprints); {} signatures banded",
+            c.docs,
+            c.sets,
+            c.banded.iter().filter(|&&b| b).count()
+        ));
+        Some(c)
+    };
+    drop(fingerprints);
+    let (banded_ids, banded_sigs): (Vec<u64>, Vec<Vec<u32>>) = match &copies {
+        None => (ids, sigs),
+        Some(c) => ids
+            .into_iter()
+            .zip(sigs)
+            .zip(&c.banded)
+            .filter(|(_, &b)| b)
+            .map(|(x, _)| x)
+            .unzip(),
+    };
+    let keys: Vec<Vec<u64>> = banded_sigs
         .par_iter()
         .map(|s| (0..banding.bands).map(|b| banding.key(s, b)).collect())
         .collect();
-    drop(sigs);
-    let cands = candidates(&ids, &keys, args.min_band_matches);
-    for c in &cands {
-        writeln!(out, "{{\"a\":{},\"b\":{},\"bands\":{}}}", c.a, c.b, c.bands)?;
+    drop(banded_sigs);
+    let cands = candidates(&banded_ids, &keys, args.min_band_matches);
+    let all_bands = banding.bands as u32;
+    let copy_pairs: &[(u64, u64)] = match &copies {
+        Some(c) if all_bands >= args.min_band_matches => &c.pairs,
+        _ => &[],
+    };
+    // Both lists are sorted by (a, b): merge them. A pair in both (possible only when one id
+    // has records with different texts) is written once, as a copy.
+    let (mut i, mut j, mut written) = (0, 0, 0usize);
+    while i < cands.len() || j < copy_pairs.len() {
+        let c = cands.get(i);
+        match copy_pairs.get(j) {
+            Some(&(a, b)) if c.is_none_or(|c| (a, b) <= (c.a, c.b)) => {
+                writeln!(
+                    out,
+                    "{{\"a\":{a},\"b\":{b},\"bands\":{all_bands},\"copy\":true}}"
+                )?;
+                j += 1;
+                if c.is_some_and(|c| (a, b) == (c.a, c.b)) {
+                    i += 1;
+                }
+            }
+            _ => {
+                let c = &cands[i];
+                writeln!(out, "{{\"a\":{},\"b\":{},\"bands\":{}}}", c.a, c.b, c.bands)?;
+                i += 1;
+            }
+        }
+        written += 1;
     }
     out.finish()?;
-    log.info(format!("{} candidate pairs", cands.len()));
+    if copies.is_some() {
+        log.info(format!(
+            "{written} candidate pairs: {} between banded documents, {} copy pairs",
+            cands.len(),
+            copy_pairs.len()
+        ));
+    } else {
+        log.info(format!("{written} candidate pairs"));
+    }
     Ok(())
 }
 

@@ -220,8 +220,13 @@ pub fn run(args: Args) -> Result<()> {
             }
         }
     }
+    let exact_shingles = args.exact.then_some(&shingles);
+    let copies = cands
+        .iter()
+        .filter(|c| identical_texts(&sigs[&c.a], &sigs[&c.b], exact_shingles))
+        .count();
     log.info(format!(
-        "{} candidate pairs, {} documents loaded, {} in the corpus",
+        "{} candidate pairs ({copies} of identical texts, scored without comparing), {} documents loaded, {} in the corpus",
         cands.len(),
         sigs.len(),
         df.docs()
@@ -234,21 +239,32 @@ pub fn run(args: Args) -> Result<()> {
         .par_iter()
         .map(|c| {
             let (sa, sb) = (&sigs[&c.a], &sigs[&c.b]);
-            let (jaccard, containment) = if args.exact {
-                let (x, y) = (&shingles[&c.a], &shingles[&c.b]);
-                (exact_jaccard(x, y), exact_containment(x, y))
-            } else {
-                let j = estimate_jaccard(&sa.sig, &sb.sig);
-                (j, containment_estimate(j, sa.size, sb.size))
-            };
             let side = |id| sides.get(id);
-            let fuzzy = match (side(&c.a), side(&c.b)) {
-                (Some(x), Some(y)) if fuzzy => Some(fuzzy_ratio(&x.sample, &y.sample)),
-                _ => None,
-            };
-            let distinct = match (side(&c.a), side(&c.b)) {
-                (Some(x), Some(y)) => df.similarity(&x.tokens, &y.tokens),
-                _ => None,
+            let identical = identical_texts(sa, sb, exact_shingles);
+            let (jaccard, containment, fuzzy, distinct) = if identical {
+                // The values the comparisons below give for one text twice, without running them.
+                let both = side(&c.a).is_some() && side(&c.b).is_some();
+                let distinct = side(&c.a)
+                    .filter(|x| both && !x.tokens.is_empty())
+                    .map(|_| 1.0);
+                (1.0, 1.0, (both && fuzzy).then_some(1.0), distinct)
+            } else {
+                let (jaccard, containment) = if args.exact {
+                    let (x, y) = (&shingles[&c.a], &shingles[&c.b]);
+                    (exact_jaccard(x, y), exact_containment(x, y))
+                } else {
+                    let j = estimate_jaccard(&sa.sig, &sb.sig);
+                    (j, containment_estimate(j, sa.size, sb.size))
+                };
+                let fuzzy = match (side(&c.a), side(&c.b)) {
+                    (Some(x), Some(y)) if fuzzy => Some(fuzzy_ratio(&x.sample, &y.sample)),
+                    _ => None,
+                };
+                let distinct = match (side(&c.a), side(&c.b)) {
+                    (Some(x), Some(y)) => df.similarity(&x.tokens, &y.tokens),
+                    _ => None,
+                };
+                (jaccard, containment, fuzzy, distinct)
             };
             let j_eff = if args.no_containment {
                 jaccard
@@ -264,7 +280,8 @@ pub fn run(args: Args) -> Result<()> {
                 return None;
             }
             // The verifier runs last: it is the costliest step, and only on pairs that passed.
-            let subs = match (verify, side(&c.a), side(&c.b)) {
+            // One text twice has no substitution to find.
+            let subs = match (verify && !identical, side(&c.a), side(&c.b)) {
                 (true, Some(x), Some(y)) => unexplained(&x.norm, &y.norm, |h| word_df.idf(h)),
                 _ => Vec::new(),
             };
@@ -326,6 +343,21 @@ pub fn run(args: Args) -> Result<()> {
     reader.report_skipped(&log);
     log.info(format!("{kept} pairs at or over {}", args.threshold));
     Ok(())
+}
+
+/// Whether two documents are one normalized text: equal fingerprints, and (so that every
+/// dimension comes out exactly as comparing them would give) equal non-empty signatures and,
+/// for --exact, equal shingle sets. Documents with an empty shingle set are compared as usual.
+fn identical_texts(a: &SigRec, b: &SigRec, shingles: Option<&FxHashMap<u64, Vec<u64>>>) -> bool {
+    a.fingerprint == b.fingerprint
+        && a.size == b.size
+        && a.size > 0
+        && !a.sig.is_empty()
+        && a.sig == b.sig
+        && shingles.is_none_or(|s| {
+            let (x, y) = (&s[&a.id], &s[&b.id]);
+            !x.is_empty() && x == y
+        })
 }
 
 /// Reads the norm file once: the rarity of distinctive tokens over every document, and the
