@@ -7,6 +7,8 @@ MIN_WORDS words skipped (as pl-shingle --min-words does), shingles = 3 consecuti
 by one space (the strings pl-shingle hashes with xxh3).
 
     peers.py TOOL NORM_NDJSON OUT_NDJSON      TOOL: datasketch | rensa | gaoya
+    peers.py rensa-kernel NORM_NDJSON          rensa's RMinHash.update alone, on prebuilt
+                                               shingle lists: one TSV line for BENCH.md
 """
 import json
 import sys
@@ -73,7 +75,28 @@ def run_gaoya(path):
                 yield min(i, j), max(i, j)
 
 
+def rensa_kernel(path):
+    """Times RMinHash(256, 42).update on each document's shingle strings, built beforehand
+    (best of 3), and prints the line the kernels example prints for ours."""
+    import time
+    from rensa import RMinHash
+    texts = [text for _, text in docs(path)]
+    lists = [sorted(shingles(t)) for t in texts]
+    size = sum(len(t.encode("utf-8")) for t in texts)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for sh in lists:
+            m = RMinHash(num_perm=PERMS, seed=SEED)
+            m.update(sh)
+        best = min(best, time.perf_counter() - t0)
+    print(f"rensa RMinHash.update K=256 from shingle strings\t1\t{best:.6f}\t{len(texts)}\t{size}")
+
+
 def main():
+    if sys.argv[1] == "rensa-kernel":
+        rensa_kernel(sys.argv[2])
+        return
     tool, norm, out = sys.argv[1:4]
     pairs = sorted(set({"datasketch": run_datasketch, "rensa": run_rensa,
                         "gaoya": run_gaoya}[tool](norm)))

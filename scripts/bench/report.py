@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """BENCH.md from run.sh's results.tsv and meta.txt (generated; never edit BENCH.md by hand).
 
-    report.py RESULTS_TSV META_TXT > BENCH.md
+    report.py RESULTS_TSV META_TXT KERNELS_TSV > BENCH.md
 """
 import json
 import os
@@ -10,6 +10,7 @@ import sys
 from collections import OrderedDict
 
 STAGES = ["pl-normalize", "pl-shingle", "pl-minhash", "pl-lsh", "pl-score", "pl-cluster"]
+OURS_EXTRA = ["pl-minhash oph"]
 
 
 def pairs(path):
@@ -30,7 +31,12 @@ def machine():
 
 
 def main():
-    results, meta_path = sys.argv[1:3]
+    results, meta_path, kernels_path = sys.argv[1:4]
+    kernels = []
+    for line in open(kernels_path):
+        d, label, threads, secs, ndocs, nbytes = line.rstrip("\n").split("\t")
+        kernels.append(dict(dir=d, label=label, threads=int(threads), s=float(secs),
+                            docs=int(ndocs), bytes=int(nbytes)))
     meta = dict(l.rstrip("\n").split("=", 1) for l in open(meta_path) if "=" in l)
     rows = []
     for line in open(results):
@@ -107,9 +113,10 @@ def main():
               f"{'' if rss is None else f'{rss:.0f}'} | {c} | {r_} |")
 
         ours_t = sorted({r["threads"] for r in rs if r["label"] in STAGES or r["label"].startswith("pipe")})
+        ours_label = lambda l: l in STAGES or l in OURS_EXTRA or l.startswith("pipe")
         for t in ours_t:
             for r in rs:
-                if r["threads"] == t and (r["label"] in STAGES or r["label"].startswith("pipe")):
+                if r["threads"] == t and ours_label(r["label"]):
                     line(r["label"], t, r["s"], r["rss"], r["cands"], r["runs"])
             st = {r["label"]: r for r in rs if r["label"] in STAGES and r["threads"] == t}
             if all(k in st for k in STAGES[:4]):
@@ -119,7 +126,7 @@ def main():
                 line("files, all six stages (sum)", t, sum(st[k]["s"] for k in STAGES),
                      max(st[k]["rss"] for k in STAGES), None)
         for r in rs:
-            if not (r["label"] in STAGES or r["label"].startswith("pipe")):
+            if not ours_label(r["label"]):
                 line(r["label"], r["threads"], r["s"], r["rss"], r["cands"], r["runs"])
         w("")
 
@@ -128,7 +135,8 @@ def main():
             return m[0] if m else None
 
         peers = [p for p in ("datasketch", "rensa", "gaoya") if get(p, 1)]
-        ours = [(lbl, t) for lbl in ("pipe norm→cands", "pipe docs→cands") for t in (1, 2) if get(lbl, t)]
+        ours = [(lbl, t) for lbl in ("pipe norm→cands", "pipe norm→cands oph", "pipe docs→cands")
+                for t in (1, 2) if get(lbl, t)]
         if peers and ours:
             w("Speed ratios, peer wall time / our wall time (> 1: we are faster):\n")
             w("| ours | threads | " + " | ".join(f"vs {p}" for p in peers) + " |")
@@ -141,20 +149,53 @@ def main():
         notes = []
         if m1 and m2:
             notes.append(f"pl-minhash 2 threads vs 1: {m1['s'] / m2['s']:.2f}× (target ≥ 1.7×).")
-        o = get("pipe norm→cands", 1)
-        for p, target in (("rensa", 5), ("gaoya", 7)):
-            if o and get(p, 1):
-                notes.append(f"text → candidate pairs, 1 thread, vs {p}: "
-                             f"{get(p, 1)['s'] / o['s']:.1f}× (target ≥ {target}×).")
+        for lbl in ("pipe norm→cands", "pipe norm→cands oph"):
+            o = get(lbl, 1)
+            for p, target in (("rensa", 5), ("gaoya", 7)):
+                if o and get(p, 1):
+                    notes.append(f"text → candidate pairs ({lbl}), 1 thread, vs {p}: "
+                                 f"{get(p, 1)['s'] / o['s']:.1f}× (target ≥ {target}×).")
+        ks = [k for k in kernels if k["dir"] == d]
+        if ks:
+            kernel_table(w, ks, notes)
         if notes:
             w("Targets of issue 6 measured here: " + " ".join(notes) + "\n")
     w("## Not measured by this driver\n")
-    w("- the physical limit (read + tokenize + hash the corpus once) and the isolated MinHash "
-      "kernels (ours and rensa's RMinHash on the same shingles): criterion micro-benchmarks "
-      "belong with the optimizations;")
+    w("- per-call kernel timings: `cargo bench -p pl-core --bench kernels` (criterion: normalize, "
+      "shingles, both MinHash schemes, LSH keys, fuzzy ratio, verifier);")
     w("- the exact baseline and recall on corpora other than the smallest;")
     w("- text-dedup and the reference product's TypeScript core.")
     print("\n".join(out))
+
+
+def kernel_table(w, ks, notes):
+    """The kernels in memory, timed inside the process (examples/kernels.rs, and rensa's
+    RMinHash.update from peers.py), best of 3, no file or pipe I/O."""
+    w("Kernels in memory (best of 3 inside one process, no I/O; `crates/pl-core/examples/"
+      "kernels.rs` and `peers.py rensa-kernel`, on the same documents and shingle strings):\n")
+    w("| kernel | threads | s | docs/s | MB/s of text |")
+    w("|---|---:|---:|---:|---:|")
+    for k in ks:
+        w(f"| {k['label']} | {k['threads']} | {k['s']:.3f} | {k['docs'] / k['s']:,.0f} | "
+          f"{k['bytes'] / 1e6 / k['s']:.0f} |")
+    w("")
+    get = {(k["label"], k["threads"]): k["s"] for k in ks}
+    rensa = get.get(("rensa RMinHash.update K=256 from shingle strings", 1))
+    for scheme, target in (("classic", 1), ("oph", 5)):
+        ours = get.get((f"MinHash {scheme} K=256 from shingle strings", 1))
+        if rensa and ours:
+            notes.append(f"MinHash {scheme} kernel from the same shingle strings vs rensa's "
+                         f"RMinHash.update: {rensa / ours:.1f}× (target ≥ {target}×).")
+        one = get.get((f"MinHash {scheme} K=256 from shingle hashes", 1))
+        two = get.get((f"MinHash {scheme} K=256 from shingle hashes", 2))
+        if one and two:
+            notes.append(f"MinHash {scheme} signatures, 2 threads vs 1: {one / two:.2f}× "
+                         "(target ≥ 1.7×).")
+    limit = get.get(("tokenize+hash word 3-grams (physical limit)", 1))
+    classic = get.get(("MinHash classic K=256 from shingle strings", 1))
+    if limit and classic:
+        notes.append(f"Physical limit (tokenize + hash every word 3-gram once): {limit:.3f} s; "
+                     f"the classic kernel from strings takes {classic / limit:.1f}× that.")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@ log() { echo "bench: $*" >&2; }
 # 1. release binaries
 log "building release binaries"
 cargo build --release --quiet -p pl-cli
+cargo build --release --quiet -p pl-core --example kernels
+KERNELS=$W/kernels.tsv
+: > "$KERNELS"
 # what was built, recorded now: others may commit while the benchmark runs
 BUILT_COMMIT="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates Cargo.toml Cargo.lock 2>/dev/null || echo ' + uncommitted changes in crates/')"
 BUILT_VERSION=$($BIN/pl-lsh --version)
@@ -94,6 +97,8 @@ for n in $SIZES; do
       --min-words $MIN_WORDS -o "$D/shingles.bin"
     measure "$D" "pl-minhash" "$t" - -- $BIN/pl-minhash $T -q "$D/shingles.bin" --ngram $NGRAM \
       --perms $PERMS --seed $SEED -o "$D/sigs.bin"
+    measure "$D" "pl-minhash oph" "$t" - -- $BIN/pl-minhash $T -q "$D/shingles.bin" --ngram $NGRAM \
+      --perms $PERMS --seed $SEED --scheme oph -o "$D/sigs-oph.bin"
     measure "$D" "pl-lsh" "$t" "$D/cands.ndjson" -- $BIN/pl-lsh $T -q "$D/sigs.bin" --perms $PERMS \
       --bands $BANDS --min-band-matches 1 -o "$D/cands.ndjson"
     measure "$D" "pl-score" "$t" - -- $BIN/pl-score $T -q "$D/cands.ndjson" --sigs "$D/sigs.bin" \
@@ -107,7 +112,12 @@ for n in $SIZES; do
       "$BIN/pl-normalize $T -q < '$D/docs.ndjson' | $SH | $MH | $LSH -o '$D/cands-pipe-$t.ndjson'"
     measure "$D" "pipe norm→cands" "$t" "$D/cands-npipe-$t.ndjson" -- sh -c \
       "$SH < '$D/norm.ndjson' | $MH | $LSH -o '$D/cands-npipe-$t.ndjson'"
+    measure "$D" "pipe norm→cands oph" "$t" "$D/cands-opipe-$t.ndjson" -- sh -c \
+      "$SH < '$D/norm.ndjson' | $MH --scheme oph | $LSH -o '$D/cands-opipe-$t.ndjson'"
   done
+  log "corpus $n: kernels (ours, then rensa's RMinHash.update, on the same shingles)"
+  target/release/examples/kernels "$D/norm.ndjson" | sed "s|^|$D\t|" >> "$KERNELS"
+  "$PY" scripts/bench/peers.py rensa-kernel "$D/norm.ndjson" | sed "s|^|$D\t|" >> "$KERNELS"
   log "corpus $n: peers"
   for p in $PEERS; do
     measure "$D" "$p" 1 "$D/cands-$p.ndjson" -- "$PY" scripts/bench/peers.py "$p" \
@@ -135,6 +145,6 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "pkg_$p=$("$PY" -m pip show "$p" 2>/dev/null | awk '/^Version:/ {print $2}')"
   done
 } > "$W/meta.txt"
-python3 scripts/bench/report.py "$RESULTS" "$W/meta.txt" > "$OUT.tmp"
+python3 scripts/bench/report.py "$RESULTS" "$W/meta.txt" "$KERNELS" > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 log "wrote $OUT"

@@ -68,6 +68,7 @@ pub struct MinHasher {
     perms: usize,
     scheme: Scheme,
     key: u64,
+    probes: Vec<u32>,
 }
 
 impl MinHasher {
@@ -87,12 +88,17 @@ impl MinHasher {
             }
         }
         let key = splitmix64(&mut seed.clone());
+        let probes = match scheme {
+            Scheme::Oph => oph_probe_table(key, perms),
+            Scheme::Classic => Vec::new(),
+        };
         MinHasher {
             a,
             b,
             perms,
             scheme,
             key,
+            probes,
         }
     }
 
@@ -105,7 +111,7 @@ impl MinHasher {
     pub fn signature(&self, shingles: &[u64], out: &mut [u32]) {
         assert_eq!(out.len(), self.perms, "signature buffer length");
         if self.scheme == Scheme::Oph {
-            return oph_signature(self.key, shingles, out);
+            return oph_signature(self.key, &self.probes, shingles, out);
         }
         #[cfg(target_arch = "x86_64")]
         {
@@ -137,38 +143,50 @@ unsafe fn signature_avx2(a: &[u32], b: &[u32], shingles: &[u64], out: &mut [u32]
     signature_generic(a, b, shingles, out)
 }
 
+/// Densification probes kept in a table per bin; later ones (rare) are computed.
+const OPH_PROBES: usize = 8;
+
+/// Probe `t` (1-based) of empty bin `i`: the same for every document.
+#[inline]
+fn oph_probe(key: u64, k: usize, i: usize, t: u64) -> usize {
+    ((u128::from(mix64(key ^ ((i as u64) << 32 | t))) * k as u128) >> 64) as usize
+}
+
+/// The first [`OPH_PROBES`] probes of every bin.
+fn oph_probe_table(key: u64, k: usize) -> Vec<u32> {
+    (0..k)
+        .flat_map(|i| (1..=OPH_PROBES as u64).map(move |t| oph_probe(key, k, i, t) as u32))
+        .collect()
+}
+
 /// One-permutation hashing with optimal densification (see the module comment).
-fn oph_signature(key: u64, shingles: &[u64], out: &mut [u32]) {
+fn oph_signature(key: u64, probes: &[u32], shingles: &[u64], out: &mut [u32]) {
     out.fill(u32::MAX);
     if shingles.is_empty() {
         return;
     }
-    let k = out.len() as u64;
+    let k = out.len();
     // Which bins were hit: a value of u32::MAX is possible, so it cannot mark emptiness.
-    let mut filled = vec![false; out.len()];
+    let mut filled = vec![false; k];
     for &s in shingles {
         let h = mix64(s ^ key);
-        let bin = (((h >> 32) * k) >> 32) as usize;
-        let v = h as u32;
-        if !filled[bin] {
-            (out[bin], filled[bin]) = (v, true);
-        } else if v < out[bin] {
-            out[bin] = v;
-        }
+        let bin = (((h >> 32) * k as u64) >> 32) as usize;
+        out[bin] = out[bin].min(h as u32);
+        filled[bin] = true;
     }
-    for i in 0..out.len() {
+    for i in 0..k {
         if filled[i] {
             continue;
         }
-        let mut t = 1u64;
-        out[i] = loop {
-            let j =
-                ((u128::from(mix64(key ^ ((i as u64) << 32 | t))) * u128::from(k)) >> 64) as usize;
-            if filled[j] {
-                break out[j];
-            }
-            t += 1;
+        let table = &probes[i * OPH_PROBES..(i + 1) * OPH_PROBES];
+        let j = match table.iter().find(|&&j| filled[j as usize]) {
+            Some(&j) => j as usize,
+            None => (OPH_PROBES as u64 + 1..)
+                .map(|t| oph_probe(key, k, i, t))
+                .find(|&j| filled[j])
+                .expect("a non-empty set fills some bin"),
         };
+        out[i] = out[j];
     }
 }
 

@@ -1,0 +1,72 @@
+//! criterion micro-benchmarks of the hot kernels on one synthetic ~300-word document (and a
+//! rescan of it): normalize, word 3-gram shingles, both MinHash schemes, LSH band keys, the
+//! fuzzy ratio and the verifier. `cargo bench -p pl-core --bench kernels`.
+//! Cross-tool kernel ratios (against rensa) are in BENCH.md, from examples/kernels.rs.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use pl_core::lsh::Banding;
+use pl_core::minhash::{MinHasher, Scheme, DEFAULT_SEED};
+use pl_core::normalize::normalize;
+use pl_core::score::{fuzzy_ratio, fuzzy_sample};
+use pl_core::shingle::shingles;
+use pl_core::verify::unexplained;
+use std::hint::black_box;
+
+/// A deterministic letter-like text of `words` words from a 2,000-word vocabulary.
+fn text(words: usize, seed: u64) -> String {
+    let mut st = seed;
+    (0..words)
+        .map(|_| {
+            let r = pl_core::minhash::splitmix64(&mut st);
+            format!("Wort{}äx", r % 2000)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn kernels(c: &mut Criterion) {
+    let raw = text(300, 1);
+    let mut norm = String::new();
+    normalize(&raw, &mut norm);
+    // A rescan: two words misread.
+    let rescan = norm.replacen("wort1", "vvort1", 2);
+    let mut set = Vec::new();
+    shingles(&norm, 3, &mut set);
+
+    c.bench_function("normalize 300 words", |b| {
+        let mut out = String::new();
+        b.iter(|| normalize(black_box(&raw), &mut out))
+    });
+    c.bench_function("shingles word 3-grams, 300 words", |b| {
+        let mut out = Vec::new();
+        b.iter(|| shingles(black_box(&norm), 3, &mut out))
+    });
+    for (scheme, name) in [(Scheme::Classic, "classic"), (Scheme::Oph, "oph")] {
+        let h = MinHasher::with_scheme(256, DEFAULT_SEED, scheme);
+        let mut sig = vec![0u32; 256];
+        c.bench_function(
+            &format!("minhash {name} K=256, {} shingles", set.len()),
+            |b| b.iter(|| h.signature(black_box(&set), &mut sig)),
+        );
+    }
+    let h = MinHasher::new(256, DEFAULT_SEED);
+    let mut sig = vec![0u32; 256];
+    h.signature(&set, &mut sig);
+    let banding = Banding::new(256, 32).expect("256 = 32 x 8");
+    c.bench_function("lsh 32 band keys", |b| {
+        b.iter(|| (0..32).fold(0u64, |acc, band| acc ^ banding.key(black_box(&sig), band)))
+    });
+    let (x, y) = (
+        fuzzy_sample(&norm, 10_000, false),
+        fuzzy_sample(&rescan, 10_000, false),
+    );
+    c.bench_function(&format!("fuzzy ratio, {} chars", x.len()), |b| {
+        b.iter(|| fuzzy_ratio(black_box(&x), black_box(&y)))
+    });
+    c.bench_function("verifier, 300-word rescan", |b| {
+        b.iter(|| unexplained(black_box(&norm), black_box(&rescan), |_| 1.0))
+    });
+}
+
+criterion_group!(benches, kernels);
+criterion_main!(benches);
