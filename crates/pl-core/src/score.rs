@@ -28,6 +28,16 @@ impl Default for Weights {
 }
 
 impl Weights {
+    /// The smallest fuzzy ratio with which `combine(jaccard, f)` reaches `threshold` (may be
+    /// above 1: unreachable, or under 0: any). Lets the scorer skip or cut off the fuzzy
+    /// ratio of a pair that cannot pass.
+    pub fn fuzzy_needed(&self, jaccard: f64, threshold: f64) -> f64 {
+        if self.fuzzy <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        (threshold * (self.jaccard + self.fuzzy) - self.jaccard * jaccard) / self.fuzzy
+    }
+
     /// The weighted average `(wj·j + wf·f) / (wj + wf)`; weights need not sum to 1.
     pub fn combine(&self, jaccard: f64, fuzzy: f64) -> f64 {
         let total = self.jaccard + self.fuzzy;
@@ -61,6 +71,23 @@ pub fn fuzzy_ratio(a: &[char], b: &[char]) -> f64 {
         return 1.0;
     }
     rapidfuzz::fuzz::ratio(a.iter().copied(), b.iter().copied())
+}
+
+/// [`fuzzy_ratio`] when it is at least `cutoff`, else `None`; faster than computing the
+/// ratio and comparing, since the distance computation stops once the cutoff is out of
+/// reach. Values at or over the cutoff are exact (the same as [`fuzzy_ratio`]).
+pub fn fuzzy_ratio_at_least(a: &[char], b: &[char], cutoff: f64) -> Option<f64> {
+    if cutoff <= 0.0 || (a.is_empty() && b.is_empty()) {
+        return Some(fuzzy_ratio(a, b));
+    }
+    if cutoff > 1.0 {
+        return None;
+    }
+    rapidfuzz::fuzz::ratio_with_args(
+        a.iter().copied(),
+        b.iter().copied(),
+        &rapidfuzz::fuzz::Args::default().score_cutoff(cutoff),
+    )
 }
 
 /// Containment `|A∩B| / min(|A|,|B|)` estimated from the Jaccard similarity and the two set
@@ -126,6 +153,32 @@ mod tests {
         assert_eq!(exact_containment(&a, &b), 1.0);
         assert_eq!(exact_containment(&a, &[]), 0.0);
         assert!((containment_estimate(1.0, 10, 10) - 1.0).abs() < 1e-12);
+    }
+
+    proptest::proptest! {
+        /// The cut-off ratio is the plain ratio whenever it reaches the cutoff, else None.
+        #[test]
+        fn cutoff_ratio_is_exact_or_none(a in "[ab ]{0,200}", b in "[ab ]{0,200}", cut in 0.0f64..1.0) {
+            let (a, b) = (c(&a), c(&b));
+            let full = fuzzy_ratio(&a, &b);
+            match fuzzy_ratio_at_least(&a, &b, cut) {
+                Some(r) => proptest::prop_assert_eq!(r, full),
+                None => proptest::prop_assert!(full < cut, "{} >= {}", full, cut),
+            }
+        }
+    }
+
+    #[test]
+    fn fuzzy_needed_inverts_combine() {
+        let w = Weights::default();
+        let need = w.fuzzy_needed(0.6, 0.75);
+        assert!((w.combine(0.6, need) - 0.75).abs() < 1e-12);
+        assert!(w.fuzzy_needed(0.1, 0.75) > 1.0, "unreachable");
+        let jac_only = Weights {
+            jaccard: 1.0,
+            fuzzy: 0.0,
+        };
+        assert_eq!(jac_only.fuzzy_needed(0.1, 0.75), f64::NEG_INFINITY);
     }
 
     #[test]
