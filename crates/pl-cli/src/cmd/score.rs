@@ -11,7 +11,7 @@ use pl_core::score::{
     containment_estimate, exact_containment, fuzzy_ratio, fuzzy_sample, round6, Weights,
     DEFAULT_FUZZY_SAMPLE,
 };
-use pl_core::verify::{unexplained, word_hashes, Substitution};
+use pl_core::verify::{unexplained_ordered, word_hashes, Substitution};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -280,9 +280,14 @@ pub fn run(args: Args) -> Result<()> {
                 return None;
             }
             // The verifier runs last: it is the costliest step, and only on pairs that passed.
-            // One text twice has no substitution to find.
+            // One text twice has no substitution to find. The texts are aligned in fingerprint
+            // order, so the verdict does not depend on which document has the lower id.
             let subs = match (verify && !identical, side(&c.a), side(&c.b)) {
-                (true, Some(x), Some(y)) => unexplained(&x.norm, &y.norm, |h| word_df.idf(h)),
+                (true, Some(x), Some(y)) => {
+                    unexplained_ordered((&x.norm, sa.fingerprint), (&y.norm, sb.fingerprint), |h| {
+                        word_df.idf(h)
+                    })
+                }
                 _ => Vec::new(),
             };
             let weight: f64 = subs.iter().map(|s| s.weight).sum();
