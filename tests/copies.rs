@@ -208,8 +208,7 @@ fn copies_score_as_comparing_them_would() {
     let mut unique = String::new();
     for mut s in sigs {
         let id = s["id"].as_u64().unwrap();
-        // Unique, in the same order as before between different texts (the verifier aligns
-        // two texts in fingerprint order).
+        // Unique: each copy is then compared like any other pair.
         let fp = s["fingerprint"].as_str().unwrap()[..24].to_string();
         s["fingerprint"] = json!(format!("{fp}{id:08x}"));
         unique += &format!("{s}\n");

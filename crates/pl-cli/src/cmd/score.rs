@@ -11,7 +11,7 @@ use pl_core::score::{
     containment_estimate, exact_containment, fuzzy_ratio, fuzzy_sample, round6, Weights,
     DEFAULT_FUZZY_SAMPLE,
 };
-use pl_core::verify::{unexplained_ordered, word_hashes, Substitution};
+use pl_core::verify::{unexplained_either, word_hashes, Substitution};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -280,13 +280,12 @@ pub fn run(args: Args) -> Result<()> {
                 return None;
             }
             // The verifier runs last: it is the costliest step, and only on pairs that passed.
-            // One text twice has no substitution to find. The texts are aligned in fingerprint
-            // order, so the verdict does not depend on which document has the lower id.
+            // One text twice has no substitution to find. A pair passes when either alignment
+            // order explains it, so the verdict does not depend on which document has the
+            // lower id (a copy set is scored through its lowest id only).
             let subs = match (verify && !identical, side(&c.a), side(&c.b)) {
                 (true, Some(x), Some(y)) => {
-                    unexplained_ordered((&x.norm, sa.fingerprint), (&y.norm, sb.fingerprint), |h| {
-                        word_df.idf(h)
-                    })
+                    unexplained_either(&x.norm, &y.norm, args.max_unexplained, |h| word_df.idf(h))
                 }
                 _ => Vec::new(),
             };
