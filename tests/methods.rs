@@ -274,6 +274,7 @@ fn presets_run_each_method_on_the_example_corpus() {
     for (preset, groups) in [
         ("preset-reference", "groups.ndjson"),
         ("preset-minhash", "groups.ndjson"),
+        ("preset-oph", "groups.ndjson"),
         ("preset-chars", "groups.ndjson"),
         ("preset-trials", "groups.ndjson"),
         ("preset-trigram", "trigram-groups.ndjson"),
@@ -292,11 +293,12 @@ fn presets_run_each_method_on_the_example_corpus() {
             "{preset}: no table in:\n{stdout}"
         );
     }
-    assert_eq!(stdout.matches("pairs   precision").count(), 5, "{stdout}");
+    assert_eq!(stdout.matches("pairs   precision").count(), 6, "{stdout}");
     // Each preset ran with its own parameters, in its own directory.
     let read = |p: &str| std::fs::read_to_string(work.join(p)).unwrap();
     assert_eq!(read("preset-trials/shingle.params"), "2 20\n");
-    assert_eq!(read("preset-trials/minhash.params"), "84 42\n");
+    assert_eq!(read("preset-trials/minhash.params"), "84 42 classic\n");
+    assert_eq!(read("preset-oph/minhash.params"), "256 42 oph\n");
     assert_eq!(read("preset-trials/lsh.params"), "6 2\n");
     assert_eq!(read("preset-minhash/lsh.params"), "32 1\n");
     assert_eq!(

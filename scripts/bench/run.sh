@@ -145,6 +145,10 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "pkg_$p=$("$PY" -m pip show "$p" 2>/dev/null | awk '/^Version:/ {print $2}')"
   done
 } > "$W/meta.txt"
-python3 scripts/bench/report.py "$RESULTS" "$W/meta.txt" "$KERNELS" > "$OUT.tmp"
+python3 scripts/bench/report.py "$RESULTS" "$W/meta.txt" "$KERNELS" "$W/summary.md" > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 log "wrote $OUT"
+if [ "$OUT" = BENCH.md ]; then
+  python3 scripts/splice.py README.md bench "$W/summary.md"
+  log "spliced the ratios into README.md"
+fi

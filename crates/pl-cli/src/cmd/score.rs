@@ -8,7 +8,7 @@ use pl_core::distinct::{distinctive_tokens, distinctive_words, DocFreq};
 use pl_core::minhash::{estimate_jaccard, exact_jaccard};
 use pl_core::records::{expect_param, ShingleRec, SigRec};
 use pl_core::score::{
-    containment_estimate, exact_containment, fuzzy_ratio, fuzzy_sample, round6, Weights,
+    containment_estimate, exact_containment, fuzzy_ratio_at_least, fuzzy_sample, round6, Weights,
     DEFAULT_FUZZY_SAMPLE,
 };
 use pl_core::verify::{unexplained_either, word_hashes, Substitution};
@@ -256,12 +256,18 @@ pub fn run(args: Args) -> Result<()> {
                     let j = estimate_jaccard(&sa.sig, &sb.sig);
                     (j, containment_estimate(j, sa.size, sb.size))
                 };
-                let fuzzy = match (side(&c.a), side(&c.b)) {
-                    (Some(x), Some(y)) if fuzzy => Some(fuzzy_ratio(&x.sample, &y.sample)),
-                    _ => None,
-                };
                 let distinct = match (side(&c.a), side(&c.b)) {
                     (Some(x), Some(y)) => df.similarity(&x.tokens, &y.tokens),
+                    _ => None,
+                };
+                let fuzzy = match (side(&c.a), side(&c.b)) {
+                    (Some(x), Some(y)) if fuzzy => {
+                        // The ratio is the costliest dimension: a pair that cannot reach the
+                        // threshold even with a perfect one is dropped unmeasured, and the
+                        // distance computation stops once the needed ratio is out of reach.
+                        let need = fuzzy_needed(&args, &weights, jaccard, containment, distinct);
+                        Some(fuzzy_ratio_at_least(&x.sample, &y.sample, need - 1e-9)?)
+                    }
                     _ => None,
                 };
                 (jaccard, containment, fuzzy, distinct)
@@ -313,7 +319,8 @@ pub fn run(args: Args) -> Result<()> {
         o.insert("containment".into(), round6(d.containment).into());
         o.insert("distinct".into(), d.distinct.map(round6).into());
         if verify {
-            let w: f64 = d.unexplained.iter().map(|s| s.weight).sum();
+            // + 0.0: the sum of nothing is -0.0, printed as such.
+            let w: f64 = d.unexplained.iter().map(|s| s.weight).sum::<f64>() + 0.0;
             o.insert("unexplained".into(), round6(w).into());
         }
         if args.explain {
@@ -362,6 +369,33 @@ fn identical_texts(a: &SigRec, b: &SigRec, shingles: Option<&FxHashMap<u64, Vec<
             let (x, y) = (&s[&a.id], &s[&b.id]);
             !x.is_empty() && x == y
         })
+}
+
+/// The smallest fuzzy ratio with which a pair of these other dimensions reaches
+/// --threshold (see [`Weights::fuzzy_needed`]), the distinctive-token penalty included.
+fn fuzzy_needed(
+    args: &Args,
+    weights: &Weights,
+    jaccard: f64,
+    containment: f64,
+    distinct: Option<f64>,
+) -> f64 {
+    let j_eff = if args.no_containment {
+        jaccard
+    } else {
+        jaccard.max(containment)
+    };
+    let penalty = match (args.distinct_penalty > 0.0, distinct) {
+        (true, Some(d)) => 1.0 - args.distinct_penalty * (1.0 - d),
+        _ => 1.0,
+    };
+    if args.threshold <= 0.0 {
+        f64::NEG_INFINITY
+    } else if penalty <= 0.0 {
+        f64::INFINITY
+    } else {
+        weights.fuzzy_needed(j_eff, args.threshold / penalty)
+    }
 }
 
 /// Reads the norm file once: the rarity of distinctive tokens over every document, and the
