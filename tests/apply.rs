@@ -3,94 +3,18 @@
 //! scoring refused, the journal, an idempotent re-run, a killed run resumed, undo of tags and
 //! of the trash, and the 2.x and 3.x ways of deleting.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
+use crate::server::{assert_no_token, stderr, wait_for, Server, Tmp};
+
 const BIN: &str = env!("CARGO_BIN_EXE_pl-apply");
-const SERVER: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/paperless_server.py"
-);
 const TOKEN: &str = "tok-Apply7Secret-9b1c";
 
-/// A test server on a free port, killed on drop.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
+/// What only these tests ask the server.
 impl Server {
-    fn start() -> Server {
-        let mut child = Command::new("python3")
-            .arg(SERVER)
-            .args(["--token", TOKEN])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("python3 runs the test server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("PORT ")
-            .unwrap_or_else(|| panic!("server said {line:?}"))
-            .parse()
-            .unwrap();
-        Server { child, port }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn http(&self, method: &str, path: &str, body: Option<&Value>, auth: bool) -> (u16, Value) {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        let body = body.map(Value::to_string).unwrap_or_default();
-        let auth = if auth {
-            format!("Authorization: Token {TOKEN}\r\n")
-        } else {
-            String::new()
-        };
-        write!(
-            s,
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Content-Type: application/json\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        let mut resp = Vec::new();
-        s.read_to_end(&mut resp).unwrap();
-        let split = resp.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        let head = String::from_utf8_lossy(&resp[..split]).to_string();
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        (
-            status,
-            serde_json::from_slice(&resp[split + 4..]).unwrap_or(Value::Null),
-        )
-    }
-
-    fn ctl(&self, v: Value) -> Value {
-        let (status, out) = self.http("POST", "/__control__", Some(&v), false);
-        assert_eq!(status, 200, "control {v}: {out}");
-        out
-    }
-
-    fn add(&self, docs: Value) -> Vec<u64> {
-        self.ctl(json!({"action": "add", "docs": docs}))["ids"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect()
-    }
-
     /// The live documents by id (not the trash).
     fn docs(&self) -> Vec<Value> {
         let (s, v) = self.http(
@@ -145,10 +69,7 @@ impl Server {
 
     /// "METHOD path" of the requests seen since the last clear (control excluded).
     fn requests(&self) -> Vec<String> {
-        let (_, out) = self.http("GET", "/__control__", None, false);
-        out["requests"]
-            .as_array()
-            .unwrap()
+        self.log()
             .iter()
             .map(|r| {
                 format!(
@@ -166,37 +87,6 @@ impl Server {
             .filter(|r| !r.starts_with("GET "))
             .collect()
     }
-
-    fn clear_log(&self) {
-        self.ctl(json!({"action": "clear_log"}));
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-struct Tmp(PathBuf);
-
-impl Tmp {
-    fn new(name: &str) -> Tmp {
-        let p = std::env::temp_dir().join(format!("pl-apply-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Tmp(p)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn apply_cmd(server: &Server, args: &[&str]) -> Command {
@@ -212,20 +102,7 @@ fn apply_cmd(server: &Server, args: &[&str]) -> Command {
 /// Runs pl-apply; the token must show up nowhere (outputs, files in `dir`).
 fn apply(server: &Server, dir: &Tmp, args: &[&str]) -> Output {
     let out = apply_cmd(server, args).output().unwrap();
-    let all = [&out.stdout[..], &out.stderr[..]].concat();
-    assert!(
-        !all.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()),
-        "token printed"
-    );
-    for e in std::fs::read_dir(&dir.0).unwrap() {
-        let p = e.unwrap().path();
-        let bytes = std::fs::read(&p).unwrap();
-        assert!(
-            !bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()),
-            "token in {}",
-            p.display()
-        );
-    }
+    assert_no_token(&out, dir, TOKEN);
     out
 }
 
@@ -241,10 +118,6 @@ fn ok(out: &Output) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// (id, status) of the plan records.
@@ -304,8 +177,8 @@ fn setup(server: &Server, dir: &Tmp, n: usize, groups: &[(&str, u64, &[u64])]) -
 
 #[test]
 fn plans_without_yes_and_changes_nothing() {
-    let server = Server::start();
-    let dir = Tmp::new("plan");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-plan");
     let dec = setup(
         &server,
         &dir,
@@ -346,8 +219,8 @@ fn plans_without_yes_and_changes_nothing() {
 
 #[test]
 fn tags_journals_and_reruns_idempotently() {
-    let server = Server::start();
-    let dir = Tmp::new("tag");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-tag");
     let dec = setup(
         &server,
         &dir,
@@ -430,8 +303,8 @@ fn tags_journals_and_reruns_idempotently() {
 
 #[test]
 fn never_touches_a_primary() {
-    let server = Server::start();
-    let dir = Tmp::new("primary");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-primary");
     // #3 is the primary of group 2 and a plain member of group 1: it is never touched.
     let dec = setup(
         &server,
@@ -462,8 +335,8 @@ fn never_touches_a_primary() {
 
 #[test]
 fn refuses_documents_changed_since_scoring() {
-    let server = Server::start();
-    let dir = Tmp::new("modified");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-modified");
     let dec = setup(
         &server,
         &dir,
@@ -499,8 +372,8 @@ fn refuses_documents_changed_since_scoring() {
         assert!(server.tags_of(id).is_empty(), "#{id} tagged");
     }
     // A trashed primary: its group is refused (never leave a group without its original).
-    let dir2 = Tmp::new("modified2");
-    let server2 = Server::start();
+    let dir2 = Tmp::new("apply-modified2");
+    let server2 = Server::start(TOKEN);
     let dec2 = setup(&server2, &dir2, 3, &[("duplicate", 1, &[1, 2, 3])]);
     server2.ctl(json!({"action": "delete", "ids": [1]}));
     let plan = ok(&apply(
@@ -529,22 +402,10 @@ fn refuses_documents_changed_since_scoring() {
         .contains("no `modified`"));
 }
 
-/// Waits until `f` holds (a hang is a failure).
-fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !f() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn a_killed_run_resumes() {
-    let server = Server::start();
-    let dir = Tmp::new("kill");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-kill");
     let dec = setup(&server, &dir, 5, &[("duplicate", 1, &[1, 2, 3, 4, 5])]);
     let jpath = dir.path("decisions.ndjson.journal.ndjson");
     // One document per request; the first two requests pass, the third hangs for 3 s.
@@ -618,8 +479,8 @@ fn a_killed_run_resumes() {
 
 #[test]
 fn undo_removes_only_the_tags_it_added() {
-    let server = Server::start();
-    let dir = Tmp::new("undo-tag");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-undo-tag");
     let dec = setup(&server, &dir, 4, &[("duplicate", 1, &[1, 2, 3, 4])]);
     // #4 carried the tag before pl-apply ran: undo must leave it.
     server.ctl(json!({"action": "update", "id": 4, "tags": ["duplicate"]}));
@@ -673,8 +534,8 @@ fn undo_removes_only_the_tags_it_added() {
 #[test]
 fn trash_and_undo_with_3x_and_2x() {
     for release in ["3.0.5", "2.20.5"] {
-        let server = Server::start();
-        let dir = Tmp::new(&format!("trash-{release}"));
+        let server = Server::start(TOKEN);
+        let dir = Tmp::new(&format!("apply-trash-{release}"));
         server.ctl(json!({"action": "release", "release": release}));
         if release.starts_with('2') {
             server.ctl(json!({"action": "versions", "allowed": ["7", "8", "9"], "default": "9"}));
@@ -744,8 +605,8 @@ fn trash_and_undo_with_3x_and_2x() {
 
 #[test]
 fn groups_over_a_confidence_with_docs() {
-    let server = Server::start();
-    let dir = Tmp::new("groups");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-groups");
     setup(&server, &dir, 4, &[]);
     let docs: String = server
         .docs()
@@ -795,8 +656,8 @@ fn groups_over_a_confidence_with_docs() {
 
 #[test]
 fn errors_are_one_line() {
-    let server = Server::start();
-    let dir = Tmp::new("errors");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-errors");
     let bad = dir.path("bad.ndjson");
     std::fs::write(
         &bad,
@@ -869,8 +730,8 @@ fn notes(server: &Server, id: u64) -> Vec<(u64, String)> {
 
 #[test]
 fn notes_point_to_the_primary_and_undo_deletes_them() {
-    let server = Server::start();
-    let dir = Tmp::new("notes");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-notes");
     let dec = setup(&server, &dir, 4, &[("duplicate", 1, &[1, 2, 3])]);
     let d = dec.to_str().unwrap();
     let out = apply(&server, &dir, &[d, "--note"]);
@@ -967,8 +828,8 @@ fn notes_point_to_the_primary_and_undo_deletes_them() {
 
 #[test]
 fn an_interrupted_note_that_landed_is_not_an_edit() {
-    let server = Server::start();
-    let dir = Tmp::new("note-landed");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-note-landed");
     let dec = setup(&server, &dir, 2, &[("duplicate", 1, &[1, 2])]);
     // As if a run was killed after sending the note for #2: it landed (bumping `modified`),
     // the journal only says "started".
@@ -1012,8 +873,8 @@ fn an_interrupted_note_that_landed_is_not_an_edit() {
     );
     assert_eq!(notes(&server, 2).len(), 1, "no second note");
     // Without that journal line the same bump is someone else's edit: refused.
-    let dir2 = Tmp::new("note-landed2");
-    let server2 = Server::start();
+    let dir2 = Tmp::new("apply-note-landed2");
+    let server2 = Server::start(TOKEN);
     let dec2 = setup(&server2, &dir2, 2, &[("duplicate", 1, &[1, 2])]);
     server2.http(
         "POST",
@@ -1031,8 +892,8 @@ fn an_interrupted_note_that_landed_is_not_an_edit() {
 
 #[test]
 fn undo_copes_with_a_note_deleted_by_hand() {
-    let server = Server::start();
-    let dir = Tmp::new("note-gone");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-note-gone");
     let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
     ok(&apply(
         &server,
@@ -1070,8 +931,8 @@ fn undo_copes_with_a_note_deleted_by_hand() {
 
 #[test]
 fn a_request_that_never_left_is_sent_on_resume() {
-    let server = Server::start();
-    let dir = Tmp::new("never-left");
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-never-left");
     let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
     // Killed between journaling "started" and sending: the server never saw it.
     std::fs::write(

@@ -2,107 +2,20 @@
 //! the real binary: full and incremental sync, deletions, faults, errors, a killed run, --dir.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::server::{assert_no_token, stderr, Server, Tmp};
+
 const BIN: &str = env!("CARGO_BIN_EXE_pl-fetch");
-const SERVER: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/paperless_server.py"
-);
 /// Distinctive, so finding it anywhere it must not be is unambiguous.
 const TOKEN: &str = "tok-Zq9x7Secret-4f2a";
 
-/// A test server on a free port, killed on drop.
-struct Server {
-    child: Child,
-    port: u16,
-    tls: bool,
-}
-
+/// What only these tests ask the server.
 impl Server {
-    fn start() -> Server {
-        Server::start_with(&[])
-    }
-
-    fn start_with(extra: &[&str]) -> Server {
-        let mut child = Command::new("python3")
-            .arg(SERVER)
-            .args(["--token", TOKEN])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("python3 runs the test server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("PORT ")
-            .unwrap_or_else(|| panic!("server said {line:?}"))
-            .parse()
-            .unwrap();
-        Server {
-            child,
-            port,
-            tls: !extra.is_empty(),
-        }
-    }
-
-    fn url(&self) -> String {
-        let scheme = if self.tls { "https" } else { "http" };
-        format!("{scheme}://127.0.0.1:{}", self.port)
-    }
-
-    /// One plain HTTP request (the tests need no client library); returns status and JSON.
-    fn http(&self, method: &str, path: &str, body: Option<&Value>, auth: bool) -> (u16, Value) {
-        assert!(!self.tls, "control requests need the plain server");
-        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        let body = body.map(Value::to_string).unwrap_or_default();
-        let auth = if auth {
-            format!("Authorization: Token {TOKEN}\r\n")
-        } else {
-            String::new()
-        };
-        write!(
-            s,
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Content-Type: application/json\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        let mut resp = Vec::new();
-        s.read_to_end(&mut resp).unwrap();
-        let split = resp.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        let head = String::from_utf8_lossy(&resp[..split]).to_string();
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        let json = serde_json::from_slice(&resp[split + 4..]).unwrap_or(Value::Null);
-        (status, json)
-    }
-
-    fn ctl(&self, v: Value) -> Value {
-        let (status, out) = self.http("POST", "/__control__", Some(&v), false);
-        assert_eq!(status, 200, "control {v}: {out}");
-        out
-    }
-
-    fn add(&self, docs: Value) -> Vec<u64> {
-        let out = self.ctl(json!({"action": "add", "docs": docs}));
-        out["ids"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect()
-    }
-
     fn fault(&self, f: Value) {
         let mut f = f;
         f["action"] = json!("fault");
@@ -110,11 +23,8 @@ impl Server {
     }
 
     /// Paths of the requests the server saw (control requests excluded).
-    fn requests(&self) -> Vec<String> {
-        let (_, out) = self.http("GET", "/__control__", None, false);
-        out["requests"]
-            .as_array()
-            .unwrap()
+    fn paths(&self) -> Vec<String> {
+        self.log()
             .iter()
             .map(|r| r["path"].as_str().unwrap().to_owned())
             .collect()
@@ -122,48 +32,13 @@ impl Server {
 
     /// Paths and Accept headers of the requests the server saw.
     fn requests_with_accept(&self) -> Vec<(String, String)> {
-        let (_, out) = self.http("GET", "/__control__", None, false);
-        out["requests"]
-            .as_array()
-            .unwrap()
+        self.log()
             .iter()
             .map(|r| {
                 let s = |k: &str| r[k].as_str().unwrap().to_owned();
                 (s("path"), s("accept"))
             })
             .collect()
-    }
-
-    fn clear_log(&self) {
-        self.ctl(json!({"action": "clear_log"}));
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A temporary directory removed on drop.
-struct Tmp(PathBuf);
-
-impl Tmp {
-    fn new(name: &str) -> Tmp {
-        let p = std::env::temp_dir().join(format!("pl-fetch-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Tmp(p)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -185,30 +60,8 @@ fn fetch_cmd(server: &Server, args: &[&str]) -> Command {
 /// Runs pl-fetch and checks the token shows up in none of its output, nor in any file in `dir`.
 fn fetch(server: &Server, dir: &Tmp, args: &[&str]) -> Output {
     let out = fetch_cmd(server, args).output().unwrap();
-    assert_no_token(&out, dir);
+    assert_no_token(&out, dir, TOKEN);
     out
-}
-
-fn assert_no_token(out: &Output, dir: &Tmp) {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stdout.contains(TOKEN), "token on stdout");
-    assert!(!stderr.contains(TOKEN), "token on stderr: {stderr}");
-    for e in std::fs::read_dir(&dir.0).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_file() {
-            let bytes = std::fs::read(&p).unwrap();
-            assert!(
-                !bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()),
-                "token in {}",
-                p.display()
-            );
-        }
-    }
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn ok(out: &Output) -> String {
@@ -272,9 +125,9 @@ fn full_copy(server: &Server, dir: &Tmp, name: &str) -> Vec<u8> {
 
 #[test]
 fn full_sync_writes_every_field_with_names() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     let ids = s.add(corpus());
-    let d = Tmp::new("full");
+    let d = Tmp::new("fetch-full");
     let out = d.path("docs.ndjson");
     let err = ok(&fetch(&s, &d, &["-o", out.to_str().unwrap()]));
     assert_eq!(counts(&err), "new 5, changed 0, deleted 0, unchanged 0");
@@ -320,7 +173,7 @@ fn full_sync_writes_every_field_with_names() {
     assert_eq!(r[&ids[4]]["content"], corpus()[4]["content"]);
     assert_eq!(r[&ids[4]]["archive_serial_number"], 17);
     // Paged with an explicit unique ordering, limited fields, version 9.
-    let reqs = s.requests();
+    let reqs = s.paths();
     assert!(reqs
         .iter()
         .any(|p| p.starts_with("/api/documents/?ordering=id&fields=id,title,content")));
@@ -338,9 +191,9 @@ fn full_sync_writes_every_field_with_names() {
 
 #[test]
 fn incremental_sync_merges_changes_additions_and_deletions() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     let ids = s.add(corpus());
-    let d = Tmp::new("incr");
+    let d = Tmp::new("fetch-incr");
     let out = d.path("docs.ndjson");
     let o = out.to_str().unwrap();
     ok(&fetch(&s, &d, &["-o", o]));
@@ -354,7 +207,7 @@ fn incremental_sync_merges_changes_additions_and_deletions() {
     assert_eq!(counts(&err), "new 1, changed 1, deleted 1, unchanged 3");
     assert!(err.contains("incremental sync"), "{err}");
     // Only changed documents were listed, plus the cheap id list.
-    let reqs = s.requests();
+    let reqs = s.paths();
     let listings: Vec<&String> = reqs
         .iter()
         .filter(|p| p.contains("fields=id,title"))
@@ -393,9 +246,9 @@ fn incremental_sync_merges_changes_additions_and_deletions() {
 
 #[test]
 fn restored_documents_and_renamed_tags_are_picked_up() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     let ids = s.add(corpus());
-    let d = Tmp::new("restore");
+    let d = Tmp::new("fetch-restore");
     let out = d.path("docs.ndjson");
     let o = out.to_str().unwrap();
     ok(&fetch(&s, &d, &["-o", o]));
@@ -427,7 +280,7 @@ fn restored_documents_and_renamed_tags_are_picked_up() {
 
 #[test]
 fn pages_stay_correct_when_the_list_changes_between_pages() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     let docs: Vec<Value> = (0..10)
         .map(|i| json!({"title": format!("doc {i}"), "content": format!("text {i}")}))
         .collect();
@@ -438,7 +291,7 @@ fn pages_stay_correct_when_the_list_changes_between_pages() {
         json!({"kind": "mutate", "page": 2, "path": "ordering=id&fields=id,title",
                    "delete": [ids[0], ids[1]], "add": [{"title": "new", "content": "n"}]}),
     );
-    let d = Tmp::new("shift");
+    let d = Tmp::new("fetch-shift");
     let out = d.path("docs.ndjson");
     let err = ok(&fetch(
         &s,
@@ -457,12 +310,12 @@ fn pages_stay_correct_when_the_list_changes_between_pages() {
 
 #[test]
 fn incremental_pages_stay_correct_when_the_list_changes_between_pages() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     let docs: Vec<Value> = (0..6)
         .map(|i| json!({"title": format!("doc {i}"), "content": format!("text {i}")}))
         .collect();
     let ids = s.add(Value::Array(docs));
-    let d = Tmp::new("incr-shift");
+    let d = Tmp::new("fetch-incr-shift");
     let out = d.path("docs.ndjson");
     let o = out.to_str().unwrap();
     ok(&fetch(&s, &d, &["-o", o]));
@@ -486,9 +339,9 @@ fn incremental_pages_stay_correct_when_the_list_changes_between_pages() {
 
 #[test]
 fn bad_token_missing_token_and_no_token_argument() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     s.add(corpus());
-    let d = Tmp::new("auth");
+    let d = Tmp::new("fetch-auth");
     let out = d.path("docs.ndjson");
     let o = out.to_str().unwrap();
     let r = fetch_cmd(&s, &["-o", o])
@@ -517,14 +370,14 @@ fn bad_token_missing_token_and_no_token_argument() {
     .unwrap();
     ok(&r);
     std::fs::remove_file(d.path("token")).unwrap();
-    assert_no_token(&r, &d);
+    assert_no_token(&r, &d, TOKEN);
     assert_eq!(records(&out).len(), 5);
 }
 
 #[test]
 fn wrong_address_not_paperless_and_forbidden_are_one_line_each() {
-    let s = Server::start();
-    let d = Tmp::new("addr");
+    let s = Server::start(TOKEN);
+    let d = Tmp::new("fetch-addr");
     // A path prefix that the server does not have: Paperless redirects to its login page.
     let r = fetch_cmd(&s, &[])
         .env("PAPERLESS_URL", format!("{}/paperless", s.url()))
@@ -561,9 +414,9 @@ fn wrong_address_not_paperless_and_forbidden_are_one_line_each() {
 
 #[test]
 fn api_version_is_negotiated() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     let ids = s.add(corpus());
-    let d = Tmp::new("version");
+    let d = Tmp::new("fetch-version");
     let version_of = |needle: &str| -> Vec<String> {
         s.requests_with_accept()
             .into_iter()
@@ -617,9 +470,9 @@ fn api_version_is_negotiated() {
 
 #[test]
 fn retries_500s_429s_timeouts_and_cut_bodies() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     s.add(corpus());
-    let d = Tmp::new("retry");
+    let d = Tmp::new("fetch-retry");
     let out = d.path("docs.ndjson");
     let o = out.to_str().unwrap();
     s.fault(json!({"kind": "status", "status": 500, "count": 2}));
@@ -657,12 +510,12 @@ fn retries_500s_429s_timeouts_and_cut_bodies() {
 
 #[test]
 fn empty_and_huge_contents_pass_through() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     // 24 MB of text with multi-byte characters and escapes.
     let unit = "Lorem ipsum dolor sit amet, naïve café — \"quote\"\t\\ ";
     let huge: String = unit.repeat(24_000_000 / unit.len());
     let ids = s.add(json!([{"title": "huge", "content": huge}, {"title": "empty", "content": ""}]));
-    let d = Tmp::new("huge");
+    let d = Tmp::new("fetch-huge");
     let out = d.path("docs.ndjson");
     ok(&fetch(
         &s,
@@ -676,9 +529,9 @@ fn empty_and_huge_contents_pass_through() {
 
 #[test]
 fn a_killed_run_leaves_output_and_state_and_the_next_run_is_right() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     let ids = s.add(corpus());
-    let d = Tmp::new("kill");
+    let d = Tmp::new("fetch-kill");
     let out = d.path("docs.ndjson");
     let state = d.path("docs.ndjson.state.json");
     let o = out.to_str().unwrap();
@@ -694,7 +547,7 @@ fn a_killed_run_leaves_output_and_state_and_the_next_run_is_right() {
         .spawn()
         .unwrap();
     let t = Instant::now();
-    while !s.requests().iter().any(|p| p.contains("fields=id&")) {
+    while !s.paths().iter().any(|p| p.contains("fields=id&")) {
         assert!(
             t.elapsed() < Duration::from_secs(20),
             "never reached the id list"
@@ -729,9 +582,9 @@ fn a_killed_run_leaves_output_and_state_and_the_next_run_is_right() {
 
 #[test]
 fn stdout_output_keeps_no_state() {
-    let s = Server::start();
+    let s = Server::start(TOKEN);
     s.add(corpus());
-    let d = Tmp::new("stdout");
+    let d = Tmp::new("fetch-stdout");
     let r = fetch_cmd(&s, &["-q"]).current_dir(&d.0).output().unwrap();
     assert!(r.status.success());
     assert!(r.stderr.is_empty(), "-q: {}", stderr(&r));
@@ -741,7 +594,7 @@ fn stdout_output_keeps_no_state() {
 
 #[test]
 fn self_signed_tls_needs_ca_cert() {
-    let d = Tmp::new("tls");
+    let d = Tmp::new("fetch-tls");
     let sh = |args: &str| {
         Command::new("sh")
             .arg("-c")
@@ -764,12 +617,15 @@ fn self_signed_tls_needs_ca_cert() {
          openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem \
          -days 2 -extfile ext 2>/dev/null"
     ));
-    let s = Server::start_with(&[
-        "--certfile",
-        d.path("srv.pem").to_str().unwrap(),
-        "--keyfile",
-        d.path("srv.key").to_str().unwrap(),
-    ]);
+    let s = Server::start_with(
+        TOKEN,
+        &[
+            "--certfile",
+            d.path("srv.pem").to_str().unwrap(),
+            "--keyfile",
+            d.path("srv.key").to_str().unwrap(),
+        ],
+    );
     let r = fetch(&s, &d, &["--retries", "0"]);
     fails(&r, &["TLS", "--ca-cert"]);
     let r = fetch(&s, &d, &["--ca-cert", d.path("ca.pem").to_str().unwrap()]);
@@ -780,7 +636,7 @@ fn self_signed_tls_needs_ca_cert() {
 
 #[test]
 fn dir_mode_reads_text_files_with_stable_ids() {
-    let d = Tmp::new("dir");
+    let d = Tmp::new("fetch-dir");
     let root = d.path("corpus");
     std::fs::create_dir_all(root.join("sub")).unwrap();
     std::fs::write(root.join("a.txt"), "alpha text").unwrap();

@@ -1,5 +1,6 @@
 //! Integration tests: they run the real binaries. One test binary keeps the build fast.
 
+mod server;
 mod util;
 
 mod apply;
