@@ -4,56 +4,24 @@
 # incremental syncs, restore from the trash; every output is checked against the corpus and
 # against a fresh full sync. Exits non-zero on any mismatch.
 #
-# env: PAPERLESS_REAL_STATE  state dir for setup.sh (default /tmp/pl-real-paperless; its Python
-#                            venv is reused when present, the library is emptied every run)
-#      PAPERLESS_REAL_DIR    the backend's scripts (default ../shared/paperless/real)
+# env: PAPERLESS_REAL_STATE, PAPERLESS_REAL_DIR   see scripts/real-paperless-lib.sh
 #      DOCS                  corpus to load (default examples/docs.ndjson)
 #      BIN                   where pl-fetch is (default target/release)
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-REAL=${PAPERLESS_REAL_DIR:-$ROOT/../shared/paperless/real}
-STATE=$(readlink -m "${PAPERLESS_REAL_STATE:-/tmp/pl-real-paperless}")
+. "$(dirname "${BASH_SOURCE[0]}")/real-paperless-lib.sh"
 DOCS=$(readlink -m "${DOCS:-$ROOT/examples/docs.ndjson}")
 BIN=$(readlink -m "${BIN:-$ROOT/target/release}")
 FETCH="$BIN/pl-fetch"
 [ -x "$FETCH" ] || { echo "no $FETCH: build it first (cargo build --release -p pl-cli)" >&2; exit 1; }
-[ -d "$REAL" ] || { echo "no Paperless backend at $REAL (set PAPERLESS_REAL_DIR)" >&2; exit 1; }
-
-W=$(mktemp -d)
-cleanup() { "$REAL/stop.sh" "$STATE" >/dev/null 2>&1 || true; rm -rf "$W"; }
-trap cleanup EXIT
-step() { echo "== $*"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 step "setting up Paperless-NGX in $STATE (an empty library)"
-"$REAL/stop.sh" "$STATE" >/dev/null 2>&1 || true
-rm -rf "$STATE/data" "$STATE/media" "$STATE/consume"
-"$REAL/setup.sh" "$STATE" >/dev/null
-TOKEN_FILE="$STATE/token"
+real_reset
 
 step "loading $(wc -l < "$DOCS") documents from $DOCS"
-(. "$STATE/env.sh" && cd "$STATE/src/src" && "$STATE/venv/bin/python" manage.py shell -c \
-  "import sys; sys.argv=['', '$DOCS']; exec(open('$REAL/load_docs.py').read())") \
-  | grep -E '^[0-9]+$' > "$W/ids"
-[ "$(wc -l < "$W/ids")" -eq "$(grep -c . "$DOCS")" ] || fail "load_docs.py did not load every document"
+real_load "$DOCS" "$W/ids"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$REAL/start.sh" "$STATE" "$PORT" >/dev/null
-export PAPERLESS_URL="http://127.0.0.1:$PORT"
-unset PAPERLESS_TOKEN
-LOG="$STATE/logs/server.log"
+real_start
 
-# The token goes to curl on stdin as a header, never on a command line.
-api() { # METHOD PATH [JSON]
-  local args=(-sS -o "$W/resp" -w '%{http_code}' -X "$1" -H @- -H 'Accept: application/json; version=9')
-  [ $# -ge 3 ] && args+=(-H 'Content-Type: application/json' --data "$3")
-  printf 'Authorization: Token %s\n' "$(cat "$TOKEN_FILE")" | curl "${args[@]}" "$PAPERLESS_URL$2"
-}
-expect_status() { # WANT METHOD PATH [JSON]
-  local want=$1; shift
-  local got; got=$(api "$@")
-  [ "$got" = "$want" ] || fail "$1 $2 answered $got, expected $want: $(head -c 300 "$W/resp")"
-}
 run_fetch() { # NAME ARGS... ; stderr kept in $W/NAME.err
   local name=$1; shift
   "$FETCH" --token-file "$TOKEN_FILE" "$@" 2> "$W/$name.err" || { cat "$W/$name.err" >&2; fail "pl-fetch $name"; }
@@ -122,7 +90,7 @@ run_fetch full -o "$W/docs.ndjson"
 expect_counts full "new $N, changed 0, deleted 0, unchanged 0"
 check || fail "full sync output"
 [ -f "$W/docs.ndjson.state.json" ] || fail "no state file"
-grep -qF "$(cat "$TOKEN_FILE")" "$W/docs.ndjson" "$W/docs.ndjson.state.json" "$W"/*.err && fail "the token was written out"
+no_token_in "$W/docs.ndjson" "$W/docs.ndjson.state.json" "$W"/*.err
 
 step "full sync with API version 9 (what 2.x servers speak) gives the same bytes"
 run_fetch v9 --api-version 9 -o "$W/v9.ndjson" >/dev/null
@@ -168,7 +136,7 @@ cmp -s "$W/docs.ndjson" "$W/before.ndjson" || fail "a failed run changed the out
 step "the test server (tests/paperless_server.py) answers with the real server's shapes"
 python3 "$ROOT/tests/paperless_server.py" --token "test-token-for-shapes" > "$W/test-server.out" &
 TEST_PID=$!
-trap 'kill $TEST_PID 2>/dev/null || true; cleanup' EXIT
+trap 'kill $TEST_PID 2>/dev/null || true; real_cleanup' EXIT
 for _ in $(seq 1 50); do grep -q '^PORT ' "$W/test-server.out" 2>/dev/null && break; sleep 0.1; done
 TEST_URL="http://127.0.0.1:$(awk '/^PORT /{print $2}' "$W/test-server.out")"
 python3 - "$PAPERLESS_URL" "$TOKEN_FILE" "$TEST_URL" <<'PY' || fail "the test server disagrees with the real one"
