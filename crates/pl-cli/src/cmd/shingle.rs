@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::common::{Common, Log, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_id, NdjsonReader, Obj};
+use crate::ndjson::{get_id, NdjsonReader};
 
 /// Turn each normalized document into its set of word n-gram shingles, hashed to u64 with
 /// xxh3-64 and sorted. Documents with fewer than --min-words words are skipped (and counted
@@ -79,21 +79,51 @@ impl From<OutFormat> for Format {
 }
 
 /// A shingle record, or `None` for a document left out; the flag says it was short.
-fn shingle_record(o: &Obj, args: &Args) -> Result<(Option<ShingleRec>, bool), String> {
-    let id = get_id(o)?;
+/// The fields pl-shingle reads, borrowed from the line: the other fields (the original
+/// `content` above all) are skipped without being copied.
+#[derive(serde::Deserialize)]
+struct NormFields<'a> {
+    id: u64,
+    #[serde(borrow)]
+    norm: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    fingerprint: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// One norm line to its shingle record. Well-formed lines take the borrowed fast path; any
+/// other line goes through the generic object parser, whose errors name the problem.
+fn shingle_line(text: &str, args: &Args) -> Result<(Option<ShingleRec>, bool), String> {
+    if text.trim_start().starts_with('{') {
+        if let Ok(f) = serde_json::from_str::<NormFields>(text) {
+            return shingle_fields(f.id, &f.norm, f.fingerprint.as_deref(), args);
+        }
+    }
+    let o = crate::ndjson::parse_object(text)?;
+    let id = get_id(&o)?;
     let norm = match o.get("norm") {
         Some(Value::String(s)) => s.as_str(),
         _ => return Err("missing \"norm\": feed pl-shingle the output of pl-normalize".into()),
     };
+    let fp = match o.get("fingerprint") {
+        Some(Value::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    shingle_fields(id, norm, fp, args)
+}
+
+fn shingle_fields(
+    id: u64,
+    norm: &str,
+    fp: Option<&str>,
+    args: &Args,
+) -> Result<(Option<ShingleRec>, bool), String> {
     let short = word_count(norm) < args.min_words as usize;
     if short && (args.short == Short::Skip || norm.is_empty()) {
         return Ok((None, true));
     }
-    let fingerprint = match o.get("fingerprint") {
-        Some(Value::String(s)) => {
-            parse_fingerprint(s).ok_or("\"fingerprint\" is not 32 hex digits")?
-        }
-        _ => fingerprint(norm),
+    let fingerprint = match fp {
+        Some(s) => parse_fingerprint(s).ok_or("\"fingerprint\" is not 32 hex digits")?,
+        None => fingerprint(norm),
     };
     let mut hashes = Vec::new();
     match (short, args.unit) {
@@ -145,9 +175,7 @@ pub fn run(args: Args) -> Result<()> {
         }
         let recs: Vec<_> = chunk
             .par_iter()
-            .map(|(_, text)| {
-                crate::ndjson::parse_object(text).and_then(|o| shingle_record(&o, &args))
-            })
+            .map(|(_, text)| shingle_line(text, &args))
             .collect();
         for ((line, _), r) in chunk.iter().zip(recs) {
             match r {
