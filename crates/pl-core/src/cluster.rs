@@ -257,65 +257,6 @@ pub fn cluster_with(
     groups
 }
 
-/// Parses an RFC 3339 timestamp (`2026-01-16T08:00:00+01:00`, `...Z`, fractions allowed)
-/// or a plain date (`2026-01-15`, taken as midnight UTC) into seconds since the epoch.
-pub fn parse_timestamp(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let t = s.get(r)?;
-        t.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| t.parse().ok())?
-    };
-    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let days = days_from_civil(y, mo, d);
-    if b.len() == 10 {
-        return Some(days * 86_400);
-    }
-    if b.len() < 19 || !matches!(b[10], b'T' | b' ') {
-        return None;
-    }
-    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let mut rest = &s[19..];
-    if let Some(frac) = rest.strip_prefix('.') {
-        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
-        rest = &frac[digits..];
-    }
-    let offset = match rest {
-        "" | "Z" | "z" => 0,
-        _ => {
-            let sign = match rest.as_bytes()[0] {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            let hm = rest[1..].replace(':', "");
-            if hm.len() != 4 || !hm.bytes().all(|c| c.is_ascii_digit()) {
-                return None;
-            }
-            sign * (hm[0..2].parse::<i64>().ok()? * 3600 + hm[2..4].parse::<i64>().ok()? * 60)
-        }
-    };
-    Some(days * 86_400 + h * 3600 + mi * 60 + sec - offset)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -554,18 +495,5 @@ mod tests {
             1,
             "a dated document beats an undated one"
         );
-    }
-
-    #[test]
-    fn parses_timestamps() {
-        assert_eq!(parse_timestamp("1970-01-02"), Some(86_400));
-        assert_eq!(parse_timestamp("1970-01-01T01:00:00+01:00"), Some(0));
-        assert_eq!(parse_timestamp("1970-01-01T00:00:10.123456Z"), Some(10));
-        assert_eq!(
-            parse_timestamp("2026-02-01T10:22:33.123456+01:00"),
-            Some(1_769_937_753)
-        );
-        assert_eq!(parse_timestamp("yesterday"), None);
-        assert_eq!(parse_timestamp("2026-13-01"), None);
     }
 }

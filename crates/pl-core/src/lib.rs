@@ -17,6 +17,7 @@ pub mod score;
 pub mod sha256;
 pub mod shingle;
 pub mod stream;
+pub mod time;
 pub mod trials;
 pub mod trigram;
 pub mod verify;

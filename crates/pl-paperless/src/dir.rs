@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::error::{Error, Result};
-use crate::time::format_utc_secs;
+use pl_core::time::format_utc_secs;
 
 /// Ids stay below 2^53.
 const ID_MASK: u64 = (1 << 53) - 1;

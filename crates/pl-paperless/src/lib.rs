@@ -10,7 +10,6 @@ pub mod dir;
 pub mod error;
 pub mod record;
 pub mod sync;
-pub mod time;
 pub mod write;
 
 pub use client::{Client, Options, Retry, Token};

@@ -18,7 +18,7 @@ use crate::api::DOC_FIELDS;
 use crate::client::{encode, Client};
 use crate::error::{Error, Result};
 use crate::record::{to_record, Names, Record};
-use crate::time::{format_utc, parse_rfc3339};
+use pl_core::time::{format_utc, parse_rfc3339};
 
 /// Version of the state file layout; another version means a full sync.
 pub const STATE_FORMAT: u32 = 1;

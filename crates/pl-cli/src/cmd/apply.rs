@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{anyhow, Context, Result};
 use clap::Parser;
 use pl_core::decision::{Decision, Verdict};
-use pl_paperless::time::{format_utc, parse_rfc3339};
+use pl_core::time::{format_utc, parse_rfc3339};
 use pl_paperless::write::DeleteMethod;
 use pl_paperless::{Client, Options, Retry};
 use serde_json::{json, Map, Value};

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Parser;
-use pl_core::cluster::{cluster_with, parse_timestamp, DocMeta, Linkage, ScoredPair};
+use pl_core::cluster::{cluster_with, DocMeta, Linkage, ScoredPair};
 use pl_core::score::round6;
+use pl_core::time::parse_timestamp;
 use rustc_hash::FxHashMap;
 use serde_json::{json, Value};
 

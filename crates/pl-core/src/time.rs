@@ -1,5 +1,7 @@
-//! RFC 3339 timestamps as the Paperless API writes them, reduced to microseconds since the
-//! Unix epoch so they compare correctly across time-zone offsets, and written back as UTC.
+//! Civil dates and timestamps: days from a proleptic Gregorian date and back, RFC 3339
+//! timestamps as the Paperless API writes them reduced to microseconds since the Unix epoch (so
+//! they compare correctly across time-zone offsets) and written back as UTC, and the lenient
+//! parse of document dates that clustering uses to pick a primary.
 
 /// Microseconds since 1970-01-01T00:00:00Z.
 pub type Micros = i64;
@@ -112,6 +114,54 @@ pub fn format_utc_secs(secs: i64) -> String {
     format!("{}Z", &s[..19])
 }
 
+/// Parses an RFC 3339 timestamp (`2026-01-16T08:00:00+01:00`, `...Z`, fractions allowed)
+/// or a plain date (`2026-01-15`, taken as midnight UTC) into seconds since the epoch.
+pub fn parse_timestamp(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let t = s.get(r)?;
+        t.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| t.parse().ok())?
+    };
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let days = days_from_civil(y, mo, d);
+    if b.len() == 10 {
+        return Some(days * 86_400);
+    }
+    if b.len() < 19 || !matches!(b[10], b'T' | b' ') {
+        return None;
+    }
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut rest = &s[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+        rest = &frac[digits..];
+    }
+    let offset = match rest {
+        "" | "Z" | "z" => 0,
+        _ => {
+            let sign = match rest.as_bytes()[0] {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            let hm = rest[1..].replace(':', "");
+            if hm.len() != 4 || !hm.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            sign * (hm[0..2].parse::<i64>().ok()? * 3600 + hm[2..4].parse::<i64>().ok()? * 60)
+        }
+    };
+    Some(days * 86_400 + h * 3600 + mi * 60 + sec - offset)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +208,18 @@ mod tests {
             assert_eq!(parse_rfc3339(s), None, "{s}");
         }
         assert_eq!(format_utc_secs(0), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn parses_timestamps() {
+        assert_eq!(parse_timestamp("1970-01-02"), Some(86_400));
+        assert_eq!(parse_timestamp("1970-01-01T01:00:00+01:00"), Some(0));
+        assert_eq!(parse_timestamp("1970-01-01T00:00:10.123456Z"), Some(10));
+        assert_eq!(
+            parse_timestamp("2026-02-01T10:22:33.123456+01:00"),
+            Some(1_769_937_753)
+        );
+        assert_eq!(parse_timestamp("yesterday"), None);
+        assert_eq!(parse_timestamp("2026-13-01"), None);
     }
 }
