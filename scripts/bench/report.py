@@ -152,7 +152,8 @@ def main():
                 o = get(lbl, t)["s"]
                 w(f"| {lbl} | {t} | " + " | ".join(f"{get(p, 1)['s'] / o:.1f}×" for p in peers) + " |")
             w("")
-            summary.append(f"{ndocs:,} documents ({mb:.1f} MB), {meta['load_start']} load at the start:\n")
+            summary.append(f"{ndocs:,} documents ({mb:.1f} MB), load average {meta['load_start']} "
+                           "at the start:\n")
             summary.extend(out[start:])
         m1, m2 = get("pl-minhash", 1), get("pl-minhash", 2)
         notes = []
@@ -168,8 +169,9 @@ def main():
         if ks:
             kernel_table(w, ks, notes)
         if notes:
-            w("Targets of issue 6 measured here: " + " ".join(notes) + "\n")
-            summary.append("Targets: " + " ".join(notes) + "\n")
+            targets = ["Targets of issue 6 measured here:", ""] + [f"- {n}" for n in notes] + [""]
+            out.extend(targets)
+            summary.extend(targets)
     w("## Not measured by this driver\n")
     w("- per-call kernel timings: `cargo bench -p pl-core --bench kernels` (criterion: normalize, "
       "shingles, both MinHash schemes, LSH keys, fuzzy ratio, verifier);")
