@@ -59,6 +59,12 @@ impl From<SchemeArg> for Scheme {
     }
 }
 
+/// Records per chunk handed from the decoding thread to the hashing one.
+const CHUNK: usize = 1024;
+
+/// A chunk of shingle records and the stream's parameters as known after reading it.
+type Chunk = (Vec<ShingleRec>, Option<Params>);
+
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-minhash", &args.common);
@@ -70,71 +76,89 @@ pub fn run(args: Args) -> Result<()> {
     let hasher = MinHasher::with_scheme(args.perms as usize, args.seed, scheme);
     let mut writer: Option<RecordWriter<_>> = None;
     let mut out = Some(create_output(args.common.output.as_deref())?);
-    let mut chunk: Vec<ShingleRec> = Vec::with_capacity(1024);
     let mut n = 0u64;
     let pb = log.progress("signatures");
-    loop {
-        chunk.clear();
-        while chunk.len() < 1024 {
-            match reader.next().with_context(|| name.clone())? {
-                Some(r) => chunk.push(r),
-                None => break,
-            }
-        }
-        if writer.is_none() {
-            // The header is known once the first record (JSON) or the header (binary) is read.
-            let sp = reader.params().unwrap_or(Params {
-                ngram: args.ngram.unwrap_or(3),
-                min_words: 0,
-                shingle_hash: pl_core::stream::SHINGLE_HASH_XXH3,
-                perms: 0,
-                scheme: 0,
-                seed: 0,
-            });
-            if let Some(n) = args.ngram {
-                expect_param(
-                    "ngram",
-                    n,
-                    sp.ngram,
-                    "re-run pl-shingle with the n-gram size this pipeline uses, or change --ngram",
-                )
-                .with_context(|| name.clone())?;
-            }
-            let params = Params {
-                perms: args.perms,
-                scheme: scheme.number(),
-                seed: args.seed,
-                ..sp
-            };
-            writer = Some(RecordWriter::new::<SigRec>(
-                out.take().expect("output"),
-                Format::from(args.format),
-                params,
-            )?);
-        }
-        if chunk.is_empty() {
-            break;
-        }
-        let sigs: Vec<SigRec> = chunk
-            .par_iter()
-            .map(|r| {
-                let mut sig = vec![0u32; hasher.perms()];
-                hasher.signature(&r.hashes, &mut sig);
-                SigRec {
-                    id: r.id,
-                    fingerprint: r.fingerprint,
-                    size: r.hashes.len() as u64,
-                    sig,
+    // Decoding runs on its own thread, a chunk ahead of hashing and writing, so the serial
+    // parts of the stage overlap with the signatures; chunks still arrive in input order.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Chunk>>(2);
+    std::thread::scope(|scope| -> Result<()> {
+        let reader_name = name.clone();
+        scope.spawn(move || loop {
+            let mut chunk = Vec::with_capacity(CHUNK);
+            let read = (|| -> Result<()> {
+                while chunk.len() < CHUNK {
+                    match reader.next().with_context(|| reader_name.clone())? {
+                        Some(r) => chunk.push(r),
+                        None => break,
+                    }
                 }
-            })
-            .collect();
-        let w = writer.as_mut().expect("writer");
-        for s in &sigs {
-            w.write(s)?;
+                Ok(())
+            })();
+            let last = read.is_err() || chunk.is_empty();
+            let msg = read.map(|()| (chunk, reader.params()));
+            // A closed channel means the consumer stopped on an error of its own.
+            if tx.send(msg).is_err() || last {
+                return;
+            }
+        });
+        for msg in rx {
+            let (chunk, stream_params) = msg?;
+            if writer.is_none() {
+                // The header is known once the first record (JSON) or the header (binary) is read.
+                let sp = stream_params.unwrap_or(Params {
+                    ngram: args.ngram.unwrap_or(3),
+                    min_words: 0,
+                    shingle_hash: pl_core::stream::SHINGLE_HASH_XXH3,
+                    perms: 0,
+                    scheme: 0,
+                    seed: 0,
+                });
+                if let Some(n) = args.ngram {
+                    expect_param(
+                        "ngram",
+                        n,
+                        sp.ngram,
+                        "re-run pl-shingle with the n-gram size this pipeline uses, or change --ngram",
+                    )
+                    .with_context(|| name.clone())?;
+                }
+                let params = Params {
+                    perms: args.perms,
+                    scheme: scheme.number(),
+                    seed: args.seed,
+                    ..sp
+                };
+                writer = Some(RecordWriter::new::<SigRec>(
+                    out.take().expect("output"),
+                    Format::from(args.format),
+                    params,
+                )?);
+            }
+            if chunk.is_empty() {
+                break;
+            }
+            let sigs: Vec<SigRec> = chunk
+                .par_iter()
+                .map(|r| {
+                    let mut sig = vec![0u32; hasher.perms()];
+                    hasher.signature(&r.hashes, &mut sig);
+                    SigRec {
+                        id: r.id,
+                        fingerprint: r.fingerprint,
+                        size: r.hashes.len() as u64,
+                        sig,
+                    }
+                })
+                .collect();
+            let w = writer.as_mut().expect("writer");
+            for s in &sigs {
+                w.write(s)?;
+            }
+            n += sigs.len() as u64;
+            pb.inc(sigs.len() as u64);
         }
-        n += sigs.len() as u64;
-        pb.inc(sigs.len() as u64);
-    }
+        Ok(())
+    })?;
     writer.expect("writer").finish()?.finish()?;
     pb.finish_and_clear();
     log.info(format!("{n} signatures"));
