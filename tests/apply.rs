@@ -692,6 +692,16 @@ fn errors_are_one_line() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("HTTP 401"), "{}", stderr(&out));
     assert!(!dir.path("decisions.ndjson.journal.ndjson").exists());
+    // A token that may read but not write: one line naming the 403 and the missing right.
+    server.ctl(json!({"action": "fault", "kind": "status", "status": 403, "count": 1, "path": "bulk_edit"}));
+    let out = apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("HTTP 403") && err.contains("permission to change documents"),
+        "{err}"
+    );
+    server.ctl(json!({"action": "clear_faults"}));
     // A failing write: exit 1, the journal says failed, and a re-run finishes the job.
     server.ctl(json!({"action": "fault", "kind": "status", "status": 500, "count": 10, "path": "bulk_edit"}));
     let out = apply(

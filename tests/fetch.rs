@@ -388,7 +388,10 @@ fn wrong_address_not_paperless_and_forbidden_are_one_line_each() {
     s.fault(json!({"kind": "status", "status": 404}));
     fails(&fetch(&s, &d, &[]), &["404", "PAPERLESS_URL"]);
     s.fault(json!({"kind": "status", "status": 403}));
-    fails(&fetch(&s, &d, &[]), &["403", "permission"]);
+    fails(
+        &fetch(&s, &d, &[]),
+        &["403", "permission to view documents"],
+    );
     // A login page of a reverse proxy, answered with 200.
     s.fault(json!({"kind": "html"}));
     fails(

@@ -507,7 +507,11 @@ impl Client {
                 let detail = detail_of(&bytes, &content_type);
                 Err(match status {
                     401 => Failed::Fatal(Error::Unauthorized { url, detail }),
-                    403 => Failed::Fatal(Error::Forbidden { url, detail }),
+                    403 => Failed::Fatal(Error::Forbidden {
+                        url,
+                        detail,
+                        action: if method == "GET" { "view" } else { "change" },
+                    }),
                     404 => Failed::Fatal(Error::NotFound { url, detail }),
                     406 => match offered.and_then(|v| v.parse::<u32>().ok()) {
                         Some(v) if Some(v) != version && v >= 9 => Failed::Renegotiate(v),

@@ -15,10 +15,12 @@ pub enum Error {
         detail: String,
     },
     /// 403: the token's user may not do this.
-    #[error("{url}: permission denied (HTTP 403: {detail}); the token's user lacks the permission to view documents")]
+    #[error("{url}: permission denied (HTTP 403: {detail}); the token's user lacks the permission to {action} documents")]
     Forbidden {
         /// The request URL.
         url: String,
+        /// What was refused: "view" for a read, "change" for a write.
+        action: &'static str,
         /// The server's `detail`.
         detail: String,
     },
