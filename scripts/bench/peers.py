@@ -29,6 +29,14 @@ def shingles(text):
     return {" ".join(w[i:i + NGRAM]) for i in range(len(w) - NGRAM + 1)}
 
 
+def query_pairs(lsh, sigs):
+    """Each document's LSH query as ordered pairs (datasketch's and rensa's indexes alike)."""
+    for i, m in sigs:
+        for j in lsh.query(m):
+            if j != i:
+                yield min(i, j), max(i, j)
+
+
 def run_datasketch(path):
     from datasketch import MinHash, MinHashLSH
     lsh = MinHashLSH(threshold=THRESHOLD, num_perm=PERMS, params=(BANDS, ROWS))
@@ -39,10 +47,7 @@ def run_datasketch(path):
             m.update_batch([s.encode("utf-8") for s in shingles(text)])
             session.insert(i, m)
             sigs.append((i, m))
-    for i, m in sigs:
-        for j in lsh.query(m):
-            if j != i:
-                yield min(i, j), max(i, j)
+    yield from query_pairs(lsh, sigs)
 
 
 def run_rensa(path):
@@ -54,10 +59,7 @@ def run_rensa(path):
         m.update(list(shingles(text)))
         lsh.insert(i, m)
         sigs.append((i, m))
-    for i, m in sigs:
-        for j in lsh.query(m):
-            if j != i:
-                yield min(i, j), max(i, j)
+    yield from query_pairs(lsh, sigs)
 
 
 def run_gaoya(path):

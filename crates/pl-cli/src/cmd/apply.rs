@@ -336,6 +336,13 @@ fn step_journal(s: &Step, result: &str, tag: &str, extra: &[(&str, Value)]) -> M
     o
 }
 
+/// Marks a step failed with the server's error, in the plan and in the journal.
+fn record_failure(journal: &mut Journal, s: &mut Step, tag: &str, msg: String) -> Result<()> {
+    s.status = "failed";
+    s.reason = Some(msg.clone());
+    journal.write(step_journal(s, "failed", tag, &[("error", json!(msg))]))
+}
+
 fn client(args: &Args) -> Result<Client> {
     let Some(url) = args.url.as_deref() else {
         return Err(UsageError("no server: set PAPERLESS_URL (or --url)".into()).into());
@@ -825,15 +832,12 @@ fn apply(
                     }
                     journal.write(step_journal(s, "ok", &args.tag, &extra))?;
                 } else {
-                    let msg = error.clone().unwrap_or_default();
-                    s.status = "failed";
-                    s.reason = Some(msg.clone());
-                    journal.write(step_journal(
+                    record_failure(
+                        &mut journal,
                         s,
-                        "failed",
                         &args.tag,
-                        &[("error", json!(msg))],
-                    ))?;
+                        error.clone().unwrap_or_default(),
+                    )?;
                 }
             }
             journal.sync()?;
@@ -1085,15 +1089,12 @@ fn undo(
                     }
                     journal.write(step_journal(s, "ok", &args.tag, &extra))?;
                 } else {
-                    let msg = error.clone().unwrap_or_default();
-                    s.status = "failed";
-                    s.reason = Some(msg.clone());
-                    journal.write(step_journal(
+                    record_failure(
+                        &mut journal,
                         s,
-                        "failed",
                         &args.tag,
-                        &[("error", json!(msg))],
-                    ))?;
+                        error.clone().unwrap_or_default(),
+                    )?;
                 }
             }
             journal.sync()?;

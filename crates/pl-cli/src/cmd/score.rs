@@ -272,15 +272,10 @@ pub fn run(args: Args) -> Result<()> {
                 };
                 (jaccard, containment, fuzzy, distinct)
             };
-            let j_eff = if args.no_containment {
-                jaccard
-            } else {
-                jaccard.max(containment)
-            };
-            let mut score = weights.combine(j_eff, fuzzy.unwrap_or(0.0));
-            if let (true, Some(d)) = (args.distinct_penalty > 0.0, distinct) {
-                score *= 1.0 - args.distinct_penalty * (1.0 - d);
-            }
+            let score = weights.combine(
+                effective_jaccard(&args, jaccard, containment),
+                fuzzy.unwrap_or(0.0),
+            ) * distinct_factor(&args, distinct);
             let gated = args.distinct_min > 0.0 && distinct.is_some_and(|d| d < args.distinct_min);
             if score < args.threshold || gated {
                 return None;
@@ -371,6 +366,23 @@ fn identical_texts(a: &SigRec, b: &SigRec, shingles: Option<&FxHashMap<u64, Vec<
         })
 }
 
+/// The Jaccard dimension of the score: Jaccard, or the larger of it and containment.
+fn effective_jaccard(args: &Args, jaccard: f64, containment: f64) -> f64 {
+    if args.no_containment {
+        jaccard
+    } else {
+        jaccard.max(containment)
+    }
+}
+
+/// The factor --distinct-penalty applies to the score (1 when off or without tokens).
+fn distinct_factor(args: &Args, distinct: Option<f64>) -> f64 {
+    match (args.distinct_penalty > 0.0, distinct) {
+        (true, Some(d)) => 1.0 - args.distinct_penalty * (1.0 - d),
+        _ => 1.0,
+    }
+}
+
 /// The smallest fuzzy ratio with which a pair of these other dimensions reaches
 /// --threshold (see [`Weights::fuzzy_needed`]), the distinctive-token penalty included.
 fn fuzzy_needed(
@@ -380,21 +392,16 @@ fn fuzzy_needed(
     containment: f64,
     distinct: Option<f64>,
 ) -> f64 {
-    let j_eff = if args.no_containment {
-        jaccard
-    } else {
-        jaccard.max(containment)
-    };
-    let penalty = match (args.distinct_penalty > 0.0, distinct) {
-        (true, Some(d)) => 1.0 - args.distinct_penalty * (1.0 - d),
-        _ => 1.0,
-    };
+    let penalty = distinct_factor(args, distinct);
     if args.threshold <= 0.0 {
         f64::NEG_INFINITY
     } else if penalty <= 0.0 {
         f64::INFINITY
     } else {
-        weights.fuzzy_needed(j_eff, args.threshold / penalty)
+        weights.fuzzy_needed(
+            effective_jaccard(args, jaccard, containment),
+            args.threshold / penalty,
+        )
     }
 }
 
