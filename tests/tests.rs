@@ -7,6 +7,7 @@ mod apply;
 mod copies;
 mod errors;
 mod fetch;
+mod fused;
 mod methods;
 mod pipeline;
 mod quality;

@@ -166,24 +166,34 @@ fn oph_signature(key: u64, probes: &[u32], shingles: &[u64], out: &mut [u32]) {
         return;
     }
     let k = out.len();
-    // Which bins were hit: a value of u32::MAX is possible, so it cannot mark emptiness.
-    let mut filled = vec![false; k];
+    // Which bins were hit, one bit each: a value of u32::MAX is possible, so it cannot mark
+    // emptiness. On the stack up to K = 4096, so a document costs no allocation.
+    let words = k.div_ceil(64);
+    let mut stack = [0u64; 64];
+    let mut heap = Vec::new();
+    let filled: &mut [u64] = if words <= stack.len() {
+        &mut stack[..words]
+    } else {
+        heap.resize(words, 0);
+        &mut heap
+    };
     for &s in shingles {
         let h = mix64(s ^ key);
         let bin = (((h >> 32) * k as u64) >> 32) as usize;
         out[bin] = out[bin].min(h as u32);
-        filled[bin] = true;
+        filled[bin / 64] |= 1 << (bin % 64);
     }
+    let is_filled = |j: usize| filled[j / 64] >> (j % 64) & 1 == 1;
     for i in 0..k {
-        if filled[i] {
+        if is_filled(i) {
             continue;
         }
         let table = &probes[i * OPH_PROBES..(i + 1) * OPH_PROBES];
-        let j = match table.iter().find(|&&j| filled[j as usize]) {
+        let j = match table.iter().find(|&&j| is_filled(j as usize)) {
             Some(&j) => j as usize,
             None => (OPH_PROBES as u64 + 1..)
                 .map(|t| oph_probe(key, k, i, t))
-                .find(|&j| filled[j])
+                .find(|&j| is_filled(j))
                 .expect("a non-empty set fills some bin"),
         };
         out[i] = out[j];

@@ -10,6 +10,12 @@ use xxhash_rust::xxh3::xxh3_64;
 /// `norm`, so no allocation per word. A text with fewer than `ngram` words (but at least
 /// one) yields one shingle of the whole text.
 pub fn shingles(norm: &str, ngram: usize, out: &mut Vec<u64>) {
+    shingles_with(norm, ngram, &mut Vec::new(), out);
+}
+
+/// [`shingles`] with a caller's buffer for the word offsets, so a loop over documents
+/// allocates nothing once the buffers have grown.
+pub fn shingles_with(norm: &str, ngram: usize, starts: &mut Vec<usize>, out: &mut Vec<u64>) {
     assert!(ngram > 0, "ngram must be at least 1");
     out.clear();
     let bytes = norm.as_bytes();
@@ -17,7 +23,7 @@ pub fn shingles(norm: &str, ngram: usize, out: &mut Vec<u64>) {
         return;
     }
     // starts[i] = byte offset where word i begins; ends via the next start - 1.
-    let mut starts: Vec<usize> = Vec::with_capacity(bytes.len() / 5 + 1);
+    starts.clear();
     starts.push(0);
     starts.extend(memchr_iter(b' ', bytes).map(|i| i + 1));
     let words = starts.len();
@@ -48,13 +54,19 @@ pub fn whole_text_shingle(norm: &str) -> u64 {
 /// One OCR error breaks at most `n` of them, against three whole-word shingles for word
 /// 3-grams, so character shingles keep noisy rescans much closer to their original.
 pub fn char_shingles(norm: &str, n: usize, out: &mut Vec<u64>) {
+    char_shingles_with(norm, n, &mut Vec::new(), out);
+}
+
+/// [`char_shingles`] with a caller's buffer for the character offsets.
+pub fn char_shingles_with(norm: &str, n: usize, starts: &mut Vec<usize>, out: &mut Vec<u64>) {
     assert!(n > 0, "n must be at least 1");
     out.clear();
     let bytes = norm.as_bytes();
     if bytes.is_empty() {
         return;
     }
-    let mut starts: Vec<usize> = norm.char_indices().map(|(i, _)| i).collect();
+    starts.clear();
+    starts.extend(norm.char_indices().map(|(i, _)| i));
     let chars = starts.len();
     starts.push(bytes.len());
     if chars < n {
@@ -67,6 +79,88 @@ pub fn char_shingles(norm: &str, n: usize, out: &mut Vec<u64>) {
     }
     out.sort_unstable();
     out.dedup();
+}
+
+/// What a shingle is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// `ngram` words joined by one space ([`shingles`]).
+    Words,
+    /// `ngram` consecutive characters ([`char_shingles`]).
+    Chars,
+}
+
+/// What becomes of a document with fewer than `min_words` words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Short {
+    /// One shingle of its whole text ([`whole_text_shingle`]): only exact copies match.
+    Whole,
+    /// Left out.
+    Skip,
+}
+
+/// How documents are cut into shingles: pl-shingle's parameters, and pl-minhash's when it
+/// reads normalized documents itself. One implementation, so both give the same sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShingleConfig {
+    /// Words (or characters) per shingle, at least 1.
+    pub ngram: usize,
+    /// Words or characters.
+    pub unit: Unit,
+    /// What becomes of short documents.
+    pub short: Short,
+    /// Documents with fewer words are short.
+    pub min_words: usize,
+}
+
+/// Buffers reused from one document to the next: [`ShingleConfig::shingle`] allocates
+/// nothing once they have grown to the largest document.
+#[derive(Debug, Default, Clone)]
+pub struct Shingler {
+    starts: Vec<usize>,
+    /// The shingle hashes of the last document shingled, sorted, without repeats.
+    pub hashes: Vec<u64>,
+}
+
+impl ShingleConfig {
+    /// The `shingle_hash` number a stream header records for this unit.
+    pub fn shingle_hash(&self) -> u32 {
+        match self.unit {
+            Unit::Words => crate::stream::SHINGLE_HASH_XXH3,
+            Unit::Chars => crate::stream::SHINGLE_HASH_CHARS_XXH3,
+        }
+    }
+
+    /// The header parameters of a shingle stream made with this configuration.
+    pub fn stream_params(&self) -> crate::stream::Params {
+        crate::stream::Params {
+            ngram: self.ngram as u32,
+            min_words: self.min_words as u32,
+            shingle_hash: self.shingle_hash(),
+            perms: 0,
+            scheme: 0,
+            seed: 0,
+        }
+    }
+
+    /// Cuts one normalized text into `sh.hashes`. `None`: the document is left out (short
+    /// with [`Short::Skip`], or empty); `Some(short)`: shingled, `short` when it fell under
+    /// `min_words` and became one whole-text shingle.
+    pub fn shingle(&self, norm: &str, sh: &mut Shingler) -> Option<bool> {
+        sh.hashes.clear();
+        let short = word_count(norm) < self.min_words;
+        if short && (self.short == Short::Skip || norm.is_empty()) {
+            return None;
+        }
+        match (short, self.unit) {
+            (true, _) => sh.hashes.push(whole_text_shingle(norm)),
+            (false, Unit::Words) => shingles_with(norm, self.ngram, &mut sh.starts, &mut sh.hashes),
+            (false, Unit::Chars) => {
+                char_shingles_with(norm, self.ngram, &mut sh.starts, &mut sh.hashes)
+            }
+        }
+        Some(short)
+    }
 }
 
 /// Counts the words of a normalized text.
@@ -120,6 +214,56 @@ mod tests {
         assert_eq!(out, want);
         char_shingles("a", 3, &mut out);
         assert_eq!(out, vec![xxh3_64(b"a")]);
+    }
+
+    fn config(unit: Unit, short: Short) -> ShingleConfig {
+        ShingleConfig {
+            ngram: 2,
+            unit,
+            short,
+            min_words: 3,
+        }
+    }
+
+    #[test]
+    fn config_cuts_like_the_plain_functions() {
+        let mut sh = Shingler::default();
+        let c = config(Unit::Words, Short::Whole);
+        assert_eq!(c.shingle("a b c d", &mut sh), Some(false));
+        assert_eq!(sh.hashes, self::sh("a b c d", 2));
+        // The buffers are reused: a shorter document leaves nothing of the longer one.
+        assert_eq!(c.shingle("x y z", &mut sh), Some(false));
+        assert_eq!(sh.hashes, self::sh("x y z", 2));
+        let c = config(Unit::Chars, Short::Whole);
+        assert_eq!(c.shingle("ab cd e", &mut sh), Some(false));
+        let mut want = Vec::new();
+        char_shingles("ab cd e", 2, &mut want);
+        assert_eq!(sh.hashes, want);
+    }
+
+    #[test]
+    fn config_short_documents() {
+        let mut sh = Shingler::default();
+        let whole = config(Unit::Words, Short::Whole);
+        assert_eq!(whole.shingle("a b", &mut sh), Some(true));
+        assert_eq!(sh.hashes, vec![whole_text_shingle("a b")]);
+        assert_eq!(whole.shingle("", &mut sh), None);
+        assert!(sh.hashes.is_empty());
+        let skip = config(Unit::Chars, Short::Skip);
+        assert_eq!(skip.shingle("a b", &mut sh), None);
+        assert_eq!(skip.shingle("a b c", &mut sh), Some(false));
+    }
+
+    #[test]
+    fn config_header_parameters() {
+        let p = config(Unit::Chars, Short::Skip).stream_params();
+        assert_eq!(
+            (p.ngram, p.min_words, p.perms, p.scheme, p.seed),
+            (2, 3, 0, 0, 0)
+        );
+        assert_eq!(p.shingle_hash, crate::stream::SHINGLE_HASH_CHARS_XXH3);
+        let p = config(Unit::Words, Short::Whole).stream_params();
+        assert_eq!(p.shingle_hash, crate::stream::SHINGLE_HASH_XXH3);
     }
 
     #[test]

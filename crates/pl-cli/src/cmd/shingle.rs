@@ -1,11 +1,12 @@
 //! pl-shingle: norm NDJSON → shingle stream (binary by default).
 
+use std::borrow::Cow;
+
 use anyhow::{Context, Result};
 use clap::Parser;
 use pl_core::normalize::fingerprint;
-use pl_core::records::{parse_fingerprint, Format, RecordWriter, ShingleRec};
-use pl_core::shingle::{char_shingles, shingles, whole_text_shingle, word_count};
-use pl_core::stream::{Params, SHINGLE_HASH_CHARS_XXH3, SHINGLE_HASH_XXH3};
+use pl_core::records::{parse_fingerprint, Fingerprint, Format, RecordWriter, ShingleRec};
+use pl_core::shingle::{ShingleConfig, Shingler};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -21,25 +22,56 @@ use crate::ndjson::{get_id, NdjsonReader};
 pub struct Args {
     #[command(flatten)]
     pub common: Common,
-    /// Words per shingle. Larger n is stricter: fewer shared shingles for the same edits.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub ngram: u32,
-    /// Shingle unit: words (n words joined by a space) or chars (n consecutive characters,
-    /// spaces included; far more robust to OCR errors, use n = 5 or so).
-    #[arg(long, value_enum, default_value_t = Unit::Words)]
-    pub unit: Unit,
+    #[command(flatten)]
+    pub shingling: ShingleFlags,
+    /// Output encoding: binary (compact, default) or json (one record per line, for eyes and jq).
+    #[arg(long, value_enum, default_value_t = OutFormat::Binary)]
+    pub format: OutFormat,
+}
+
+/// How documents are cut into shingles: pl-shingle's flags, which pl-minhash takes too when
+/// it reads normalized documents. Unset flags take the defaults named in their help.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ShingleFlags {
+    /// Words per shingle (characters with --unit chars); default 3. Larger n is stricter:
+    /// fewer shared shingles for the same edits.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub ngram: Option<u32>,
+    /// Shingle unit: words (n words joined by a space; the default) or chars (n consecutive
+    /// characters, spaces included; far more robust to OCR errors, use n = 5 or so).
+    #[arg(long, value_enum)]
+    pub unit: Option<Unit>,
     /// What becomes of documents under --min-words: `whole` (default) gives each one shingle of
     /// its whole text, so exact copies of a short receipt still pair and nothing else does;
     /// `skip` leaves them out (the reference product's behaviour). Empty texts are always
     /// left out.
-    #[arg(long, value_enum, default_value_t = Short::Whole)]
-    pub short: Short,
-    /// Documents with fewer words than this are too short to shingle (see --short).
-    #[arg(long, default_value_t = 20)]
-    pub min_words: u32,
-    /// Output encoding: binary (compact, default) or json (one record per line, for eyes and jq).
-    #[arg(long, value_enum, default_value_t = OutFormat::Binary)]
-    pub format: OutFormat,
+    #[arg(long, value_enum)]
+    pub short: Option<Short>,
+    /// Documents with fewer words than this (default 20) are too short to shingle (see --short).
+    #[arg(long, value_name = "N")]
+    pub min_words: Option<u32>,
+}
+
+impl ShingleFlags {
+    /// The configuration these flags give, defaults filled in.
+    pub fn config(&self) -> Result<ShingleConfig> {
+        let min_words = self.min_words.unwrap_or(20);
+        if min_words == 0 {
+            return Err(UsageError("--min-words must be at least 1".into()).into());
+        }
+        Ok(ShingleConfig {
+            ngram: self.ngram.unwrap_or(3) as usize,
+            unit: match self.unit.unwrap_or(Unit::Words) {
+                Unit::Words => pl_core::shingle::Unit::Words,
+                Unit::Chars => pl_core::shingle::Unit::Chars,
+            },
+            short: match self.short.unwrap_or(Short::Whole) {
+                Short::Whole => pl_core::shingle::Short::Whole,
+                Short::Skip => pl_core::shingle::Short::Skip,
+            },
+            min_words: min_words as usize,
+        })
+    }
 }
 
 /// What becomes of short documents.
@@ -78,93 +110,94 @@ impl From<OutFormat> for Format {
     }
 }
 
-/// A shingle record, or `None` for a document left out; the flag says it was short.
-/// The fields pl-shingle reads, borrowed from the line: the other fields (the original
-/// `content` above all) are skipped without being copied.
+/// The fields a shingling stage reads, borrowed from the line: the other fields (the
+/// original `content` above all) are skipped without being copied.
 #[derive(serde::Deserialize)]
 struct NormFields<'a> {
     id: u64,
     #[serde(borrow)]
-    norm: std::borrow::Cow<'a, str>,
+    norm: Cow<'a, str>,
     #[serde(borrow, default)]
-    fingerprint: Option<std::borrow::Cow<'a, str>>,
+    fingerprint: Option<Cow<'a, str>>,
 }
 
-/// One norm line to its shingle record. Well-formed lines take the borrowed fast path; any
-/// other line goes through the generic object parser, whose errors name the problem.
-fn shingle_line(text: &str, args: &Args) -> Result<(Option<ShingleRec>, bool), String> {
+/// One norm line (pl-normalize's output) cut into shingles in `sh.hashes`: its id and
+/// fingerprint and whether it was short, or `None` for a document left out. What pl-shingle
+/// does to each line, and pl-minhash reading normalized documents. Well-formed lines take
+/// the borrowed fast path; any other line goes through the generic object parser, whose
+/// errors name the problem. `tool` is named in the advice of a missing `norm`.
+pub fn shingle_norm_line(
+    text: &str,
+    config: &ShingleConfig,
+    tool: &str,
+    sh: &mut Shingler,
+) -> Result<Option<(u64, Fingerprint, bool)>, String> {
     if text.trim_start().starts_with('{') {
         if let Ok(f) = serde_json::from_str::<NormFields>(text) {
-            return shingle_fields(f.id, &f.norm, f.fingerprint.as_deref(), args);
+            return shingle_fields(f.id, &f.norm, f.fingerprint.as_deref(), config, sh);
         }
     }
     let o = crate::ndjson::parse_object(text)?;
     let id = get_id(&o)?;
     let norm = match o.get("norm") {
         Some(Value::String(s)) => s.as_str(),
-        _ => return Err("missing \"norm\": feed pl-shingle the output of pl-normalize".into()),
+        _ => {
+            return Err(format!(
+                "missing \"norm\": feed {tool} the output of pl-normalize"
+            ))
+        }
     };
     let fp = match o.get("fingerprint") {
         Some(Value::String(s)) => Some(s.as_str()),
         _ => None,
     };
-    shingle_fields(id, norm, fp, args)
+    shingle_fields(id, norm, fp, config, sh)
 }
 
 fn shingle_fields(
     id: u64,
     norm: &str,
     fp: Option<&str>,
-    args: &Args,
-) -> Result<(Option<ShingleRec>, bool), String> {
-    let short = word_count(norm) < args.min_words as usize;
-    if short && (args.short == Short::Skip || norm.is_empty()) {
-        return Ok((None, true));
-    }
+    config: &ShingleConfig,
+    sh: &mut Shingler,
+) -> Result<Option<(u64, Fingerprint, bool)>, String> {
+    let Some(short) = config.shingle(norm, sh) else {
+        return Ok(None);
+    };
     let fingerprint = match fp {
         Some(s) => parse_fingerprint(s).ok_or("\"fingerprint\" is not 32 hex digits")?,
         None => fingerprint(norm),
     };
-    let mut hashes = Vec::new();
-    match (short, args.unit) {
-        (true, _) => hashes.push(whole_text_shingle(norm)),
-        (false, Unit::Words) => shingles(norm, args.ngram as usize, &mut hashes),
-        (false, Unit::Chars) => char_shingles(norm, args.ngram as usize, &mut hashes),
+    Ok(Some((id, fingerprint, short)))
+}
+
+/// The notes both shingling tools print about short documents.
+pub fn note_short(log: &Log, config: &ShingleConfig, skipped: u64, whole: u64) {
+    if skipped > 0 {
+        log.note(format!(
+            "skipped {skipped} documents under {} words",
+            config.min_words
+        ));
     }
-    Ok((
-        Some(ShingleRec {
-            id,
-            fingerprint,
-            hashes,
-        }),
-        short,
-    ))
+    if whole > 0 {
+        log.note(format!(
+            "{whole} documents under {} words kept as one whole-text shingle (they match exact copies only)",
+            config.min_words
+        ));
+    }
 }
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-shingle", &args.common);
-    if args.min_words == 0 {
-        return Err(UsageError("--min-words must be at least 1".into()).into());
-    }
+    let config = args.shingling.config()?;
     let input = open_input(args.common.input.as_deref())?;
     let name = input.name.clone();
     let mut reader = NdjsonReader::new(input, args.common.skip_invalid);
-    let params = Params {
-        ngram: args.ngram,
-        min_words: args.min_words,
-        shingle_hash: match args.unit {
-            Unit::Words => SHINGLE_HASH_XXH3,
-            Unit::Chars => SHINGLE_HASH_CHARS_XXH3,
-        },
-        perms: 0,
-        scheme: 0,
-        seed: 0,
-    };
     let mut w = RecordWriter::new::<ShingleRec>(
         create_output(args.common.output.as_deref())?,
         args.format.into(),
-        params,
+        config.stream_params(),
     )?;
     let (mut written, mut skipped, mut whole) = (0u64, 0u64, 0u64);
     let pb = log.progress("documents");
@@ -175,16 +208,30 @@ pub fn run(args: Args) -> Result<()> {
         }
         let recs: Vec<_> = chunk
             .par_iter()
-            .map(|(_, text)| shingle_line(text, &args))
+            .map_init(Shingler::default, |sh, (_, text)| {
+                shingle_norm_line(text, &config, "pl-shingle", sh).map(|r| {
+                    r.map(|(id, fingerprint, short)| {
+                        let hashes = sh.hashes.clone();
+                        (
+                            ShingleRec {
+                                id,
+                                fingerprint,
+                                hashes,
+                            },
+                            short,
+                        )
+                    })
+                })
+            })
             .collect();
         for ((line, _), r) in chunk.iter().zip(recs) {
             match r {
-                Ok((Some(rec), short)) => {
+                Ok(Some((rec, short))) => {
                     w.write(&rec).with_context(|| name.clone())?;
                     written += 1;
                     whole += u64::from(short);
                 }
-                Ok((None, _)) => skipped += 1,
+                Ok(None) => skipped += 1,
                 Err(msg) => reader.invalid(*line, &msg)?,
             }
             pb.inc(1);
@@ -193,18 +240,7 @@ pub fn run(args: Args) -> Result<()> {
     w.finish()?.finish()?;
     pb.finish_and_clear();
     reader.report_skipped(&log);
-    if skipped > 0 {
-        log.note(format!(
-            "skipped {skipped} documents under {} words",
-            args.min_words
-        ));
-    }
-    if whole > 0 {
-        log.note(format!(
-            "{whole} documents under {} words kept as one whole-text shingle (they match exact copies only)",
-            args.min_words
-        ));
-    }
+    note_short(&log, &config, skipped, whole);
     log.info(format!("{written} documents shingled"));
     Ok(())
 }
