@@ -15,7 +15,10 @@ from collections import OrderedDict
 from pairs import recall
 
 STAGES = ["pl-normalize", "pl-shingle", "pl-minhash", "pl-lsh", "pl-score", "pl-cluster"]
-OURS_EXTRA = ["pl-minhash oph"]
+OURS_EXTRA = ["pl-minhash oph", "pl-minhash from norm", "pl-minhash from norm oph"]
+# Our text → candidate pairs rows, the peers' counterparts.
+OURS_E2E = ["pipe norm→cands", "pipe norm→cands oph", "pipe norm→cands fused",
+            "pipe norm→cands fused oph"]
 
 
 def pairs(path):
@@ -45,10 +48,10 @@ def main():
     meta = dict(l.rstrip("\n").split("=", 1) for l in open(meta_path) if "=" in l)
     rows = []
     for line in open(results):
-        d, label, threads, us, rss, cands, runs = line.rstrip("\n").split("\t")
+        d, label, threads, us, rss, cands, runs, *cpu = line.rstrip("\n").split("\t")
         rows.append(dict(dir=d, label=label, threads=int(threads), s=int(us) / 1e6,
                          rss=int(rss) / 1024, cands=None if cands == "-" else cands,
-                         runs=int(runs)))
+                         runs=int(runs), cpu=int(cpu[0]) / 1e6 if cpu else None))
     dirs = list(OrderedDict.fromkeys(r["dir"] for r in rows))
     nproc, model, mem = machine()
     sizes = meta["sizes"]
@@ -76,15 +79,19 @@ def main():
       "bytes (10^6) over wall time for every row, so rows compare directly.")
     w("- peers run end to end from the normalized text (norm NDJSON) to candidate pairs, in "
       "Python as their users call them (tokenization in Python for datasketch and rensa, in "
-      "Rust for gaoya), with `RAYON_NUM_THREADS=1`. Their fair counterpart is our "
-      "`pipe norm→cands` row (pl-shingle | pl-minhash | pl-lsh); `pipe docs→cands` adds "
-      "pl-normalize. gaoya's query drops pairs whose estimated Jaccard is under 0.75, so its "
-      "candidate list is already filtered.")
+      "Rust for gaoya), with `RAYON_NUM_THREADS=1`. Their fair counterparts are our "
+      "`pipe norm→cands` rows: pl-shingle | pl-minhash | pl-lsh, or `fused`, pl-minhash "
+      "shingling the normalized text itself | pl-lsh (the same signatures, byte for byte); "
+      "`pipe docs→cands` adds pl-normalize. gaoya's query drops pairs whose estimated Jaccard "
+      "is under 0.75, so its candidate list is already filtered.")
+    w(f"- peers run on corpora of up to {int(meta.get('peers_max', '100000')):,} documents "
+      "(`BENCH_PEERS_MAX`); larger corpora have our rows only.")
     w("- wall time: a run under 5 s is repeated up to 3 times (`BENCH_REPEAT`) and the best "
       "kept; `runs` says how many there were.")
     w("- threads: per process (`--threads N`, `RAYON_NUM_THREADS=N`). The stages of a pipe run "
       "at the same time, so a pipe with 1 thread per stage can still use both cores; the "
-      "per-stage rows are the one-core figures.")
+      "per-stage rows are the one-core figures. `CPU s` is user + system time of every "
+      "process of the row (GNU time), so CPU s / wall s is how many cores it kept busy.")
     w("- peak RSS from GNU time; for a pipe it is the largest single process of the pipe.")
     w("- recall: the share of the exact pairs (word 3-gram Jaccard ≥ 0.75, computed exactly by "
       "`scripts/bench/exact.py`, an all-pairs join with prefix filtering, on the smallest "
@@ -106,16 +113,17 @@ def main():
         w(f"## {ndocs:,} documents ({mb:.1f} MB of docs NDJSON)\n")
         if exact is not None:
             w(f"Exact pairs at Jaccard ≥ 0.75: {len(exact):,}.\n")
-        w("| tool | threads | wall s | runs | docs/s | MB/s | peak RSS MiB | candidate pairs | recall J≥0.75 |")
-        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        w("| tool | threads | wall s | CPU s | runs | docs/s | MB/s | peak RSS MiB | candidate pairs | recall J≥0.75 |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
-        def line(label, t, s, rss, cands, runs=""):
+        def line(label, t, s, rss, cands, runs="", cpu=None):
             c = r_ = ""
             if cands:
                 c = f"{sum(1 for _ in open(cands)):,}"
                 if exact is not None:
                     r_ = f"{recall(cands, exact):.4f}" if exact else "n/a"
-            w(f"| {label} | {t} | {s:.3f} | {runs} | {ndocs / s:,.0f} | {mb / s:.1f} | "
+            w(f"| {label} | {t} | {s:.3f} | {'' if cpu is None else f'{cpu:.3f}'} | {runs} | "
+              f"{ndocs / s:,.0f} | {mb / s:.1f} | "
               f"{'' if rss is None else f'{rss:.0f}'} | {c} | {r_} |")
 
         ours_t = sorted({r["threads"] for r in rs if r["label"] in STAGES or r["label"].startswith("pipe")})
@@ -123,7 +131,7 @@ def main():
         for t in ours_t:
             for r in rs:
                 if r["threads"] == t and ours_label(r["label"]):
-                    line(r["label"], t, r["s"], r["rss"], r["cands"], r["runs"])
+                    line(r["label"], t, r["s"], r["rss"], r["cands"], r["runs"], r["cpu"])
             st = {r["label"]: r for r in rs if r["label"] in STAGES and r["threads"] == t}
             if all(k in st for k in STAGES[:4]):
                 line("files normalize→lsh (sum of stages)", t, sum(st[k]["s"] for k in STAGES[:4]),
@@ -133,7 +141,7 @@ def main():
                      max(st[k]["rss"] for k in STAGES), None)
         for r in rs:
             if not ours_label(r["label"]):
-                line(r["label"], r["threads"], r["s"], r["rss"], r["cands"], r["runs"])
+                line(r["label"], r["threads"], r["s"], r["rss"], r["cands"], r["runs"], r["cpu"])
         w("")
 
         def get(label, t):
@@ -141,7 +149,7 @@ def main():
             return m[0] if m else None
 
         peers = [p for p in ("datasketch", "rensa", "gaoya") if get(p, 1)]
-        ours = [(lbl, t) for lbl in ("pipe norm→cands", "pipe norm→cands oph", "pipe docs→cands")
+        ours = [(lbl, t) for lbl in OURS_E2E + ["pipe docs→cands"]
                 for t in (1, 2) if get(lbl, t)]
         if peers and ours:
             start = len(out)
@@ -155,16 +163,19 @@ def main():
             summary.append(f"{ndocs:,} documents ({mb:.1f} MB), load average {meta['load_start']} "
                            "at the start:\n")
             summary.extend(out[start:])
-        m1, m2 = get("pl-minhash", 1), get("pl-minhash", 2)
         notes = []
-        if m1 and m2:
-            notes.append(f"pl-minhash 2 threads vs 1: {m1['s'] / m2['s']:.2f}× (target ≥ 1.7×).")
-        for lbl in ("pipe norm→cands", "pipe norm→cands oph"):
+        for lbl in ("pl-minhash", "pl-minhash oph", "pl-minhash from norm",
+                    "pl-minhash from norm oph"):
+            m1, m2 = get(lbl, 1), get(lbl, 2)
+            if m1 and m2:
+                notes.append(f"{lbl} 2 threads vs 1: {m1['s'] / m2['s']:.2f}× (target ≥ 1.7×).")
+        for lbl in OURS_E2E:
             o = get(lbl, 1)
-            for p, target in (("rensa", 5), ("gaoya", 7)):
-                if o and get(p, 1):
-                    notes.append(f"text → candidate pairs ({lbl}), 1 thread, vs {p}: "
-                                 f"{get(p, 1)['s'] / o['s']:.1f}× (target ≥ {target}×).")
+            vs = [f"vs {p} {get(p, 1)['s'] / o['s']:.1f}× (target ≥ {target}×)"
+                  for p, target in (("rensa", 5), ("gaoya", 7)) if o and get(p, 1)]
+            if vs:
+                notes.append(f"text → candidate pairs ({lbl}), 1 thread: {', '.join(vs)}.")
+        notes.extend(best_one_thread(get, rs))
         ks = [k for k in kernels if k["dir"] == d]
         if ks:
             kernel_table(w, ks, notes)
@@ -181,6 +192,29 @@ def main():
     if len(sys.argv) > 4:
         with open(sys.argv[4], "w", encoding="utf-8") as f:
             f.write("\n".join(summary) + "\n")
+
+
+def best_one_thread(get, rs):
+    """The target lines judged on one row: the fastest of our one-thread text → candidates
+    rows, its CPU time named (a pipe's processes run at once, so one thread per process can
+    still keep more than one core busy) and the ratio by CPU time beside the one by wall time."""
+    mine = [get(lbl, 1) for lbl in OURS_E2E if get(lbl, 1)]
+    if not mine:
+        return []
+    best = min(mine, key=lambda r: r["s"])
+    notes = []
+    for p, target in (("rensa", 5), ("gaoya", 7)):
+        peer = get(p, 1)
+        if not peer:
+            continue
+        line = (f"best one-thread text → candidate pairs row, `{best['label']}`, vs {p}: "
+                f"{peer['s'] / best['s']:.1f}× by wall time (target ≥ {target}×)")
+        if best["cpu"] and peer["cpu"]:
+            line += (f"; it used {best['cpu']:.3f} s of CPU in {best['s']:.3f} s "
+                     f"({best['cpu'] / best['s']:.2f} cores), {p} {peer['cpu']:.3f} s: "
+                     f"{peer['cpu'] / best['cpu']:.1f}× by CPU time")
+        notes.append(line + ".")
+    return notes
 
 
 def kernel_table(w, ks, notes):

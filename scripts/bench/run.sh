@@ -6,6 +6,8 @@
 #   BENCH_SIZES="10000 100000"   corpus sizes in documents (default 10000; 1000000 works too)
 #   BENCH_REPEAT=3               best of up to 3 runs for runs under 5 s
 #   BENCH_THREADS="1 2"          thread counts for our tools (RAYON_NUM_THREADS and --threads)
+#   BENCH_PEERS_MAX=100000       peers (datasketch, rensa, gaoya) only on corpora up to this many
+#                                documents (datasketch alone would take ~30 min on 1,000,000)
 #   BENCH_OUT=BENCH.md           where the report goes
 #   BENCH_WORK=work/bench        venv, corpora, outputs, timings (git-ignored)
 set -euo pipefail
@@ -14,6 +16,7 @@ cd "$(dirname "$0")/../.."
 
 SIZES=${BENCH_SIZES:-10000}
 THREADS=${BENCH_THREADS:-1 2}
+PEERS_MAX=${BENCH_PEERS_MAX:-100000}
 OUT=${BENCH_OUT:-BENCH.md}
 W=${BENCH_WORK:-work/bench}
 BIN=target/release
@@ -53,15 +56,16 @@ else
   log "gaoya did not install (see $W/gaoya-install.log): left out"
 fi
 
-# measure SIZE_DIR LABEL THREADS CANDS -- command...: wall time (ns clock) and peak RSS (GNU
-# time; for a pipe, the largest single process), one line in results.tsv. A run shorter than 5 s
-# is repeated up to BENCH_REPEAT times (default 3) and the best wall time kept, to damp the noise
-# of a shared machine; the line records how many runs there were.
+# measure SIZE_DIR LABEL THREADS CANDS -- command...: wall time (ns clock), peak RSS (GNU
+# time; for a pipe, the largest single process) and CPU time (user + system of every process,
+# from GNU time), one line in results.tsv. A run shorter than 5 s is repeated up to
+# BENCH_REPEAT times (default 3) and the best wall time kept (with that run's CPU time), to
+# damp the noise of a shared machine; the line records how many runs there were.
 REPEAT=${BENCH_REPEAT:-3}
 measure() {
   local dir=$1 label=$2 threads=$3 cands=$4; shift 5
   local tf; tf=$(mktemp)
-  local best=0 peak=0 runs=0 t0 t1 us rss
+  local best=0 peak=0 runs=0 cpu=0 t0 t1 us rss
   while :; do
     log "  $label (threads $threads)"
     t0=$(date +%s%N)
@@ -69,12 +73,15 @@ measure() {
     t1=$(date +%s%N)
     us=$(( (t1 - t0) / 1000 )); runs=$((runs + 1))
     rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tf")
-    if [ "$best" = 0 ] || [ "$us" -lt "$best" ]; then best=$us; fi
+    if [ "$best" = 0 ] || [ "$us" -lt "$best" ]; then
+      best=$us
+      cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%d", s * 1000000}' "$tf")
+    fi
     if [ "$rss" -gt "$peak" ]; then peak=$rss; fi
     if [ "$runs" -ge "$REPEAT" ] || [ "$us" -ge 5000000 ]; then break; fi
   done
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$dir" "$label" "$threads" "$best" "$peak" "$cands" \
-    "$runs" >> "$RESULTS"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$dir" "$label" "$threads" "$best" "$peak" "$cands" \
+    "$runs" "$cpu" >> "$RESULTS"
   rm -f "$tf"
 }
 
@@ -99,6 +106,13 @@ for n in $SIZES; do
       --perms $PERMS --seed $SEED -o "$D/sigs.bin"
     measure "$D" "pl-minhash oph" "$t" - -- $BIN/pl-minhash $T -q "$D/shingles.bin" --ngram $NGRAM \
       --perms $PERMS --seed $SEED --scheme oph -o "$D/sigs-oph.bin"
+    # pl-minhash shingling the normalized documents itself (the same bytes as the two above)
+    measure "$D" "pl-minhash from norm" "$t" - -- $BIN/pl-minhash $T -q "$D/norm.ndjson" \
+      --ngram $NGRAM --min-words $MIN_WORDS --perms $PERMS --seed $SEED -o "$D/sigs-fused.bin"
+    measure "$D" "pl-minhash from norm oph" "$t" - -- $BIN/pl-minhash $T -q "$D/norm.ndjson" \
+      --ngram $NGRAM --min-words $MIN_WORDS --perms $PERMS --seed $SEED --scheme oph \
+      -o "$D/sigs-fused-oph.bin"
+    cmp -s "$D/sigs.bin" "$D/sigs-fused.bin" || { log "sigs-fused.bin differs from sigs.bin"; exit 1; }
     measure "$D" "pl-lsh" "$t" "$D/cands.ndjson" -- $BIN/pl-lsh $T -q "$D/sigs.bin" --perms $PERMS \
       --bands $BANDS --min-band-matches 1 -o "$D/cands.ndjson"
     measure "$D" "pl-score" "$t" - -- $BIN/pl-score $T -q "$D/cands.ndjson" --sigs "$D/sigs.bin" \
@@ -114,7 +128,16 @@ for n in $SIZES; do
       "$SH < '$D/norm.ndjson' | $MH | $LSH -o '$D/cands-npipe-$t.ndjson'"
     measure "$D" "pipe norm→cands oph" "$t" "$D/cands-opipe-$t.ndjson" -- sh -c \
       "$SH < '$D/norm.ndjson' | $MH --scheme oph | $LSH -o '$D/cands-opipe-$t.ndjson'"
+    measure "$D" "pipe norm→cands fused" "$t" "$D/cands-fpipe-$t.ndjson" -- sh -c \
+      "$MH --min-words $MIN_WORDS < '$D/norm.ndjson' | $LSH -o '$D/cands-fpipe-$t.ndjson'"
+    measure "$D" "pipe norm→cands fused oph" "$t" "$D/cands-fopipe-$t.ndjson" -- sh -c \
+      "$MH --min-words $MIN_WORDS --scheme oph < '$D/norm.ndjson' | $LSH -o '$D/cands-fopipe-$t.ndjson'"
   done
+  if [ "$n" -gt "$PEERS_MAX" ]; then
+    log "corpus $n: kernels (ours); peers left out above BENCH_PEERS_MAX=$PEERS_MAX documents"
+    target/release/examples/kernels "$D/norm.ndjson" | sed "s|^|$D\t|" >> "$KERNELS"
+    continue
+  fi
   log "corpus $n: kernels (ours, then rensa's RMinHash.update, on the same shingles)"
   target/release/examples/kernels "$D/norm.ndjson" | sed "s|^|$D\t|" >> "$KERNELS"
   "$PY" scripts/bench/peers.py rensa-kernel "$D/norm.ndjson" | sed "s|^|$D\t|" >> "$KERNELS"
@@ -135,6 +158,7 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "sizes=$SIZES"
   echo "threads=$THREADS"
   echo "peers=$PEERS"
+  echo "peers_max=$PEERS_MAX"
   echo "load_start=$LOAD_START"
   echo "load_end=$LOAD_END"
   echo "rustc=$(rustc --version)"
