@@ -57,8 +57,8 @@ fn kernels(c: &mut Criterion) {
         b.iter(|| (0..32).fold(0u64, |acc, band| acc ^ banding.key(black_box(&sig), band)))
     });
     let (x, y) = (
-        fuzzy_sample(&norm, 10_000, false),
-        fuzzy_sample(&rescan, 10_000, false),
+        fuzzy_sample(&norm, 10_000, false).into_owned(),
+        fuzzy_sample(&rescan, 10_000, false).into_owned(),
     );
     c.bench_function(&format!("fuzzy ratio, {} chars", x.len()), |b| {
         b.iter(|| fuzzy_ratio(black_box(&x), black_box(&y)))

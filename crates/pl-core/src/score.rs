@@ -1,5 +1,7 @@
 //! Pair scoring: a weighted mix of the signature Jaccard estimate and a fuzzy ratio.
 
+use std::borrow::Cow;
+
 /// Default weight of the Jaccard estimate.
 pub const DEFAULT_JACCARD_WEIGHT: f64 = 0.55;
 /// Default weight of the fuzzy ratio.
@@ -50,7 +52,7 @@ impl Weights {
 
 /// The fuzzy sample of a normalized text: its first `chars` characters, or, with
 /// `sort_words`, the words of that prefix sorted (as the reference product's token-sort ratio).
-pub fn fuzzy_sample(norm: &str, chars: usize, sort_words: bool) -> Vec<char> {
+pub fn fuzzy_sample(norm: &str, chars: usize, sort_words: bool) -> Cow<'_, str> {
     let prefix = match norm.char_indices().nth(chars) {
         Some((at, _)) => &norm[..at],
         None => norm,
@@ -58,36 +60,35 @@ pub fn fuzzy_sample(norm: &str, chars: usize, sort_words: bool) -> Vec<char> {
     if sort_words {
         let mut words: Vec<&str> = prefix.split(' ').filter(|w| !w.is_empty()).collect();
         words.sort_unstable();
-        words.join(" ").chars().collect()
+        Cow::Owned(words.join(" "))
     } else {
-        prefix.chars().collect()
+        Cow::Borrowed(prefix)
     }
 }
 
 /// The normalized Indel similarity of two samples, as rapidfuzz's `ratio` (0..1):
-/// `1 − indel_distance / (len_a + len_b)`. Two empty samples are identical (1.0).
-pub fn fuzzy_ratio(a: &[char], b: &[char]) -> f64 {
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
-    }
-    rapidfuzz::fuzz::ratio(a.iter().copied(), b.iter().copied())
+/// `1 − indel_distance / (len_a + len_b)` over characters. Two empty samples are identical (1.0).
+pub fn fuzzy_ratio(a: &str, b: &str) -> f64 {
+    fuzzy_ratio_at_least(a, b, 0.0).expect("every ratio is at least 0")
 }
 
 /// [`fuzzy_ratio`] when it is at least `cutoff`, else `None`; faster than computing the
 /// ratio and comparing, since the distance computation stops once the cutoff is out of
 /// reach. Values at or over the cutoff are exact (the same as [`fuzzy_ratio`]).
-pub fn fuzzy_ratio_at_least(a: &[char], b: &[char], cutoff: f64) -> Option<f64> {
-    if cutoff <= 0.0 || (a.is_empty() && b.is_empty()) {
-        return Some(fuzzy_ratio(a, b));
+pub fn fuzzy_ratio_at_least(a: &str, b: &str, cutoff: f64) -> Option<f64> {
+    if a.is_empty() && b.is_empty() {
+        return Some(1.0);
     }
     if cutoff > 1.0 {
         return None;
     }
-    rapidfuzz::fuzz::ratio_with_args(
-        a.iter().copied(),
-        b.iter().copied(),
-        &rapidfuzz::fuzz::Args::default().score_cutoff(cutoff),
-    )
+    let args = rapidfuzz::fuzz::Args::default().score_cutoff(cutoff.max(0.0));
+    // Bytes are characters when both texts are ASCII (most are), and much cheaper to walk.
+    if a.is_ascii() && b.is_ascii() {
+        rapidfuzz::fuzz::ratio_with_args(a.bytes(), b.bytes(), &args)
+    } else {
+        rapidfuzz::fuzz::ratio_with_args(a.chars(), b.chars(), &args)
+    }
 }
 
 /// Containment `|A∩B| / min(|A|,|B|)` estimated from the Jaccard similarity and the two set
@@ -119,28 +120,40 @@ pub fn round6(x: f64) -> f64 {
 mod tests {
     use super::*;
 
-    fn c(s: &str) -> Vec<char> {
-        s.chars().collect()
-    }
-
     #[test]
     fn ratio_matches_rapidfuzz_definition() {
         // indel distance("this is a test", "this is a test!") = 1; lengths 14 + 15
-        let r = fuzzy_ratio(&c("this is a test"), &c("this is a test!"));
+        let r = fuzzy_ratio("this is a test", "this is a test!");
         assert!((r - (1.0 - 1.0 / 29.0)).abs() < 1e-9, "{r}");
-        assert_eq!(fuzzy_ratio(&c(""), &c("")), 1.0);
-        assert_eq!(fuzzy_ratio(&c("abc"), &c("")), 0.0);
+        assert_eq!(fuzzy_ratio("", ""), 1.0);
+        assert_eq!(fuzzy_ratio("abc", ""), 0.0);
+        // Characters, not bytes: ä is one character of two bytes.
+        assert!((fuzzy_ratio("äb", "ab") - (1.0 - 2.0 / 4.0)).abs() < 1e-9);
+    }
+
+    proptest::proptest! {
+        /// The ASCII fast path gives the ratio over characters.
+        #[test]
+        fn byte_ratio_is_the_char_ratio(a in "[ab ]{0,100}", b in "[ab ]{0,100}") {
+            let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let chars = if ca.is_empty() && cb.is_empty() {
+                1.0
+            } else {
+                rapidfuzz::fuzz::ratio(ca.iter().copied(), cb.iter().copied())
+            };
+            proptest::prop_assert_eq!(fuzzy_ratio(&a, &b), chars);
+        }
     }
 
     #[test]
     fn sample_cuts_characters_not_bytes() {
-        assert_eq!(fuzzy_sample("äöü xyz", 3, false), c("äöü"));
-        assert_eq!(fuzzy_sample("ab", 10, false), c("ab"));
+        assert_eq!(fuzzy_sample("äöü xyz", 3, false), "äöü");
+        assert_eq!(fuzzy_sample("ab", 10, false), "ab");
     }
 
     #[test]
     fn sorted_sample_sorts_words() {
-        assert_eq!(fuzzy_sample("b c a", 100, true), c("a b c"));
+        assert_eq!(fuzzy_sample("b c a", 100, true), "a b c");
     }
 
     #[test]
@@ -158,8 +171,7 @@ mod tests {
     proptest::proptest! {
         /// The cut-off ratio is the plain ratio whenever it reaches the cutoff, else None.
         #[test]
-        fn cutoff_ratio_is_exact_or_none(a in "[ab ]{0,200}", b in "[ab ]{0,200}", cut in 0.0f64..1.0) {
-            let (a, b) = (c(&a), c(&b));
+        fn cutoff_ratio_is_exact_or_none(a in "[abä ]{0,200}", b in "[ab ]{0,200}", cut in 0.0f64..1.0) {
             let full = fuzzy_ratio(&a, &b);
             match fuzzy_ratio_at_least(&a, &b, cut) {
                 Some(r) => proptest::prop_assert_eq!(r, full),

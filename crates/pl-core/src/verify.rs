@@ -10,6 +10,7 @@
 //! is its rarity in the corpus (the smaller of the two sides' rarest word), so a common word
 //! garbled beyond repair weighs little and a swapped name or number weighs much.
 
+use rustc_hash::FxHashMap;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -42,13 +43,38 @@ fn fold_char(c: char) -> char {
 
 /// The OCR-folded form of a text: confusable sequences and characters mapped to one form.
 pub fn ocr_fold(text: &str) -> String {
-    let mut s = text.to_string();
-    for (from, to) in FOLD_SEQ {
-        if s.contains(from) {
-            s = s.replace(from, to);
+    let mut out = Vec::new();
+    fold_into(&[text], &mut out);
+    out.into_iter().collect()
+}
+
+/// The OCR-folded form of the words joined without spaces, into `out` (cleared first).
+///
+/// One pass, leftmost match first, which is what replacing each sequence of [`FOLD_SEQ`]
+/// through the whole text in turn gives: no replacement creates another sequence, and where
+/// two sequences overlap ("cli") the one listed first also starts first.
+fn fold_into(words: &[&str], out: &mut Vec<char>) {
+    out.clear();
+    let mut chars = words.iter().flat_map(|w| w.chars()).peekable();
+    while let Some(c) = chars.next() {
+        let folded = match chars.peek() {
+            Some(&next) => FOLD_SEQ
+                .iter()
+                .find(|(from, _)| {
+                    let mut f = from.chars();
+                    f.next() == Some(c) && f.next() == Some(next)
+                })
+                .map(|(_, to)| to.chars().next().expect("one character")),
+            None => None,
+        };
+        match folded {
+            Some(to) => {
+                chars.next();
+                out.push(fold_char(to));
+            }
+            None => out.push(fold_char(c)),
         }
     }
-    s.chars().map(fold_char).collect()
 }
 
 /// Is the replacement of words `x` by words `y` explained by OCR errors?
@@ -58,11 +84,13 @@ pub fn ocr_fold(text: &str) -> String {
 /// character may be dropped or added (a substituted digit is another number); without digits,
 /// the Indel distance may be 2 plus one per 16 characters.
 pub fn explained(x: &[&str], y: &[&str]) -> bool {
-    let (fx, fy) = (ocr_fold(&x.concat()), ocr_fold(&y.concat()));
+    let (mut fx, mut fy) = (Vec::new(), Vec::new());
+    fold_into(x, &mut fx);
+    fold_into(y, &mut fy);
     if fx == fy {
         return true;
     }
-    let d = rapidfuzz::distance::indel::distance(fx.chars(), fy.chars());
+    let d = rapidfuzz::distance::indel::distance(fx.iter().copied(), fy.iter().copied());
     let digits = x
         .iter()
         .chain(y)
@@ -70,7 +98,7 @@ pub fn explained(x: &[&str], y: &[&str]) -> bool {
     if digits {
         d <= 1
     } else {
-        d <= 2 + (fx.chars().count() + fy.chars().count()) / 16
+        d <= 2 + (fx.len() + fy.len()) / 16
     }
 }
 
@@ -85,16 +113,79 @@ pub struct Substitution {
     pub weight: f64,
 }
 
+/// The words of a normalized text (separated by single spaces), as the verifier counts them.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(' ').filter(|w| !w.is_empty())
+}
+
+/// Words of a text by index, for indexes that only grow (the ops of a diff come in order):
+/// one pass over the text, no list of every word.
+struct WordCursor<'a> {
+    text: &'a str,
+    /// Byte offset of word `index`'s search start.
+    pos: usize,
+    index: usize,
+}
+
+impl<'a> WordCursor<'a> {
+    fn new(text: &'a str) -> Self {
+        WordCursor {
+            text,
+            pos: 0,
+            index: 0,
+        }
+    }
+
+    /// The next word, as [`words`] gives them.
+    fn next_word(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        while bytes.get(self.pos) == Some(&b' ') {
+            self.pos += 1;
+        }
+        if self.pos >= bytes.len() {
+            return None;
+        }
+        let start = self.pos;
+        self.pos = memchr::memchr(b' ', &bytes[start..]).map_or(bytes.len(), |e| start + e);
+        self.index += 1;
+        Some(&self.text[start..self.pos])
+    }
+
+    /// Words `from..from + len`; `from` is not before the end of the last call's words.
+    fn words(&mut self, from: usize, len: usize) -> Vec<&'a str> {
+        debug_assert!(from >= self.index, "word indexes only grow");
+        while self.index < from && self.next_word().is_some() {}
+        (0..len).map_while(|_| self.next_word()).collect()
+    }
+}
+
 /// The unexplained substitutions between two normalized texts (words separated by single
 /// spaces). `idf` gives a word hash's rarity weight. Deterministic (no time limit).
 pub fn unexplained(a: &str, b: &str, idf: impl Fn(u64) -> f64) -> Vec<Substitution> {
-    let wa: Vec<&str> = a.split(' ').filter(|w| !w.is_empty()).collect();
-    let wb: Vec<&str> = b.split(' ').filter(|w| !w.is_empty()).collect();
-    let ha: Vec<u64> = wa.iter().map(|w| xxh3_64(w.as_bytes())).collect();
-    let hb: Vec<u64> = wb.iter().map(|w| xxh3_64(w.as_bytes())).collect();
-    let rarest = |h: &[u64]| h.iter().map(|&x| idf(x)).fold(0.0f64, f64::max);
+    let hash = |t| {
+        words(t)
+            .map(|w| xxh3_64(w.as_bytes()))
+            .collect::<Vec<u64>>()
+    };
+    align(a, &hash(a), b, &hash(b), |&h| idf(h), f64::INFINITY)
+}
+
+/// The unexplained substitutions of `a` against `b` whose words have the keys `ka` and `kb`
+/// (one per word, equal keys for equal words) and rarity `weight`. Stops once their total
+/// weight is over `stop_above`: the pair has failed, and what follows cannot change that.
+fn align<K: Eq + std::hash::Hash>(
+    a: &str,
+    ka: &[K],
+    b: &str,
+    kb: &[K],
+    weight: impl Fn(&K) -> f64,
+    stop_above: f64,
+) -> Vec<Substitution> {
+    let rarest = |k: &[K]| k.iter().map(&weight).fold(0.0f64, f64::max);
+    let (mut wa, mut wb) = (WordCursor::new(a), WordCursor::new(b));
     let mut out = Vec::new();
-    for op in capture_diff_slices(Algorithm::Myers, &ha, &hb) {
+    let mut total = 0.0;
+    for op in capture_diff_slices(Algorithm::Myers, ka, kb) {
         if let DiffOp::Replace {
             old_index,
             old_len,
@@ -102,18 +193,19 @@ pub fn unexplained(a: &str, b: &str, idf: impl Fn(u64) -> f64) -> Vec<Substituti
             new_len,
         } = op
         {
-            let (x, y) = (
-                &wa[old_index..old_index + old_len],
-                &wb[new_index..new_index + new_len],
-            );
-            if !explained(x, y) {
-                let weight = rarest(&ha[old_index..old_index + old_len])
-                    .min(rarest(&hb[new_index..new_index + new_len]));
+            let (x, y) = (wa.words(old_index, old_len), wb.words(new_index, new_len));
+            if !explained(&x, &y) {
+                let w = rarest(&ka[old_index..old_index + old_len])
+                    .min(rarest(&kb[new_index..new_index + new_len]));
                 out.push(Substitution {
                     a: x.join(" "),
                     b: y.join(" "),
-                    weight,
+                    weight: w,
                 });
+                total += w;
+                if total > stop_above {
+                    break;
+                }
             }
         }
     }
@@ -128,20 +220,26 @@ pub fn unexplained(a: &str, b: &str, idf: impl Fn(u64) -> f64) -> Vec<Substituti
 /// (the first on a tie). A pair passes (total weight at most `max_weight`) exactly when one of
 /// the two alignments explains it, whichever side it was given on — so copies of one text get
 /// the same verdict against any other document. The substitutions' `a` and `b` still name
-/// `a`'s and `b`'s words.
+/// `a`'s and `b`'s words. Of a pair that fails, only the substitutions up to the first that
+/// takes the total over `max_weight` are listed.
+///
+/// `ia` and `ib` are the texts' word ids from one [`Vocab`], `idf` its [`Vocab::idf`].
 pub fn unexplained_either(
     a: &str,
+    ia: &[u32],
     b: &str,
+    ib: &[u32],
+    idf: &[f64],
     max_weight: f64,
-    idf: impl Fn(u64) -> f64,
 ) -> Vec<Substitution> {
     let total = |subs: &[Substitution]| subs.iter().map(|s| s.weight).sum::<f64>();
-    let ab = unexplained(a, b, &idf);
+    let weight = |&id: &u32| idf[id as usize];
+    let ab = align(a, ia, b, ib, weight, max_weight);
     let w = total(&ab);
     if w <= max_weight {
         return ab;
     }
-    let ba: Vec<Substitution> = unexplained(b, a, &idf)
+    let ba: Vec<Substitution> = align(b, ib, a, ia, weight, max_weight)
         .into_iter()
         .map(|s| Substitution {
             a: s.b,
@@ -156,21 +254,129 @@ pub fn unexplained_either(
     }
 }
 
-/// Hashes of the distinct words of a normalized text, sorted (for word rarity counts).
-pub fn word_hashes(norm: &str, out: &mut Vec<u64>) {
-    out.clear();
-    out.extend(
-        norm.split(' ')
-            .filter(|w| !w.is_empty())
-            .map(|w| xxh3_64(w.as_bytes())),
-    );
-    out.sort_unstable();
-    out.dedup();
+/// The words of a corpus: a dense id per distinct word (by its xxh3 hash), so that alignments
+/// compare integers and a word's rarity is an array lookup, and the number of documents each
+/// word is in.
+#[derive(Debug, Default, Clone)]
+pub struct Vocab {
+    ids: FxHashMap<u64, u32>,
+    df: Vec<u32>,
+    last_doc: Vec<u32>,
+    docs: u32,
+}
+
+impl Vocab {
+    /// Counts one document and puts the ids of its words, in text order, into `out`.
+    pub fn add(&mut self, norm: &str, out: &mut Vec<u32>) {
+        self.docs += 1;
+        out.clear();
+        for w in words(norm) {
+            let next = self.df.len() as u32;
+            let id = *self.ids.entry(xxh3_64(w.as_bytes())).or_insert(next);
+            if id == next {
+                self.df.push(0);
+                self.last_doc.push(0);
+            }
+            let i = id as usize;
+            if self.last_doc[i] != self.docs {
+                self.last_doc[i] = self.docs;
+                self.df[i] += 1;
+            }
+            out.push(id);
+        }
+    }
+
+    /// Documents counted.
+    pub fn docs(&self) -> u64 {
+        self.docs.into()
+    }
+
+    /// Each id's rarity, `ln(N / df)` and at least 0.01, as [`crate::distinct::DocFreq::idf`].
+    pub fn idf(&self) -> Vec<f64> {
+        let n = f64::from(self.docs.max(1));
+        self.df
+            .iter()
+            .map(|&df| (n / f64::from(df.max(1))).ln().max(0.01))
+            .collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`unexplained_either`] with every word weighing 1.
+    fn either(a: &str, b: &str, max: f64) -> Vec<Substitution> {
+        let mut vocab = Vocab::default();
+        let (mut ia, mut ib) = (Vec::new(), Vec::new());
+        vocab.add(a, &mut ia);
+        vocab.add(b, &mut ib);
+        let ones = vec![1.0; ia.iter().chain(&ib).max().map_or(0, |&m| m as usize + 1)];
+        unexplained_either(a, &ia, b, &ib, &ones, max)
+    }
+
+    /// The fold as first written: each sequence replaced through the whole text in turn.
+    fn fold_by_passes(text: &str) -> String {
+        let mut s = text.to_string();
+        for (from, to) in FOLD_SEQ {
+            s = s.replace(from, to);
+        }
+        s.chars().map(fold_char).collect()
+    }
+
+    proptest::proptest! {
+        /// The one-pass fold is the fold by successive passes, also across word boundaries.
+        #[test]
+        fn one_pass_fold_is_the_fold_by_passes(words in proptest::collection::vec("[rnivcldh015 ]{0,8}", 0..5)) {
+            let joined = words.concat();
+            proptest::prop_assert_eq!(ocr_fold(&joined), fold_by_passes(&joined));
+            let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+            let mut out = Vec::new();
+            fold_into(&refs, &mut out);
+            proptest::prop_assert_eq!(out.into_iter().collect::<String>(), fold_by_passes(&joined));
+        }
+
+        /// Stopping at the first substitution over the allowance gives the full alignment's
+        /// verdict, and the same list when the pair passes.
+        #[test]
+        fn early_stop_keeps_the_verdict(a in "[ab1 ]{0,40}", b in "[ab1 ]{0,40}", max in 0.0f64..3.0) {
+            let full = |x: &str, y: &str| unexplained(x, y, |_| 1.0);
+            let weight = |s: &[Substitution]| s.iter().map(|s| s.weight).sum::<f64>();
+            let passes = weight(&full(&a, &b)) <= max || weight(&full(&b, &a)) <= max;
+            let got = either(&a, &b, max);
+            proptest::prop_assert_eq!(weight(&got) <= max, passes);
+            if passes && weight(&full(&a, &b)) <= max {
+                proptest::prop_assert_eq!(got, full(&a, &b));
+            }
+        }
+    }
+
+    #[test]
+    fn word_cursor_gives_the_words_by_index() {
+        let text = " alpha  beta gamma delta ";
+        let all: Vec<&str> = words(text).collect();
+        let mut c = WordCursor::new(text);
+        assert_eq!(c.words(1, 2), all[1..3]);
+        assert_eq!(c.words(3, 1), all[3..4]);
+        assert!(c.words(4, 1).is_empty(), "past the end");
+        assert_eq!(WordCursor::new(text).words(0, 9), all);
+    }
+
+    #[test]
+    fn vocab_counts_documents_not_occurrences() {
+        let mut v = Vocab::default();
+        let mut ids = Vec::new();
+        v.add("a b a", &mut ids);
+        assert_eq!(ids[0], ids[2]);
+        assert_ne!(ids[0], ids[1]);
+        let (a, b) = (ids[0] as usize, ids[1] as usize);
+        v.add("a  c", &mut ids);
+        assert_eq!(ids.len(), 2, "empty words are not words");
+        assert_eq!(v.docs(), 2);
+        let idf = v.idf();
+        assert_eq!(idf[a], 0.01, "a word in every document weighs the floor");
+        assert!((idf[b] - 2f64.ln()).abs() < 1e-12);
+    }
 
     fn un(a: &str, b: &str) -> Vec<(String, String)> {
         unexplained(a, b, |_| 1.0)
@@ -230,17 +436,17 @@ mod tests {
             plain(b, a),
             "the alignment depends on the order"
         );
-        assert!(unexplained_either(a, b, 0.0, |_| 1.0).is_empty());
-        assert!(unexplained_either(b, a, 0.0, |_| 1.0).is_empty());
+        assert!(either(a, b, 0.0).is_empty());
+        assert!(either(b, a, 0.0).is_empty());
         // Another number is unexplained from both sides, and named by side.
         let (x, y) = ("invoice re2024001 total", "invoice re2024002 total");
         for (p, q) in [(x, y), (y, x)] {
-            let s = unexplained_either(p, q, 0.0, |_| 1.0);
+            let s = either(p, q, 0.0);
             assert_eq!(s.len(), 1);
             assert_eq!((s[0].a.as_str(), s[0].b.as_str()), (&p[8..17], &q[8..17]));
         }
         // The first alignment is kept when it is within the allowance.
-        let s = unexplained_either(x, y, 1.0, |_| 1.0);
+        let s = either(x, y, 1.0);
         assert_eq!(s.len(), 1);
     }
 

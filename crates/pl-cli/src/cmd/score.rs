@@ -1,5 +1,6 @@
 //! pl-score: candidate pairs → scored pairs over the threshold.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
@@ -11,7 +12,7 @@ use pl_core::score::{
     containment_estimate, exact_containment, fuzzy_ratio_at_least, fuzzy_sample, round6, Weights,
     DEFAULT_FUZZY_SAMPLE,
 };
-use pl_core::verify::{unexplained_either, word_hashes, Substitution};
+use pl_core::verify::{unexplained_either, Substitution, Vocab};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -113,10 +114,25 @@ struct Cand {
 /// What is kept of each document that appears in a pair.
 #[derive(Default)]
 struct Side {
-    sample: Vec<char>,
+    /// The normalized text: whole for the verifier, else only the fuzzy sample.
+    text: String,
+    /// The fuzzy sample: `text[..sample_end]`, or with --sort-words this.
+    sorted_sample: Option<String>,
+    sample_end: usize,
+    /// Characters in the fuzzy sample.
+    sample_chars: usize,
+    /// Word ids of `text` in the corpus vocabulary, for the verifier.
+    ids: Vec<u32>,
     tokens: Vec<u64>,
     words: Vec<String>,
-    norm: String,
+}
+
+impl Side {
+    fn sample(&self) -> &str {
+        self.sorted_sample
+            .as_deref()
+            .unwrap_or(&self.text[..self.sample_end])
+    }
 }
 
 /// The dimensions of one pair.
@@ -195,7 +211,7 @@ pub fn run(args: Args) -> Result<()> {
         )
         .into());
     }
-    let (sides, df, word_df) = match &args.norm {
+    let (sides, df, idf) = match &args.norm {
         Some(path) => read_sides(path, &wanted, &args)?,
         None => Default::default(),
     };
@@ -239,65 +255,89 @@ pub fn run(args: Args) -> Result<()> {
         .par_iter()
         .map(|c| {
             let (sa, sb) = (&sigs[&c.a], &sigs[&c.b]);
-            let side = |id| sides.get(id);
-            let identical = identical_texts(sa, sb, exact_shingles);
-            let (jaccard, containment, fuzzy, distinct) = if identical {
-                // The values the comparisons below give for one text twice, without running them.
-                let both = side(&c.a).is_some() && side(&c.b).is_some();
-                let distinct = side(&c.a)
-                    .filter(|x| both && !x.tokens.is_empty())
-                    .map(|_| 1.0);
-                (1.0, 1.0, (both && fuzzy).then_some(1.0), distinct)
-            } else {
-                let (jaccard, containment) = if args.exact {
-                    let (x, y) = (&shingles[&c.a], &shingles[&c.b]);
-                    (exact_jaccard(x, y), exact_containment(x, y))
-                } else {
-                    let j = estimate_jaccard(&sa.sig, &sb.sig);
-                    (j, containment_estimate(j, sa.size, sb.size))
-                };
-                let distinct = match (side(&c.a), side(&c.b)) {
-                    (Some(x), Some(y)) => df.similarity(&x.tokens, &y.tokens),
-                    _ => None,
-                };
-                let fuzzy = match (side(&c.a), side(&c.b)) {
-                    (Some(x), Some(y)) if fuzzy => {
-                        // The ratio is the costliest dimension: a pair that cannot reach the
-                        // threshold even with a perfect one is dropped unmeasured, and the
-                        // distance computation stops once the needed ratio is out of reach.
-                        let need = fuzzy_needed(&args, &weights, jaccard, containment, distinct);
-                        Some(fuzzy_ratio_at_least(&x.sample, &y.sample, need - 1e-9)?)
-                    }
-                    _ => None,
-                };
-                (jaccard, containment, fuzzy, distinct)
+            let pair = sides.get(&c.a).zip(sides.get(&c.b));
+            let score_of = |jaccard, containment, fuzzy: Option<f64>, distinct| {
+                weights.combine(
+                    effective_jaccard(&args, jaccard, containment),
+                    fuzzy.unwrap_or(0.0),
+                ) * distinct_factor(&args, distinct)
             };
-            let score = weights.combine(
-                effective_jaccard(&args, jaccard, containment),
-                fuzzy.unwrap_or(0.0),
-            ) * distinct_factor(&args, distinct);
-            let gated = args.distinct_min > 0.0 && distinct.is_some_and(|d| d < args.distinct_min);
-            if score < args.threshold || gated {
+            let gated = |distinct: Option<f64>| {
+                args.distinct_min > 0.0 && distinct.is_some_and(|d| d < args.distinct_min)
+            };
+            if identical_texts(sa, sb, exact_shingles) {
+                // The values the comparisons below give for one text twice, without running
+                // them; one text twice has no substitution to find.
+                let distinct = pair.filter(|(x, _)| !x.tokens.is_empty()).map(|_| 1.0);
+                let fuzzy = (pair.is_some() && fuzzy).then_some(1.0);
+                let score = score_of(1.0, 1.0, fuzzy, distinct);
+                return (score >= args.threshold && !gated(distinct)).then_some(Dims {
+                    score,
+                    jaccard: 1.0,
+                    fuzzy,
+                    containment: 1.0,
+                    distinct,
+                    unexplained: Vec::new(),
+                });
+            }
+            let (jaccard, containment) = if args.exact {
+                let (x, y) = (&shingles[&c.a], &shingles[&c.b]);
+                (exact_jaccard(x, y), exact_containment(x, y))
+            } else {
+                let j = estimate_jaccard(&sa.sig, &sb.sig);
+                (j, containment_estimate(j, sa.size, sb.size))
+            };
+            let distinct = pair.and_then(|(x, y)| df.similarity(&x.tokens, &y.tokens));
+            if gated(distinct) {
                 return None;
             }
-            // The verifier runs last: it is the costliest step, and only on pairs that passed.
-            // One text twice has no substitution to find. A pair passes when either alignment
-            // order explains it, so the verdict does not depend on which document has the
-            // lower id (a copy set is scored through its lowest id only).
-            let subs = match (verify && !identical, side(&c.a), side(&c.b)) {
-                (true, Some(x), Some(y)) => {
-                    unexplained_either(&x.norm, &y.norm, args.max_unexplained, |h| word_df.idf(h))
+            // The cheap dimensions first. A pair that cannot reach the threshold even with a
+            // perfect fuzzy ratio — or the best its two lengths allow — is dropped unmeasured.
+            let fuzzy_cutoff = match pair {
+                Some((x, y)) if fuzzy => {
+                    let cutoff =
+                        fuzzy_needed(&args, &weights, jaccard, containment, distinct) - 1e-9;
+                    if cutoff > 1.0 || length_bound(x, y) < cutoff - 1e-12 {
+                        return None;
+                    }
+                    Some(cutoff)
+                }
+                _ => {
+                    if score_of(jaccard, containment, None, distinct) < args.threshold {
+                        return None;
+                    }
+                    None
+                }
+            };
+            // Then the verifier, before the fuzzy ratio: template siblings (most candidates
+            // of a real archive) pass the score and fail here, and the ratio is needed only
+            // for pairs that are kept. A pair passes when either alignment order explains it,
+            // so the verdict does not depend on which document has the lower id (a copy set is
+            // scored through its lowest id only).
+            let unexplained = match pair {
+                Some((x, y)) if verify => {
+                    unexplained_either(&x.text, &x.ids, &y.text, &y.ids, &idf, args.max_unexplained)
                 }
                 _ => Vec::new(),
             };
-            let weight: f64 = subs.iter().map(|s| s.weight).sum();
-            (weight <= args.max_unexplained).then_some(Dims {
+            if unexplained.iter().map(|s| s.weight).sum::<f64>() > args.max_unexplained {
+                return None;
+            }
+            // The distance computation stops once the needed ratio is out of reach.
+            let fuzzy = match (pair, fuzzy_cutoff) {
+                (Some((x, y)), Some(cutoff)) => {
+                    Some(fuzzy_ratio_at_least(x.sample(), y.sample(), cutoff)?)
+                }
+                _ => None,
+            };
+            let score = score_of(jaccard, containment, fuzzy, distinct);
+            (score >= args.threshold).then_some(Dims {
                 score,
                 jaccard,
                 fuzzy,
                 containment,
                 distinct,
-                unexplained: subs,
+                unexplained,
             })
         })
         .collect();
@@ -366,6 +406,16 @@ fn identical_texts(a: &SigRec, b: &SigRec, shingles: Option<&FxHashMap<u64, Vec<
         })
 }
 
+/// The highest fuzzy ratio two samples' lengths allow: the Indel distance is at least the
+/// difference of the lengths.
+fn length_bound(x: &Side, y: &Side) -> f64 {
+    let (a, b) = (x.sample_chars, y.sample_chars);
+    if a + b == 0 {
+        return 1.0;
+    }
+    1.0 - a.abs_diff(b) as f64 / (a + b) as f64
+}
+
 /// The Jaccard dimension of the score: Jaccard, or the larger of it and containment.
 fn effective_jaccard(args: &Args, jaccard: f64, containment: f64) -> f64 {
     if args.no_containment {
@@ -405,17 +455,17 @@ fn fuzzy_needed(
     }
 }
 
-/// Reads the norm file once: the rarity of distinctive tokens over every document, and the
-/// fuzzy sample and tokens of the documents in `wanted`.
+/// Reads the norm file once: the rarity of distinctive tokens and (for the verifier) of words
+/// over every document, and the fuzzy sample, tokens and word ids of the documents in `wanted`.
 fn read_sides(
     path: &std::path::Path,
     wanted: &FxHashSet<u64>,
     args: &Args,
-) -> Result<(FxHashMap<u64, Side>, DocFreq, DocFreq)> {
+) -> Result<(FxHashMap<u64, Side>, DocFreq, Vec<f64>)> {
     let mut r = NdjsonReader::new(open_input(Some(path))?, false);
     let mut df = DocFreq::default();
-    let mut word_df = DocFreq::default();
-    let mut words = Vec::new();
+    let mut vocab = Vocab::default();
+    let mut ids = Vec::new();
     let mut sides = FxHashMap::default();
     let mut tokens = Vec::new();
     while let Some((id, norm)) = r.next_with(|mut o| {
@@ -428,27 +478,41 @@ fn read_sides(
         distinctive_tokens(&norm, &mut tokens);
         df.add(&tokens);
         if !args.no_verify {
-            word_hashes(&norm, &mut words);
-            word_df.add(&words);
+            vocab.add(&norm, &mut ids);
         }
         if wanted.contains(&id) {
+            let sample = fuzzy_sample(&norm, args.fuzzy_sample, args.sort_words);
+            let sample_chars = sample.chars().count();
+            let (sorted_sample, sample_end) = match sample {
+                Cow::Owned(sorted) => (Some(sorted), 0),
+                Cow::Borrowed(prefix) => (None, prefix.len()),
+            };
+            let words = if args.explain {
+                distinctive_words(&norm)
+                    .into_iter()
+                    .map(String::from)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let mut text = norm;
+            if args.no_verify {
+                text.truncate(sample_end);
+                text.shrink_to_fit();
+            }
             sides.insert(
                 id,
                 Side {
-                    sample: fuzzy_sample(&norm, args.fuzzy_sample, args.sort_words),
+                    text,
+                    sample_chars,
+                    sorted_sample,
+                    sample_end,
+                    ids: ids.clone(),
                     tokens: tokens.clone(),
-                    words: if args.explain {
-                        distinctive_words(&norm)
-                            .into_iter()
-                            .map(String::from)
-                            .collect()
-                    } else {
-                        Vec::new()
-                    },
-                    norm: if args.no_verify { String::new() } else { norm },
+                    words,
                 },
             );
         }
     }
-    Ok((sides, df, word_df))
+    Ok((sides, df, vocab.idf()))
 }
