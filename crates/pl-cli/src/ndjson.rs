@@ -58,7 +58,7 @@ impl NdjsonReader {
                 return Ok(None);
             }
             self.line += 1;
-            if !self.buf.trim().is_empty() {
+            if !is_blank(self.buf.as_bytes()) {
                 return Ok(Some((self.line, std::mem::take(&mut self.buf))));
             }
         }
@@ -108,6 +108,16 @@ impl NdjsonReader {
                 self.name, self.skipped
             ));
         }
+    }
+}
+
+/// A line with nothing but whitespace: NDJSON readers skip it. Bytes, so a reader may look
+/// before checking UTF-8.
+pub fn is_blank(line: &[u8]) -> bool {
+    match line.iter().find(|b| !b.is_ascii_whitespace()) {
+        None => true,
+        Some(b) if b.is_ascii() => false,
+        Some(_) => std::str::from_utf8(line).is_ok_and(|s| s.trim().is_empty()),
     }
 }
 

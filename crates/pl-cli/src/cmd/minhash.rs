@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use crate::cmd::shingle::{note_short, shingle_norm_line, OutFormat, ShingleFlags};
 use crate::common::{Common, Log, UsageError};
 use crate::io::{create_output, open_input, Input};
+use crate::ndjson::is_blank;
 use crate::sides::open_records;
 
 /// Compute a MinHash signature of K values for each shingle set: position i agrees between
@@ -161,7 +162,7 @@ fn sniff(mut input: Input) -> Result<(Input, bool)> {
         if n == 0 {
             break false;
         }
-        if !blank(&head[at..]) {
+        if !is_blank(&head[at..]) {
             break !matches!(
                 serde_json::from_slice::<Probe>(&head[at..]),
                 Ok(Probe { kind: Some(_) })
@@ -171,15 +172,6 @@ fn sniff(mut input: Input) -> Result<(Input, bool)> {
     let rest = std::mem::replace(&mut input.reader, Box::new(std::io::empty()));
     input.reader = Box::new(std::io::Cursor::new(head).chain(rest));
     Ok((input, norm))
-}
-
-/// A line with nothing but whitespace (skipped, as NDJSON readers do).
-fn blank(line: &[u8]) -> bool {
-    match line.iter().find(|b| !b.is_ascii_whitespace()) {
-        None => true,
-        Some(b) if b.is_ascii() => false,
-        Some(_) => std::str::from_utf8(line).is_ok_and(|s| s.trim().is_empty()),
-    }
 }
 
 /// Normalized documents → signatures: read on one thread, shingled and hashed on the rayon
@@ -324,7 +316,7 @@ fn read_lines(
                 }
                 Ok(_) => {
                     line += 1;
-                    if blank(&chunk.buf[start..]) {
+                    if is_blank(&chunk.buf[start..]) {
                         chunk.buf.truncate(start);
                     } else {
                         chunk.lines.push((line, start, chunk.buf.len()));
