@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod decision;
+pub mod diff;
 pub mod distinct;
 pub mod error;
 pub mod eval;

@@ -5,13 +5,12 @@
 //! dropped, split and merged words, and added or removed blocks (a page, a stamp, a cover
 //! sheet). A sibling from the same template differs by *substitutions*: another invoice
 //! number, another date, another amount, another recipient's name. The verifier aligns the two
-//! word sequences (Myers diff), and for every replaced block checks whether the two sides are
+//! word sequences (a shortest edit script, [`crate::diff`]), and for every replaced block checks whether the two sides are
 //! the same text up to OCR confusions. What is not is an unexplained substitution; its weight
 //! is its rarity in the corpus (the smaller of the two sides' rarest word), so a common word
 //! garbled beyond repair weighs little and a swapped name or number weighs much.
 
 use rustc_hash::FxHashMap;
-use similar::{capture_diff_slices, Algorithm, DiffOp};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Character sequences OCR confuses, folded to one form before comparing (multi-character
@@ -179,27 +178,24 @@ fn align<K: Eq + std::hash::Hash>(
     let (mut wa, mut wb) = (WordCursor::new(a), WordCursor::new(b));
     let mut out = Vec::new();
     let mut total = 0.0;
-    for op in capture_diff_slices(Algorithm::Myers, ka, kb) {
-        if let DiffOp::Replace {
-            old_index,
-            old_len,
-            new_index,
-            new_len,
-        } = op
-        {
-            let (x, y) = (wa.words(old_index, old_len), wb.words(new_index, new_len));
-            if !explained(&x, &y) {
-                let w = rarest(&ka[old_index..old_index + old_len])
-                    .min(rarest(&kb[new_index..new_index + new_len]));
-                out.push(Substitution {
-                    a: x.join(" "),
-                    b: y.join(" "),
-                    weight: w,
-                });
-                total += w;
-                if total > stop_above {
-                    break;
-                }
+    for h in crate::diff::hunks(ka, kb) {
+        if h.old.is_empty() || h.new.is_empty() {
+            continue;
+        }
+        let (x, y) = (
+            wa.words(h.old.start, h.old.len()),
+            wb.words(h.new.start, h.new.len()),
+        );
+        if !explained(&x, &y) {
+            let w = rarest(&ka[h.old]).min(rarest(&kb[h.new]));
+            out.push(Substitution {
+                a: x.join(" "),
+                b: y.join(" "),
+                weight: w,
+            });
+            total += w;
+            if total > stop_above {
+                break;
             }
         }
     }
@@ -248,6 +244,12 @@ pub fn unexplained_either(
     }
 }
 
+/// The hashes of a normalized text's words, in text order, as [`Vocab`] keys them.
+pub fn word_hashes(norm: &str, out: &mut Vec<u64>) {
+    out.clear();
+    out.extend(words(norm).map(|w| xxh3_64(w.as_bytes())));
+}
+
 /// The words of a corpus: a dense id per distinct word (by its xxh3 hash), so that alignments
 /// compare integers and a word's rarity is an array lookup, and the number of documents each
 /// word is in.
@@ -262,11 +264,19 @@ pub struct Vocab {
 impl Vocab {
     /// Counts one document and puts the ids of its words, in text order, into `out`.
     pub fn add(&mut self, norm: &str, out: &mut Vec<u32>) {
+        let mut hashes = Vec::new();
+        word_hashes(norm, &mut hashes);
+        self.add_hashes(&hashes, out);
+    }
+
+    /// [`Vocab::add`] for a document whose [`word_hashes`] were taken elsewhere (on another
+    /// thread: hashing is the part of counting that parallelizes).
+    pub fn add_hashes(&mut self, hashes: &[u64], out: &mut Vec<u32>) {
         self.docs += 1;
         out.clear();
-        for w in words(norm) {
+        for &h in hashes {
             let next = self.df.len() as u32;
-            let id = *self.ids.entry(xxh3_64(w.as_bytes())).or_insert(next);
+            let id = *self.ids.entry(h).or_insert(next);
             if id == next {
                 self.df.push(0);
                 self.last_doc.push(0);

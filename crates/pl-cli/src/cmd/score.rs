@@ -12,14 +12,14 @@ use pl_core::score::{
     containment_estimate, exact_containment, fuzzy_ratio_at_least, fuzzy_sample, round6, Weights,
     DEFAULT_FUZZY_SAMPLE,
 };
-use pl_core::verify::{unexplained_either, Substitution, Vocab};
+use pl_core::verify::{unexplained_either, word_hashes, Substitution, Vocab};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use crate::common::{Common, Log, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_id, get_u64, write_obj, NdjsonReader, Obj};
+use crate::ndjson::{get_id, get_u64, parse_object, write_obj, NdjsonReader, Obj};
 use crate::sides::read_all;
 
 /// Score each candidate pair and keep those at or over --threshold.
@@ -462,57 +462,95 @@ fn read_sides(
     wanted: &FxHashSet<u64>,
     args: &Args,
 ) -> Result<(FxHashMap<u64, Side>, DocFreq, Vec<f64>)> {
+    /// One line of --norm, parsed and tokenized on a worker thread.
+    struct Parsed {
+        id: u64,
+        tokens: Vec<u64>,
+        hashes: Vec<u64>,
+        side: Option<Side>,
+    }
+    const CHUNK: usize = 2048;
     let mut r = NdjsonReader::new(open_input(Some(path))?, false);
     let mut df = DocFreq::default();
     let mut vocab = Vocab::default();
-    let mut ids = Vec::new();
     let mut sides = FxHashMap::default();
-    let mut tokens = Vec::new();
-    while let Some((id, norm)) = r.next_with(|mut o| {
+    let mut chunk = Vec::with_capacity(CHUNK);
+    let mut unwanted_ids = Vec::new();
+    let parse = |text: &str| -> Result<Parsed, String> {
+        let mut o = parse_object(text)?;
         let id = get_id(&o)?;
-        match o.remove("norm") {
-            Some(Value::String(s)) => Ok((id, s)),
-            _ => Err("missing \"norm\": pass the output of pl-normalize as --norm".into()),
-        }
-    })? {
+        let Some(Value::String(norm)) = o.remove("norm") else {
+            return Err("missing \"norm\": pass the output of pl-normalize as --norm".into());
+        };
+        let mut tokens = Vec::new();
         distinctive_tokens(&norm, &mut tokens);
-        df.add(&tokens);
+        let mut hashes = Vec::new();
         if !args.no_verify {
-            vocab.add(&norm, &mut ids);
+            word_hashes(&norm, &mut hashes);
         }
-        if wanted.contains(&id) {
-            let sample = fuzzy_sample(&norm, args.fuzzy_sample, args.sort_words);
-            let sample_chars = sample.chars().count();
-            let (sorted_sample, sample_end) = match sample {
-                Cow::Owned(sorted) => (Some(sorted), 0),
-                Cow::Borrowed(prefix) => (None, prefix.len()),
+        let side = wanted.contains(&id).then(|| side(norm, &tokens, args));
+        Ok(Parsed {
+            id,
+            tokens,
+            hashes,
+            side,
+        })
+    };
+    while r.next_chunk(&mut chunk, CHUNK)? {
+        let parsed: Vec<Result<Parsed, String>> =
+            chunk.par_iter().map(|(_, text)| parse(text)).collect();
+        for ((line, _), p) in chunk.iter().zip(parsed) {
+            let p = match p {
+                Ok(p) => p,
+                Err(msg) => {
+                    r.invalid(*line, &msg)?;
+                    continue;
+                }
             };
-            let words = if args.explain {
-                distinctive_words(&norm)
-                    .into_iter()
-                    .map(String::from)
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            let mut text = norm;
-            if args.no_verify {
-                text.truncate(sample_end);
-                text.shrink_to_fit();
+            df.add(&p.tokens);
+            match p.side {
+                Some(mut side) => {
+                    if !args.no_verify {
+                        vocab.add_hashes(&p.hashes, &mut side.ids);
+                    }
+                    sides.insert(p.id, side);
+                }
+                None if !args.no_verify => vocab.add_hashes(&p.hashes, &mut unwanted_ids),
+                None => {}
             }
-            sides.insert(
-                id,
-                Side {
-                    text,
-                    sample_chars,
-                    sorted_sample,
-                    sample_end,
-                    ids: ids.clone(),
-                    tokens: tokens.clone(),
-                    words,
-                },
-            );
         }
     }
     Ok((sides, df, vocab.idf()))
+}
+
+/// What scoring keeps of a document that is in a pair (its word ids are filled in later).
+fn side(norm: String, tokens: &[u64], args: &Args) -> Side {
+    let sample = fuzzy_sample(&norm, args.fuzzy_sample, args.sort_words);
+    let sample_chars = sample.chars().count();
+    let (sorted_sample, sample_end) = match sample {
+        Cow::Owned(sorted) => (Some(sorted), 0),
+        Cow::Borrowed(prefix) => (None, prefix.len()),
+    };
+    let words = if args.explain {
+        distinctive_words(&norm)
+            .into_iter()
+            .map(String::from)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut text = norm;
+    if args.no_verify {
+        text.truncate(sample_end);
+        text.shrink_to_fit();
+    }
+    Side {
+        text,
+        sample_chars,
+        sorted_sample,
+        sample_end,
+        ids: Vec::new(),
+        tokens: tokens.to_vec(),
+        words,
+    }
 }

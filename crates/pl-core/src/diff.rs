@@ -1,0 +1,205 @@
+//! A shortest edit script between two sequences, as the changed regions between the runs
+//! they share.
+//!
+//! The longest common subsequence is computed bit-parallel (Hyyrö's row recurrence, 64 cells
+//! per machine word, as rapidfuzz computes LCS lengths), with every row kept so that the walk
+//! back can read any cell as a popcount. The verifier's word sequences are a few hundred
+//! words that differ in dozens of places, where Myers' O((N + M) · D) search spends its time
+//! on branches; here a row of 300 words is five additions.
+
+use rustc_hash::FxHashMap;
+use std::hash::Hash;
+use std::ops::Range;
+
+/// A changed region: `old` of the first sequence stands where `new` of the second does. One
+/// of the two may be empty (a deletion or an insertion); between two hunks the sequences
+/// agree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    /// Indexes into the first sequence.
+    pub old: Range<usize>,
+    /// Indexes into the second sequence.
+    pub new: Range<usize>,
+}
+
+/// The changed regions of a shortest edit script turning `a` into `b` (insertions and
+/// deletions only), in order. Equal elements are matched as late as the script allows, and
+/// within a region deletions come before insertions, the same way every time.
+pub fn hunks<K: Eq + Hash>(a: &[K], b: &[K]) -> Vec<Hunk> {
+    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[pre..], &b[pre..]);
+    let suf = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a, b) = (&a[..a.len() - suf], &b[..b.len() - suf]);
+    let (n, m) = (a.len(), b.len());
+    if n == 0 || m == 0 {
+        return if n + m == 0 {
+            Vec::new()
+        } else {
+            vec![Hunk {
+                old: pre..pre + n,
+                new: pre..pre + m,
+            }]
+        };
+    }
+    let words = n.div_ceil(64);
+    // The positions of each element of `a`, as a bit mask over `a`.
+    let mut slot: FxHashMap<&K, usize> = FxHashMap::default();
+    let mut masks: Vec<u64> = Vec::new();
+    for (i, k) in a.iter().enumerate() {
+        let at = *slot.entry(k).or_insert_with(|| {
+            masks.resize(masks.len() + words, 0);
+            masks.len() - words
+        });
+        masks[at + i / 64] |= 1 << (i % 64);
+    }
+    // rows[j * words..]: the state after b[..j]; a zero bit i means a[i] ends a common
+    // subsequence one longer than a[..i] had, so LCS(a[..i], b[..j]) counts the zeros below i.
+    let mut rows = vec![!0u64; (m + 1) * words];
+    for (j, k) in b.iter().enumerate() {
+        let (done, next) = rows.split_at_mut((j + 1) * words);
+        let (prev, next) = (&done[j * words..], &mut next[..words]);
+        match slot.get(k) {
+            None => next.copy_from_slice(prev),
+            Some(&at) => {
+                let mut carry = false;
+                for w in 0..words {
+                    let (s, u) = (prev[w], prev[w] & masks[at + w]);
+                    let (sum, c1) = s.overflowing_add(u);
+                    let (sum, c2) = sum.overflowing_add(u64::from(carry));
+                    carry = c1 || c2;
+                    next[w] = sum | (s - u);
+                }
+            }
+        }
+    }
+    let lcs = |j: usize, i: usize| -> u32 {
+        let row = &rows[j * words..(j + 1) * words];
+        let full: u32 = row[..i / 64].iter().map(|w| (!w).count_ones()).sum();
+        let part = if i % 64 == 0 {
+            0
+        } else {
+            (!row[i / 64] & ((1u64 << (i % 64)) - 1)).count_ones()
+        };
+        full + part
+    };
+    let mut out = Vec::new();
+    // The region being collected, walking back: a[i..x1] stands where b[j..y1] does.
+    let mut open: Option<(usize, usize)> = None;
+    let (mut i, mut j) = (n, m);
+    let mut close = |open: &mut Option<(usize, usize)>, i: usize, j: usize| {
+        if let Some((x1, y1)) = open.take() {
+            out.push(Hunk {
+                old: pre + i..pre + x1,
+                new: pre + j..pre + y1,
+            });
+        }
+    };
+    while i > 0 || j > 0 {
+        if i > 0 && j > 0 && a[i - 1] == b[j - 1] {
+            close(&mut open, i, j);
+            i -= 1;
+            j -= 1;
+            continue;
+        }
+        open.get_or_insert((i, j));
+        if j > 0 && (i == 0 || lcs(j - 1, i) == lcs(j, i)) {
+            j -= 1;
+        } else {
+            i -= 1;
+        }
+    }
+    close(&mut open, 0, 0);
+    out.reverse();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rebuilds `b` from `a` and the hunks, and counts the edits.
+    fn apply(a: &[u8], b: &[u8], hunks: &[Hunk]) -> (Vec<u8>, usize) {
+        let (mut out, mut at, mut edits) = (Vec::new(), 0, 0);
+        for h in hunks {
+            assert!(h.old.start >= at, "hunks in order");
+            assert!(!h.old.is_empty() || !h.new.is_empty(), "no empty hunk");
+            out.extend_from_slice(&a[at..h.old.start]);
+            out.extend_from_slice(&b[h.new.clone()]);
+            edits += h.old.len() + h.new.len();
+            at = h.old.end;
+        }
+        out.extend_from_slice(&a[at..]);
+        (out, edits)
+    }
+
+    /// The fewest insertions and deletions, by the textbook LCS table.
+    fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+        let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                lcs[i + 1][j + 1] = if a[i] == b[j] {
+                    lcs[i][j] + 1
+                } else {
+                    lcs[i][j + 1].max(lcs[i + 1][j])
+                };
+            }
+        }
+        a.len() + b.len() - 2 * lcs[a.len()][b.len()]
+    }
+
+    proptest::proptest! {
+        /// The hunks turn `a` into `b`, with as few edits as possible, and the text between
+        /// them is shared.
+        #[test]
+        fn hunks_are_a_shortest_edit_script(a in "[abc]{0,30}", b in "[abc]{0,30}") {
+            let (a, b) = (a.as_bytes(), b.as_bytes());
+            let h = hunks(a, b);
+            let (rebuilt, edits) = apply(a, b, &h);
+            proptest::prop_assert_eq!(&rebuilt[..], b);
+            proptest::prop_assert_eq!(edits, edit_distance(a, b));
+            for w in h.windows(2) {
+                proptest::prop_assert!(w[0].old.end < w[1].old.start);
+                proptest::prop_assert_eq!(w[1].old.start - w[0].old.end, w[1].new.start - w[0].new.end);
+                proptest::prop_assert_eq!(&a[w[0].old.end..w[1].old.start], &b[w[0].new.end..w[1].new.start]);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Sequences longer than one machine word: the carry between words of a row.
+        #[test]
+        fn long_sequences_get_a_shortest_edit_script(
+            a in proptest::collection::vec(0u8..4, 0..200),
+            b in proptest::collection::vec(0u8..4, 0..200),
+        ) {
+            let (rebuilt, edits) = apply(&a, &b, &hunks(&a, &b));
+            proptest::prop_assert_eq!(rebuilt, b.clone());
+            proptest::prop_assert_eq!(edits, edit_distance(&a, &b));
+        }
+    }
+
+    #[test]
+    fn a_replaced_word_is_one_hunk() {
+        let h = hunks(&[1, 2, 3, 4], &[1, 9, 3, 4]);
+        assert_eq!(
+            h,
+            vec![Hunk {
+                old: 1..2,
+                new: 1..2
+            }]
+        );
+        assert!(hunks(&[1, 2], &[1, 2]).is_empty());
+        assert_eq!(
+            hunks::<u8>(&[], &[7]),
+            vec![Hunk {
+                old: 0..0,
+                new: 0..1
+            }]
+        );
+    }
+}
