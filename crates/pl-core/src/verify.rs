@@ -108,7 +108,15 @@ pub struct Substitution {
 
 /// The words of a normalized text (separated by single spaces), as the verifier counts them.
 fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(' ').filter(|w| !w.is_empty())
+    let mut start = 0;
+    memchr::memchr_iter(b' ', text.as_bytes())
+        .chain(std::iter::once(text.len()))
+        .filter_map(move |end| {
+            // Spaces are ASCII, so both ends are char boundaries.
+            let w = &text[start..end];
+            start = end + 1;
+            (!w.is_empty()).then_some(w)
+        })
 }
 
 /// Words of a text by index, for indexes that only grow (the ops of a diff come in order):
