@@ -48,8 +48,7 @@ pub fn hunks<K: Eq + Hash>(a: &[K], b: &[K]) -> Vec<Hunk> {
     }
     let words = n.div_ceil(64);
     // The positions of each element of `a`, as a bit mask over `a`.
-    let mut slot: FxHashMap<&K, usize> =
-        FxHashMap::with_capacity_and_hasher(n, Default::default());
+    let mut slot: FxHashMap<&K, usize> = FxHashMap::with_capacity_and_hasher(n, Default::default());
     let mut masks: Vec<u64> = Vec::with_capacity(n * words);
     for (i, k) in a.iter().enumerate() {
         let at = *slot.entry(k).or_insert_with(|| {
