@@ -108,8 +108,41 @@ pub struct Args {
 struct Cand {
     a: u64,
     b: u64,
-    rest: Obj,
+    rest: Rest,
 }
+
+/// A candidate's fields other than `a` and `b`, passed through to the output. Held compactly:
+/// a million-document archive makes tens of millions of candidates, and a JSON map each
+/// would take more memory than the documents.
+enum Rest {
+    None,
+    /// Only `bands`, as pl-lsh writes it.
+    Bands(u64),
+    Fields(Box<Obj>),
+}
+
+impl Rest {
+    fn new(o: Obj) -> Rest {
+        match o.get("bands").and_then(Value::as_u64) {
+            _ if o.is_empty() => Rest::None,
+            Some(n) if o.len() == 1 => Rest::Bands(n),
+            _ => Rest::Fields(Box::new(o)),
+        }
+    }
+
+    /// The fields, in their input order.
+    fn to_obj(&self) -> Obj {
+        match self {
+            Rest::None => Obj::new(),
+            Rest::Bands(n) => Obj::from_iter([("bands".to_string(), Value::from(*n))]),
+            Rest::Fields(o) => (**o).clone(),
+        }
+    }
+}
+
+/// Candidates scored at once: bounds the memory of the results, whatever the number of
+/// candidates.
+const SCORE_BLOCK: usize = 1 << 18;
 
 /// What is kept of each document that appears in a pair.
 #[derive(Default)]
@@ -175,7 +208,11 @@ pub fn run(args: Args) -> Result<()> {
         }
         o.remove("a");
         o.remove("b");
-        Ok(Cand { a, b, rest: o })
+        Ok(Cand {
+            a,
+            b,
+            rest: Rest::new(o),
+        })
     })? {
         cands.push(c);
     }
@@ -251,139 +288,138 @@ pub fn run(args: Args) -> Result<()> {
         jaccard: args.jaccard_weight,
         fuzzy: args.fuzzy_weight,
     };
-    let scored: Vec<Option<Dims>> = cands
-        .par_iter()
-        .map(|c| {
-            let (sa, sb) = (&sigs[&c.a], &sigs[&c.b]);
-            let pair = sides.get(&c.a).zip(sides.get(&c.b));
-            let score_of = |jaccard, containment, fuzzy: Option<f64>, distinct| {
-                weights.combine(
-                    effective_jaccard(&args, jaccard, containment),
-                    fuzzy.unwrap_or(0.0),
-                ) * distinct_factor(&args, distinct)
-            };
-            let gated = |distinct: Option<f64>| {
-                args.distinct_min > 0.0 && distinct.is_some_and(|d| d < args.distinct_min)
-            };
-            if identical_texts(sa, sb, exact_shingles) {
-                // The values the comparisons below give for one text twice, without running
-                // them; one text twice has no substitution to find.
-                let distinct = pair.filter(|(x, _)| !x.tokens.is_empty()).map(|_| 1.0);
-                let fuzzy = (pair.is_some() && fuzzy).then_some(1.0);
-                let score = score_of(1.0, 1.0, fuzzy, distinct);
-                return (score >= args.threshold && !gated(distinct)).then_some(Dims {
-                    score,
-                    jaccard: 1.0,
-                    fuzzy,
-                    containment: 1.0,
-                    distinct,
-                    unexplained: Vec::new(),
-                });
-            }
-            let (jaccard, containment) = if args.exact {
-                let (x, y) = (&shingles[&c.a], &shingles[&c.b]);
-                (exact_jaccard(x, y), exact_containment(x, y))
-            } else {
-                let j = estimate_jaccard(&sa.sig, &sb.sig);
-                (j, containment_estimate(j, sa.size, sb.size))
-            };
-            let distinct = pair.and_then(|(x, y)| df.similarity(&x.tokens, &y.tokens));
-            if gated(distinct) {
-                return None;
-            }
-            // The cheap dimensions first. A pair that cannot reach the threshold even with a
-            // perfect fuzzy ratio — or the best its two lengths allow — is dropped unmeasured.
-            let fuzzy_cutoff = match pair {
-                Some((x, y)) if fuzzy => {
-                    let cutoff =
-                        fuzzy_needed(&args, &weights, jaccard, containment, distinct) - 1e-9;
-                    if cutoff > 1.0 || length_bound(x, y) < cutoff - 1e-12 {
-                        return None;
-                    }
-                    Some(cutoff)
-                }
-                _ => {
-                    if score_of(jaccard, containment, None, distinct) < args.threshold {
-                        return None;
-                    }
-                    None
-                }
-            };
-            // Then the verifier, before the fuzzy ratio: template siblings (most candidates
-            // of a real archive) pass the score and fail here, and the ratio is needed only
-            // for pairs that are kept. A pair passes when either alignment order explains it,
-            // so the verdict does not depend on which document has the lower id (a copy set is
-            // scored through its lowest id only).
-            let unexplained = match pair {
-                Some((x, y)) if verify => {
-                    unexplained_either(&x.text, &x.ids, &y.text, &y.ids, &idf, args.max_unexplained)
-                }
-                _ => Vec::new(),
-            };
-            if unexplained.iter().map(|s| s.weight).sum::<f64>() > args.max_unexplained {
-                return None;
-            }
-            // The distance computation stops once the needed ratio is out of reach.
-            let fuzzy = match (pair, fuzzy_cutoff) {
-                (Some((x, y)), Some(cutoff)) => {
-                    Some(fuzzy_ratio_at_least(x.sample(), y.sample(), cutoff)?)
-                }
-                _ => None,
-            };
-            let score = score_of(jaccard, containment, fuzzy, distinct);
-            (score >= args.threshold).then_some(Dims {
+    let score_pair = |c: &Cand| {
+        let (sa, sb) = (&sigs[&c.a], &sigs[&c.b]);
+        let pair = sides.get(&c.a).zip(sides.get(&c.b));
+        let score_of = |jaccard, containment, fuzzy: Option<f64>, distinct| {
+            weights.combine(
+                effective_jaccard(&args, jaccard, containment),
+                fuzzy.unwrap_or(0.0),
+            ) * distinct_factor(&args, distinct)
+        };
+        let gated = |distinct: Option<f64>| {
+            args.distinct_min > 0.0 && distinct.is_some_and(|d| d < args.distinct_min)
+        };
+        if identical_texts(sa, sb, exact_shingles) {
+            // The values the comparisons below give for one text twice, without running
+            // them; one text twice has no substitution to find.
+            let distinct = pair.filter(|(x, _)| !x.tokens.is_empty()).map(|_| 1.0);
+            let fuzzy = (pair.is_some() && fuzzy).then_some(1.0);
+            let score = score_of(1.0, 1.0, fuzzy, distinct);
+            return (score >= args.threshold && !gated(distinct)).then_some(Dims {
                 score,
-                jaccard,
+                jaccard: 1.0,
                 fuzzy,
-                containment,
+                containment: 1.0,
                 distinct,
-                unexplained,
-            })
+                unexplained: Vec::new(),
+            });
+        }
+        let (jaccard, containment) = if args.exact {
+            let (x, y) = (&shingles[&c.a], &shingles[&c.b]);
+            (exact_jaccard(x, y), exact_containment(x, y))
+        } else {
+            let j = estimate_jaccard(&sa.sig, &sb.sig);
+            (j, containment_estimate(j, sa.size, sb.size))
+        };
+        let distinct = pair.and_then(|(x, y)| df.similarity(&x.tokens, &y.tokens));
+        if gated(distinct) {
+            return None;
+        }
+        // The cheap dimensions first. A pair that cannot reach the threshold even with a
+        // perfect fuzzy ratio — or the best its two lengths allow — is dropped unmeasured.
+        let fuzzy_cutoff = match pair {
+            Some((x, y)) if fuzzy => {
+                let cutoff = fuzzy_needed(&args, &weights, jaccard, containment, distinct) - 1e-9;
+                if cutoff > 1.0 || length_bound(x, y) < cutoff - 1e-12 {
+                    return None;
+                }
+                Some(cutoff)
+            }
+            _ => {
+                if score_of(jaccard, containment, None, distinct) < args.threshold {
+                    return None;
+                }
+                None
+            }
+        };
+        // Then the verifier, before the fuzzy ratio: template siblings (most candidates
+        // of a real archive) pass the score and fail here, and the ratio is needed only
+        // for pairs that are kept. A pair passes when either alignment order explains it,
+        // so the verdict does not depend on which document has the lower id (a copy set is
+        // scored through its lowest id only).
+        let unexplained = match pair {
+            Some((x, y)) if verify => {
+                unexplained_either(&x.text, &x.ids, &y.text, &y.ids, &idf, args.max_unexplained)
+            }
+            _ => Vec::new(),
+        };
+        if unexplained.iter().map(|s| s.weight).sum::<f64>() > args.max_unexplained {
+            return None;
+        }
+        // The distance computation stops once the needed ratio is out of reach.
+        let fuzzy = match (pair, fuzzy_cutoff) {
+            (Some((x, y)), Some(cutoff)) => {
+                Some(fuzzy_ratio_at_least(x.sample(), y.sample(), cutoff)?)
+            }
+            _ => None,
+        };
+        let score = score_of(jaccard, containment, fuzzy, distinct);
+        (score >= args.threshold).then_some(Dims {
+            score,
+            jaccard,
+            fuzzy,
+            containment,
+            distinct,
+            unexplained,
         })
-        .collect();
+    };
     let mut out = create_output(args.common.output.as_deref())?;
     let mut kept = 0u64;
-    for (c, s) in cands.into_iter().zip(scored) {
-        let Some(d) = s else { continue };
-        let mut o = Obj::new();
-        o.insert("a".into(), c.a.into());
-        o.insert("b".into(), c.b.into());
-        o.insert("score".into(), round6(d.score).into());
-        o.insert("jaccard".into(), round6(d.jaccard).into());
-        o.insert("fuzzy".into(), d.fuzzy.map(round6).into());
-        o.insert("containment".into(), round6(d.containment).into());
-        o.insert("distinct".into(), d.distinct.map(round6).into());
-        if verify {
-            // + 0.0: the sum of nothing is -0.0, printed as such.
-            let w: f64 = d.unexplained.iter().map(|s| s.weight).sum::<f64>() + 0.0;
-            o.insert("unexplained".into(), round6(w).into());
-        }
-        if args.explain {
-            let (x, y) = (&sides[&c.a].words, &sides[&c.b].words);
-            let only = |p: &[String], q: &[String]| -> Value {
-                let q: FxHashSet<&String> = q.iter().collect();
-                p.iter()
-                    .filter(|w| !q.contains(w))
+    for block in cands.chunks(SCORE_BLOCK) {
+        let scored: Vec<Option<Dims>> = block.par_iter().map(&score_pair).collect();
+        for (c, s) in block.iter().zip(scored) {
+            let Some(d) = s else { continue };
+            let mut o = Obj::new();
+            o.insert("a".into(), c.a.into());
+            o.insert("b".into(), c.b.into());
+            o.insert("score".into(), round6(d.score).into());
+            o.insert("jaccard".into(), round6(d.jaccard).into());
+            o.insert("fuzzy".into(), d.fuzzy.map(round6).into());
+            o.insert("containment".into(), round6(d.containment).into());
+            o.insert("distinct".into(), d.distinct.map(round6).into());
+            if verify {
+                // + 0.0: the sum of nothing is -0.0, printed as such.
+                let w: f64 = d.unexplained.iter().map(|s| s.weight).sum::<f64>() + 0.0;
+                o.insert("unexplained".into(), round6(w).into());
+            }
+            if args.explain {
+                let (x, y) = (&sides[&c.a].words, &sides[&c.b].words);
+                let only = |p: &[String], q: &[String]| -> Value {
+                    let q: FxHashSet<&String> = q.iter().collect();
+                    p.iter()
+                        .filter(|w| !q.contains(w))
+                        .take(20)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .into()
+                };
+                o.insert("only_a".into(), only(x, y));
+                o.insert("only_b".into(), only(y, x));
+                let subs: Vec<Value> = d
+                    .unexplained
+                    .iter()
                     .take(20)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .into()
-            };
-            o.insert("only_a".into(), only(x, y));
-            o.insert("only_b".into(), only(y, x));
-            let subs: Vec<Value> = d
-                .unexplained
-                .iter()
-                .take(20)
-                .map(|s| serde_json::json!([s.a, s.b]))
-                .collect();
-            o.insert("substitutions".into(), subs.into());
+                    .map(|s| serde_json::json!([s.a, s.b]))
+                    .collect();
+                o.insert("substitutions".into(), subs.into());
+            }
+            for (k, v) in c.rest.to_obj() {
+                o.entry(k).or_insert(v);
+            }
+            write_obj(&mut out, &o)?;
+            kept += 1;
         }
-        for (k, v) in c.rest {
-            o.entry(k).or_insert(v);
-        }
-        write_obj(&mut out, &o)?;
-        kept += 1;
     }
     out.finish()?;
     reader.report_skipped(&log);
@@ -552,5 +588,29 @@ fn side(norm: String, tokens: &[u64], args: &Args) -> Side {
         ids: Vec::new(),
         tokens: tokens.to_vec(),
         words,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidate_fields_come_back_as_given() {
+        for line in [
+            r#"{}"#,
+            r#"{"bands":3}"#,
+            r#"{"bands":-1}"#,
+            r#"{"note":"x","bands":2}"#,
+            r#"{"bands":2,"j":0.1000000000000000055511151231257827}"#,
+        ] {
+            let o = parse_object(line).unwrap();
+            assert_eq!(Rest::new(o.clone()).to_obj(), o, "{line}");
+        }
+        let bands = parse_object(r#"{"bands":7}"#).unwrap();
+        assert!(
+            matches!(Rest::new(bands), Rest::Bands(7)),
+            "held as a number"
+        );
     }
 }
