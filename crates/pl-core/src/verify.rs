@@ -282,6 +282,8 @@ impl Vocab {
     pub fn add_hashes(&mut self, hashes: &[u64], out: &mut Vec<u32>) {
         self.docs += 1;
         out.clear();
+        // Exact: scoring keeps the ids of every document in a pair, a million of them.
+        out.reserve_exact(hashes.len());
         for &h in hashes {
             let next = self.df.len() as u32;
             let id = *self.ids.entry(h).or_insert(next);
