@@ -8,7 +8,7 @@
 //! on branches; here a row of 300 words is five additions.
 
 use rustc_hash::FxHashMap;
-use std::hash::Hash;
+use std::cell::RefCell;
 use std::ops::Range;
 
 /// A changed region: `old` of the first sequence stands where `new` of the second does. One
@@ -22,10 +22,24 @@ pub struct Hunk {
     pub new: Range<usize>,
 }
 
+thread_local! {
+    /// The working memory of the last call, reused: the verifier aligns millions of pairs, and
+    /// allocating a dozen kilobytes for each cost more than filling them.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+#[derive(Default)]
+struct Scratch {
+    /// Each symbol of `a`: where its bit mask starts in `masks`.
+    slot: FxHashMap<u64, usize>,
+    masks: Vec<u64>,
+    rows: Vec<u64>,
+}
+
 /// The changed regions of a shortest edit script turning `a` into `b` (insertions and
 /// deletions only), in order. Equal elements are matched as late as the script allows, and
 /// within a region deletions come before insertions, the same way every time.
-pub fn hunks<K: Eq + Hash>(a: &[K], b: &[K]) -> Vec<Hunk> {
+pub fn hunks<K: Copy + Eq + Into<u64>>(a: &[K], b: &[K]) -> Vec<Hunk> {
     let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a, b) = (&a[pre..], &b[pre..]);
     let suf = a
@@ -46,12 +60,29 @@ pub fn hunks<K: Eq + Hash>(a: &[K], b: &[K]) -> Vec<Hunk> {
             }]
         };
     }
+    SCRATCH.with(|scratch| {
+        let Scratch { slot, masks, rows } = &mut *scratch.borrow_mut();
+        walk(a, b, pre, slot, masks, rows)
+    })
+}
+
+/// [`hunks`] of `a` and `b`, which differ in their first and last elements and are `pre`
+/// elements into the sequences given, with `slot`, `masks` and `rows` as working memory.
+fn walk<K: Copy + Eq + Into<u64>>(
+    a: &[K],
+    b: &[K],
+    pre: usize,
+    slot: &mut FxHashMap<u64, usize>,
+    masks: &mut Vec<u64>,
+    rows: &mut Vec<u64>,
+) -> Vec<Hunk> {
+    let (n, m) = (a.len(), b.len());
     let words = n.div_ceil(64);
     // The positions of each element of `a`, as a bit mask over `a`.
-    let mut slot: FxHashMap<&K, usize> = FxHashMap::with_capacity_and_hasher(n, Default::default());
-    let mut masks: Vec<u64> = Vec::with_capacity(n * words);
+    slot.clear();
+    masks.clear();
     for (i, k) in a.iter().enumerate() {
-        let at = *slot.entry(k).or_insert_with(|| {
+        let at = *slot.entry((*k).into()).or_insert_with(|| {
             masks.resize(masks.len() + words, 0);
             masks.len() - words
         });
@@ -59,11 +90,12 @@ pub fn hunks<K: Eq + Hash>(a: &[K], b: &[K]) -> Vec<Hunk> {
     }
     // rows[j * words..]: the state after b[..j]; a zero bit i means a[i] ends a common
     // subsequence one longer than a[..i] had, so LCS(a[..i], b[..j]) counts the zeros below i.
-    let mut rows = vec![!0u64; (m + 1) * words];
+    rows.clear();
+    rows.resize((m + 1) * words, !0);
     for (j, k) in b.iter().enumerate() {
         let (done, next) = rows.split_at_mut((j + 1) * words);
         let (prev, next) = (&done[j * words..], &mut next[..words]);
-        match slot.get(k) {
+        match slot.get(&(*k).into()) {
             None => next.copy_from_slice(prev),
             Some(&at) => {
                 let mut carry = false;
@@ -185,7 +217,7 @@ mod tests {
 
     #[test]
     fn a_replaced_word_is_one_hunk() {
-        let h = hunks(&[1, 2, 3, 4], &[1, 9, 3, 4]);
+        let h = hunks(&[1u32, 2, 3, 4], &[1, 9, 3, 4]);
         assert_eq!(
             h,
             vec![Hunk {
@@ -193,7 +225,7 @@ mod tests {
                 new: 1..2
             }]
         );
-        assert!(hunks(&[1, 2], &[1, 2]).is_empty());
+        assert!(hunks(&[1u32, 2], &[1, 2]).is_empty());
         assert_eq!(
             hunks::<u8>(&[], &[7]),
             vec![Hunk {

@@ -15,7 +15,7 @@ use xxhash_rust::xxh3::xxh3_64;
 /// Hashes of the distinctive tokens of a normalized text, sorted, without repeats.
 pub fn distinctive_tokens(norm: &str, out: &mut Vec<u64>) {
     out.clear();
-    for w in norm.split(' ') {
+    for w in crate::verify::words(norm) {
         if is_distinctive(w) {
             out.push(xxh3_64(w.as_bytes()));
         }
@@ -27,7 +27,7 @@ pub fn distinctive_tokens(norm: &str, out: &mut Vec<u64>) {
 /// The distinctive tokens themselves, for explanations, in text order without repeats.
 pub fn distinctive_words(norm: &str) -> Vec<&str> {
     let mut seen = rustc_hash::FxHashSet::default();
-    norm.split(' ')
+    crate::verify::words(norm)
         .filter(|w| is_distinctive(w) && seen.insert(*w))
         .collect()
 }
@@ -64,41 +64,57 @@ impl DocFreq {
         ((self.docs.max(1) as f64) / df).ln().max(0.01)
     }
 
+    /// Sets each token's weight to its [`idf`](Self::idf), for [`weighted_similarity`]: a
+    /// document met in many pairs is weighed once.
+    pub fn weigh(&self, tokens: &mut [(u64, f64)]) {
+        for (t, w) in tokens {
+            *w = self.idf(*t);
+        }
+    }
+
     /// The weighted Jaccard of two token sets; `None` when neither has a distinctive token
     /// (the dimension then says nothing).
     pub fn similarity(&self, a: &[u64], b: &[u64]) -> Option<f64> {
-        if a.is_empty() && b.is_empty() {
-            return None;
-        }
-        let (mut i, mut j) = (0, 0);
-        let (mut inter, mut union) = (0.0, 0.0);
-        while i < a.len() || j < b.len() {
-            let (x, y) = (a.get(i), b.get(j));
-            match (x, y) {
-                (Some(&x), Some(&y)) if x == y => {
-                    let w = self.idf(x);
-                    inter += w;
-                    union += w;
-                    i += 1;
-                    j += 1;
-                }
-                (Some(&x), Some(&y)) if x < y => {
-                    union += self.idf(x);
-                    i += 1;
-                }
-                (Some(&x), None) => {
-                    union += self.idf(x);
-                    i += 1;
-                }
-                (_, Some(&y)) => {
-                    union += self.idf(y);
-                    j += 1;
-                }
-                (None, None) => unreachable!("loop condition"),
-            }
-        }
-        Some(inter / union)
+        let weighed = |tokens: &[u64]| {
+            let mut v: Vec<(u64, f64)> = tokens.iter().map(|&t| (t, 0.0)).collect();
+            self.weigh(&mut v);
+            v
+        };
+        weighted_similarity(&weighed(a), &weighed(b))
     }
+}
+
+/// [`DocFreq::similarity`] of two sets already weighed by [`DocFreq::weigh`].
+pub fn weighted_similarity(a: &[(u64, f64)], b: &[(u64, f64)]) -> Option<f64> {
+    if a.is_empty() && b.is_empty() {
+        return None;
+    }
+    let (mut i, mut j) = (0, 0);
+    let (mut inter, mut union) = (0.0, 0.0);
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(&(x, w)), Some(&(y, _))) if x == y => {
+                inter += w;
+                union += w;
+                i += 1;
+                j += 1;
+            }
+            (Some(&(x, w)), Some(&(y, _))) if x < y => {
+                union += w;
+                i += 1;
+            }
+            (Some(&(_, w)), None) => {
+                union += w;
+                i += 1;
+            }
+            (_, Some(&(_, w))) => {
+                union += w;
+                j += 1;
+            }
+            (None, None) => unreachable!("loop condition"),
+        }
+    }
+    Some(inter / union)
 }
 
 #[cfg(test)]

@@ -107,7 +107,7 @@ pub struct Substitution {
 }
 
 /// The words of a normalized text (separated by single spaces), as the verifier counts them.
-fn words(text: &str) -> impl Iterator<Item = &str> {
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
     memchr::memchr_iter(b' ', text.as_bytes())
         .chain(std::iter::once(text.len()))
@@ -174,7 +174,7 @@ pub fn unexplained(a: &str, b: &str, idf: impl Fn(u64) -> f64) -> Vec<Substituti
 /// The unexplained substitutions of `a` against `b` whose words have the keys `ka` and `kb`
 /// (one per word, equal keys for equal words) and rarity `weight`. Stops once their total
 /// weight is over `stop_above`: the pair has failed, and what follows cannot change that.
-fn align<K: Eq + std::hash::Hash>(
+fn align<K: Copy + Eq + Into<u64>>(
     a: &str,
     ka: &[K],
     b: &str,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
-use pl_core::distinct::{distinctive_tokens, distinctive_words, DocFreq};
+use pl_core::distinct::{distinctive_tokens, distinctive_words, weighted_similarity, DocFreq};
 use pl_core::minhash::{estimate_jaccard, exact_jaccard};
 use pl_core::records::{expect_param, ShingleRec, SigRec};
 use pl_core::score::{
@@ -156,7 +156,8 @@ struct Side {
     sample_chars: usize,
     /// Word ids of `text` in the corpus vocabulary, for the verifier.
     ids: Vec<u32>,
-    tokens: Vec<u64>,
+    /// Distinctive tokens and their rarity (weighed once the whole file is counted).
+    tokens: Vec<(u64, f64)>,
     words: Vec<String>,
 }
 
@@ -322,7 +323,7 @@ pub fn run(args: Args) -> Result<()> {
             let j = estimate_jaccard(&sa.sig, &sb.sig);
             (j, containment_estimate(j, sa.size, sb.size))
         };
-        let distinct = pair.and_then(|(x, y)| df.similarity(&x.tokens, &y.tokens));
+        let distinct = pair.and_then(|(x, y)| weighted_similarity(&x.tokens, &y.tokens));
         if gated(distinct) {
             return None;
         }
@@ -556,6 +557,9 @@ fn read_sides(
             }
         }
     }
+    sides
+        .par_iter_mut()
+        .for_each(|(_, s)| df.weigh(&mut s.tokens));
     Ok((sides, df, vocab.idf()))
 }
 
@@ -586,7 +590,7 @@ fn side(norm: String, tokens: &[u64], args: &Args) -> Side {
         sorted_sample,
         sample_end,
         ids: Vec::new(),
-        tokens: tokens.to_vec(),
+        tokens: tokens.iter().map(|&t| (t, 0.0)).collect(),
         words,
     }
 }
