@@ -132,7 +132,7 @@ def main():
             for r in rs:
                 if r["threads"] == t and ours_label(r["label"]):
                     line(r["label"], t, r["s"], r["rss"], r["cands"], r["runs"], r["cpu"])
-            st = {r["label"]: r for r in rs if r["label"] in STAGES and r["threads"] == t}
+            st = stage_rows(rs, t)
             if all(k in st for k in STAGES[:4]):
                 line("files normalize→lsh (sum of stages)", t, sum(st[k]["s"] for k in STAGES[:4]),
                      max(st[k]["rss"] for k in STAGES[:4]), None)
@@ -218,13 +218,18 @@ def best_one_thread(get, rs):
     return notes
 
 
+def stage_rows(rs, t):
+    """The rows of the six stages run alone with `t` threads, by stage."""
+    return {r["label"]: r for r in rs if r["label"] in STAGES and r["threads"] == t}
+
+
 def whole_pipeline(rs, ndocs):
     """The target line of the whole pipeline, fuzzy scoring included: the six stages file to
     file, per thread count, with the stage that takes the most time and the one that takes
     the most memory (the target applies to 1,000,000 documents)."""
     notes = []
     for t in sorted({r["threads"] for r in rs if r["label"] in STAGES}):
-        st = {r["label"]: r for r in rs if r["label"] in STAGES and r["threads"] == t}
+        st = stage_rows(rs, t)
         if not all(k in st for k in STAGES):
             continue
         total = sum(st[k]["s"] for k in STAGES)

@@ -5,8 +5,8 @@
 //! dropped, split and merged words, and added or removed blocks (a page, a stamp, a cover
 //! sheet). A sibling from the same template differs by *substitutions*: another invoice
 //! number, another date, another amount, another recipient's name. The verifier aligns the two
-//! word sequences (a shortest edit script, [`crate::diff`]), and for every replaced block checks whether the two sides are
-//! the same text up to OCR confusions. What is not is an unexplained substitution; its weight
+//! word sequences (a shortest edit script, [`crate::diff`]), and for every replaced block
+//! checks whether the two sides are the same text up to OCR confusions. What is not is an unexplained substitution; its weight
 //! is its rarity in the corpus (the smaller of the two sides' rarest word), so a common word
 //! garbled beyond repair weighs little and a swapped name or number weighs much.
 
@@ -164,9 +164,9 @@ impl<'a> WordCursor<'a> {
 /// spaces). `idf` gives a word hash's rarity weight. Deterministic (no time limit).
 pub fn unexplained(a: &str, b: &str, idf: impl Fn(u64) -> f64) -> Vec<Substitution> {
     let hash = |t| {
-        words(t)
-            .map(|w| xxh3_64(w.as_bytes()))
-            .collect::<Vec<u64>>()
+        let mut hashes = Vec::new();
+        word_hashes(t, &mut hashes);
+        hashes
     };
     align(a, &hash(a), b, &hash(b), |&h| idf(h), f64::INFINITY)
 }
@@ -270,16 +270,10 @@ pub struct Vocab {
 }
 
 impl Vocab {
-    /// Counts one document and puts the ids of its words, in text order, into `out`.
-    pub fn add(&mut self, norm: &str, out: &mut Vec<u32>) {
-        let mut hashes = Vec::new();
-        word_hashes(norm, &mut hashes);
-        self.add_hashes(&hashes, out);
-    }
-
-    /// [`Vocab::add`] for a document whose [`word_hashes`] were taken elsewhere (on another
-    /// thread: hashing is the part of counting that parallelizes).
-    pub fn add_hashes(&mut self, hashes: &[u64], out: &mut Vec<u32>) {
+    /// Counts one document, given its [`word_hashes`] (taken by the caller, on any thread:
+    /// hashing is the part of counting that parallelizes), and puts the ids of its words, in
+    /// text order, into `out`.
+    pub fn add(&mut self, hashes: &[u64], out: &mut Vec<u32>) {
         self.docs += 1;
         out.clear();
         // Exact: scoring keeps the ids of every document in a pair, a million of them.
@@ -319,12 +313,19 @@ impl Vocab {
 mod tests {
     use super::*;
 
+    /// Counts `text` in `v`, its word ids into `ids`.
+    fn add_text(v: &mut Vocab, text: &str, ids: &mut Vec<u32>) {
+        let mut hashes = Vec::new();
+        word_hashes(text, &mut hashes);
+        v.add(&hashes, ids);
+    }
+
     /// [`unexplained_either`] with every word weighing 1.
     fn either(a: &str, b: &str, max: f64) -> Vec<Substitution> {
         let mut vocab = Vocab::default();
         let (mut ia, mut ib) = (Vec::new(), Vec::new());
-        vocab.add(a, &mut ia);
-        vocab.add(b, &mut ib);
+        add_text(&mut vocab, a, &mut ia);
+        add_text(&mut vocab, b, &mut ib);
         let ones = vec![1.0; ia.iter().chain(&ib).max().map_or(0, |&m| m as usize + 1)];
         unexplained_either(a, &ia, b, &ib, &ones, max)
     }
@@ -383,11 +384,11 @@ mod tests {
     fn vocab_counts_documents_not_occurrences() {
         let mut v = Vocab::default();
         let mut ids = Vec::new();
-        v.add("a b a", &mut ids);
+        add_text(&mut v, "a b a", &mut ids);
         assert_eq!(ids[0], ids[2]);
         assert_ne!(ids[0], ids[1]);
         let (a, b) = (ids[0] as usize, ids[1] as usize);
-        v.add("a  c", &mut ids);
+        add_text(&mut v, "a  c", &mut ids);
         assert_eq!(ids.len(), 2, "empty words are not words");
         assert_eq!(v.docs(), 2);
         let idf = v.idf();

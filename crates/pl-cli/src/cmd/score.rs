@@ -545,15 +545,13 @@ fn read_sides(
                 }
             };
             df.add(&p.tokens);
-            match p.side {
-                Some(mut side) => {
-                    if !args.no_verify {
-                        vocab.add_hashes(&p.hashes, &mut side.ids);
-                    }
-                    sides.insert(p.id, side);
-                }
-                None if !args.no_verify => vocab.add_hashes(&p.hashes, &mut unwanted_ids),
-                None => {}
+            let mut side = p.side;
+            if !args.no_verify {
+                let ids = side.as_mut().map_or(&mut unwanted_ids, |s| &mut s.ids);
+                vocab.add(&p.hashes, ids);
+            }
+            if let Some(side) = side {
+                sides.insert(p.id, side);
             }
         }
     }
