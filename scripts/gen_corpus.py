@@ -2534,8 +2534,9 @@ class Pool:
 
 
 class Archive:
-    def __init__(self, n_docs: int, seed: int, dup_rate: float, max_noise: float):
+    def __init__(self, n_docs: int, seed: int, dup_rate: float, max_noise: float, text_noise: bool = True):
         self.seed = seed
+        self.text_noise = text_noise  # False: copies keep clean text (scripts/ocr_corpus.py scans them)
         self.rng = Random(seed)
         self.dup_rate = dup_rate
         self.levels = [l for l in NOISE_LEVELS if l <= max_noise + 1e-9]
@@ -2699,7 +2700,8 @@ class Archive:
         noise = 0.0
         if kind == "rescan" or (kind != "reupload" and self.levels and rng.random() < 0.3):
             noise = rng.choices(self.levels, self.level_weights)[0]
-            content = ocr_noise(content, noise, rng)
+            if self.text_noise:
+                content = ocr_noise(content, noise, rng)
         doc = dict(orig, id=doc_id, kind=kind, noise=noise, content=content, added=added,
                    modified=self.modified(added), pages=pages, words=len(content.split()))
         self.copy_metadata(doc, orig, kind, added)
@@ -2736,9 +2738,10 @@ class Archive:
 
 # ------------------------------------------------------------------ streaming
 
-def generate(n_docs: int, seed: int, dup_rate: float = 0.3, max_noise: float = 0.10):
-    """Yield documents in id order. Copies wait in a heap until their (random) due slot."""
-    arc = Archive(n_docs, seed, dup_rate, max_noise)
+def generate(n_docs: int, seed: int, dup_rate: float = 0.3, max_noise: float = 0.10, text_noise: bool = True):
+    """Yield documents in id order. Copies wait in a heap until their (random) due slot.
+    text_noise=False leaves copies' text clean (same random draws otherwise)."""
+    arc = Archive(n_docs, seed, dup_rate, max_noise, text_noise)
     pending: list = []  # (due position, sequence, original, kind)
     seq = 0
     emitted = 0

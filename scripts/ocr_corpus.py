@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""A real-OCR corpus: generated documents printed to page images, each scan degraded on its
+own, read back by Tesseract. Writes docs + truth NDJSON like scripts/gen_corpus.py.
+
+Every document's content is OCR output, the original's included. A copy is another scan of the
+same paper (rescan, page added or removed, cover page, header read in another order) or of the
+paper with a stamp drawn on it; a re-upload is the same file again, so the same OCR text. Hard
+negatives (template siblings, one letter to two people, editions) come from the generator.
+Each scan draws a severity (mild, medium, heavy): rotation, blur, contrast, gaussian noise and
+speckle, JPEG quality and resolution. The truth's `noise` is the scan's character error rate
+against the text that was printed (whitespace collapsed), so pl-eval's recall by noise level is
+recall by CER band; `scan` names the severity.
+
+Deterministic by seed; Tesseract runs single-threaded per page (OMP_THREAD_LIMIT=1), pages in
+--jobs processes. Each page's OCR text is cached by a hash of what was drawn and how, so a
+rerun only reads pages it has not read before.
+
+    scripts/ocr_corpus.py --docs 1600 --seed 11 --out-docs examples/ocr/docs.ndjson \\
+        --out-truth examples/ocr/truth.ndjson
+
+Needs: tesseract-ocr, tesseract-ocr-eng, tesseract-ocr-deu, fonts-dejavu-core, fonts-liberation
+(Debian packages); pillow, numpy, rapidfuzz (PyPI). `make ocr-corpus` installs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from random import Random
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from rapidfuzz.distance import Levenshtein
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_corpus  # noqa: E402
+
+FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+         "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf",
+         "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+         "/usr/share/fonts/truetype/liberation/LiberationSerif-Regular.ttf")
+STAMP_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+PAGE_IN = (8.27, 11.69)          # A4
+MARGIN_IN = 0.8
+FONT_PT = 10
+LINE_PT = 13.5
+SEVERITIES = ("mild", "medium", "heavy")
+SEVERITY_WEIGHTS = (0.45, 0.35, 0.20)
+
+
+def scan_params(rng: Random, severity: str) -> dict:
+    """How one scan degrades the paper; ranges widen with severity."""
+    if severity == "mild":
+        return dict(dpi=rng.choice((150, 200)), rot=rng.uniform(-0.5, 0.5), blur=rng.uniform(0.0, 0.5),
+                    contrast=rng.uniform(0.85, 1.0), sigma=rng.uniform(0, 8), speckle=rng.uniform(0, 0.0005),
+                    jpeg=rng.randint(50, 85))
+    if severity == "medium":
+        return dict(dpi=rng.choice((120, 150)), rot=rng.uniform(-1.0, 1.0), blur=rng.uniform(0.4, 0.9),
+                    contrast=rng.uniform(0.7, 0.9), sigma=rng.uniform(8, 16), speckle=rng.uniform(0.0005, 0.002),
+                    jpeg=rng.randint(30, 55))
+    return dict(dpi=rng.choice((110, 120)), rot=rng.uniform(-1.5, 1.5), blur=rng.uniform(0.5, 0.7),
+                contrast=rng.uniform(0.6, 0.8), sigma=rng.uniform(10, 14), speckle=rng.uniform(0.001, 0.003),
+                jpeg=rng.randint(25, 40))
+
+
+def paginate(lines: list[str], font: ImageFont.FreeTypeFont, width_pt: float) -> list[list[str]]:
+    """Lines wrapped to the printable width, cut into pages."""
+    out = []
+    for line in lines:
+        while line and font.getlength(line) > width_pt:
+            words = line.split(" ")
+            k = len(words) - 1
+            while k > 1 and font.getlength(" ".join(words[:k])) > width_pt:
+                k -= 1
+            out.append(" ".join(words[:k]))
+            line = " ".join(words[k:])
+        out.append(line)
+    per_page = int((PAGE_IN[1] - 2 * MARGIN_IN) * 72 / LINE_PT)
+    return [out[i:i + per_page] for i in range(0, len(out), per_page)] or [[""]]
+
+
+def draw_page(lines: list[str], font_path: str, stamp: dict | None, p: dict, seed: int) -> bytes:
+    """The page as the scanner delivered it: JPEG bytes at p['dpi']."""
+    hi = p["dpi"] * 2  # drawn at twice the scan resolution, then scanned down
+    scale = hi / 72
+    img = Image.new("L", (round(PAGE_IN[0] * hi), round(PAGE_IN[1] * hi)), 255)
+    d = ImageDraw.Draw(img)
+    font = ImageFont.truetype(font_path, round(FONT_PT * scale))
+    x0 = y = MARGIN_IN * hi
+    for line in lines:
+        d.text((x0, y), line, font=font, fill=0)
+        y += LINE_PT * scale
+    if stamp:
+        sf = ImageFont.truetype(STAMP_FONT, round(stamp["pt"] * scale))
+        w, h = sf.getlength(stamp["text"]), stamp["pt"] * scale * 1.2
+        pad = 0.4 * stamp["pt"] * scale
+        box = Image.new("L", (round(w + 2 * pad), round(h + 2 * pad)), 0)
+        bd = ImageDraw.Draw(box)
+        bd.rectangle((2, 2, box.width - 3, box.height - 3), outline=255, width=max(2, round(scale)))
+        bd.text((pad, pad), stamp["text"], font=sf, fill=255)
+        box = box.rotate(stamp["angle"], expand=True, resample=Image.BICUBIC)
+        ink = Image.new("L", box.size, stamp["ink"])  # a red stamp scans as mid grey
+        pos = (round(stamp["x"] * (img.width - box.width)), round(stamp["y"] * (img.height - box.height)))
+        img.paste(ink, pos, box)
+    img = img.rotate(p["rot"], resample=Image.BICUBIC, fillcolor=255)
+    if p["blur"] > 0:
+        img = img.filter(ImageFilter.GaussianBlur(p["blur"] * 2))
+    img = img.resize((round(PAGE_IN[0] * p["dpi"]), round(PAGE_IN[1] * p["dpi"])), Image.LANCZOS)
+    a = np.asarray(img, dtype=np.float32)
+    a = 255 - (255 - a) * p["contrast"]
+    rng = np.random.default_rng(seed)
+    a = a + rng.normal(0.0, p["sigma"], a.shape)
+    spots = rng.random(a.shape)
+    a[spots < p["speckle"] / 2] = 0
+    a[spots > 1 - p["speckle"] / 2] = 255
+    img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=p["jpeg"])
+    return buf.getvalue()
+
+
+def ocr(job: tuple) -> str:
+    """Draws one page and reads it with Tesseract; cached by what was drawn."""
+    lines, font_path, stamp, p, seed, cache = job
+    key = hashlib.sha256(json.dumps([lines, os.path.basename(font_path), stamp, p, seed],
+                                    sort_keys=True).encode()).hexdigest()
+    path = os.path.join(cache, key[:2], key + ".txt")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    jpeg = draw_page(lines, font_path, stamp, p, seed)
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    out = subprocess.run(["tesseract", "stdin", "stdout", "-l", "eng+deu", "--dpi", str(p["dpi"])],
+                         input=jpeg, capture_output=True, check=True, env=env).stdout.decode("utf-8")
+    text = out.replace("\f", "").strip()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+    return text
+
+
+def stamp_line(orig: str, copy: str) -> tuple[str, str]:
+    """The line the generator inserted for a stamp, and the text without it."""
+    a, b = orig.split("\n"), copy.split("\n")
+    i = next((k for k in range(len(a)) if a[k] != b[k]), len(a))
+    return b[i], "\n".join(b[:i] + b[i + 1:])
+
+
+def plan(docs: list[dict], seed: int, cache: str) -> list[dict]:
+    """One scan per document (re-uploads reuse their original's), its pages as OCR jobs."""
+    by_id = {d["id"]: d for d in docs}
+    scans = []
+    for d in docs:
+        rng = Random(f"{seed}:scan:{d['id']}")
+        severity = rng.choices(SEVERITIES, SEVERITY_WEIGHTS)[0]
+        p = scan_params(rng, severity)
+        font_path = FONTS[Random(f"{seed}:font:{d['cluster']}").randrange(len(FONTS))]
+        text, stamp = d["content"], None
+        if d["kind"] == "stamp":
+            stamp_text, text = stamp_line(by_id[d["cluster"]]["content"], d["content"])
+            stamp = dict(text=stamp_text, pt=rng.choice((14, 16, 20)), angle=rng.uniform(-12, 12),
+                         ink=rng.randint(90, 150), x=rng.uniform(0.4, 1.0), y=rng.uniform(0.0, 0.35))
+        font = ImageFont.truetype(font_path, FONT_PT)
+        pages = paginate(text.split("\n"), font, (PAGE_IN[0] - 2 * MARGIN_IN) * 72)
+        jobs = [(lines, font_path, stamp if i == 0 else None, p, rng.randrange(1 << 32), cache)
+                for i, lines in enumerate(pages)]
+        scans.append(dict(doc=d, severity=severity, params=p, printed=text, jobs=jobs))
+    return scans
+
+
+def collapse(s: str) -> str:
+    return " ".join(s.split())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", type=int, default=1600)
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--dup-rate", type=float, default=0.45)
+    ap.add_argument("--out-docs", required=True)
+    ap.add_argument("--out-truth", required=True)
+    ap.add_argument("--cache", default="work/ocr-cache")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    a = ap.parse_args(argv)
+    docs = list(gen_corpus.generate(a.docs, a.seed, a.dup_rate, 0.10, text_noise=False))
+    scans = plan(docs, a.seed, a.cache)
+    todo = [(s, j) for s in scans if s["doc"]["kind"] != "reupload" for j in s["jobs"]]
+    print(f"ocr-corpus: {len(docs)} documents, {len(todo)} pages to read", file=sys.stderr)
+    texts: dict[int, list[str]] = {}
+    with ProcessPoolExecutor(a.jobs) as pool:
+        for n, ((s, _), text) in enumerate(zip(todo, pool.map(ocr, [j for _, j in todo], chunksize=4))):
+            texts.setdefault(s["doc"]["id"], []).append(text)
+            if (n + 1) % 100 == 0:
+                print(f"ocr-corpus: {n + 1}/{len(todo)} pages", file=sys.stderr)
+    by_cluster = {}
+    for d in (a.out_docs, a.out_truth):
+        os.makedirs(os.path.dirname(d) or ".", exist_ok=True)
+    with open(a.out_docs + ".tmp", "w", encoding="utf-8", newline="\n") as fd, \
+            open(a.out_truth + ".tmp", "w", encoding="utf-8", newline="\n") as ft:
+        for s in scans:
+            d = s["doc"]
+            if d["kind"] == "reupload":  # the same file again: the same OCR text and error rate
+                content, cer, severity = by_cluster[d["cluster"]]
+            else:
+                content = "\n\n".join(texts[d["id"]])
+                src = collapse(s["printed"])
+                cer = round(Levenshtein.distance(src, collapse(content)) / max(1, len(src)), 4)
+                severity = s["severity"]
+                if d["kind"] == "original":
+                    by_cluster[d["id"]] = (content, cer, severity)
+            d = dict(d, content=content, noise=cer)
+            fd.write(gen_corpus.doc_json(d) + "\n")
+            t = json.loads(gen_corpus.truth_json(d))
+            t["scan"] = severity
+            ft.write(json.dumps(t, ensure_ascii=False, separators=(",", ":")) + "\n")
+    os.replace(a.out_docs + ".tmp", a.out_docs)
+    os.replace(a.out_truth + ".tmp", a.out_truth)
+    print(f"ocr-corpus: wrote {a.out_docs} and {a.out_truth}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
