@@ -12,14 +12,15 @@ DOCS      ?= examples/docs.ndjson
 BIN       ?= target/release
 CARGO_BUILD ?= cargo build --release --quiet -p pl-cli
 
-NGRAM            ?= 3
+NGRAM            ?= 5
+UNIT             ?= chars
 MIN_WORDS        ?= 20
 PERMS            ?= 256
 SEED             ?= 42
 SCHEME           ?= classic
-BANDS            ?= 32
+BANDS            ?= 64
 MIN_BAND_MATCHES ?= 1
-THRESHOLD        ?= 0.75
+THRESHOLD        ?= 0.65
 JACCARD_WEIGHT   ?= 0.55
 FUZZY_WEIGHT     ?= 0.45
 FUZZY_SAMPLE     ?= 10000
@@ -27,14 +28,15 @@ SCORE_FLAGS      ?=
 SHINGLE_FLAGS    ?=
 CLUSTER_FLAGS    ?=
 # The reference product's configuration (plain MinHash scoring, union-find): `make preset-reference`.
-REFERENCE_FLAGS  := SHINGLE_FLAGS="--short skip" SCORE_FLAGS="--no-containment --no-verify" \
+REFERENCE_FLAGS  := UNIT=words NGRAM=3 BANDS=32 THRESHOLD=0.75 \
+                    SHINGLE_FLAGS="--short skip" SCORE_FLAGS="--no-containment --no-verify" \
                     CLUSTER_FLAGS="--linkage single"
 
 TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-trigram pl-report pl-apply
 BINS    := $(addprefix $(BIN)/,$(TOOLS))
 SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: all demo groups eval quality quality-floor readme-eval readme-tuning test clean FORCE
+.PHONY: all demo groups eval quality quality-floor ocr-corpus ocr-deps readme-eval readme-tuning test clean FORCE
 .DELETE_ON_ERROR:
 
 all: groups
@@ -58,7 +60,7 @@ $(WORK)/$(1).params: FORCE | $(WORK)
 	@echo '$(strip $(2))' | cmp -s - $$@ || echo '$(strip $(2))' > $$@
 endef
 $(eval $(call params,docs,$(DOCS)))
-$(eval $(call params,shingle,$(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
+$(eval $(call params,shingle,$(UNIT) $(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
 $(eval $(call params,minhash,$(PERMS) $(SEED) $(SCHEME)))
 $(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES)))
 $(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(SCORE_FLAGS)))
@@ -78,7 +80,7 @@ $(WORK)/norm.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-normalize
 	$(BIN)/pl-normalize -q $< -o $@
 
 $(WORK)/shingles.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(BIN)/pl-shingle
-	$(BIN)/pl-shingle $< --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) -o $@
+	$(BIN)/pl-shingle $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) -o $@
 
 $(WORK)/sigs.bin: $(WORK)/shingles.bin $(WORK)/minhash.params $(BIN)/pl-minhash
 	$(BIN)/pl-minhash $< --ngram $(NGRAM) --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
@@ -105,16 +107,37 @@ eval: $(WORK)/eval.json
 $(WORK)/eval.json: $(WORK)/groups.ndjson $(TRUTH) $(BIN)/pl-eval
 	$(BIN)/pl-eval --truth $(TRUTH) $< -o $@
 
-# Records the current example-corpus quality as the floor the tests hold it to.
-quality-floor: $(WORK)/eval.json
-	cp $< tests/quality-floor.json
+# The real-OCR fixture (examples/ocr/README.md, `make ocr-corpus`): its pipeline runs in
+# $(WORK)/ocr with the same parameters as the example corpus's.
+OCR_FIXTURE := examples/ocr
+OCR_MAKE     = $(MAKE) --no-print-directory -s WORK=$(WORK)/ocr DOCS=$(OCR_FIXTURE)/docs.ndjson \
+               TRUTH=$(OCR_FIXTURE)/truth.ndjson
+OCR_CHECK    = @test -s $(OCR_FIXTURE)/docs.ndjson -a -s $(OCR_FIXTURE)/truth.ndjson || { echo \
+               "$@: $(OCR_FIXTURE)/docs.ndjson or truth.ndjson is missing (make ocr-corpus makes them)" >&2; \
+               exit 1; }
 
-# Writes the example-corpus evaluation into the README between its markers.
+# Records the current quality of the example corpus and of the real-OCR fixture as the floor
+# the tests hold them to: {"example": pl-eval's JSON, "ocr": pl-eval's JSON}.
+quality-floor: $(WORK)/eval.json
+	$(OCR_CHECK)
+	@$(OCR_MAKE) $(WORK)/ocr/eval.json
+	python3 -c 'import json, sys; j = lambda p: json.dumps(json.load(open(p)), ensure_ascii=False, \
+	  separators=(",", ":")); print("{\n\"example\": %s,\n\"ocr\": %s\n}" % (j(sys.argv[1]), j(sys.argv[2])))' \
+	  $< $(WORK)/ocr/eval.json > tests/quality-floor.json.tmp
+	mv tests/quality-floor.json.tmp tests/quality-floor.json
+
+# Writes the evaluation of the example corpus and of the real-OCR fixture into the README
+# between its markers (fails, README untouched, when the fixture is missing).
 readme-eval: $(WORK)/groups.ndjson $(BIN)/pl-eval
+	$(OCR_CHECK)
 	@$(MAKE) --no-print-directory -s preset-reference > /dev/null
+	@$(OCR_MAKE) groups
 	{ echo "default:"; $(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/groups.ndjson; \
 	  echo; echo "reference (make preset-reference):"; \
 	  $(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/preset-reference/groups.ndjson | head -n 3; \
+	  echo; echo "real OCR (examples/ocr, Tesseract):"; \
+	  $(BIN)/pl-eval --truth $(OCR_FIXTURE)/truth.ndjson --format table $(WORK)/ocr/groups.ndjson \
+	    | sed -n '1,3p; /^noise /,$$p'; \
 	} > $(WORK)/eval.txt
 	python3 scripts/splice.py README.md eval $(WORK)/eval.txt
 
@@ -148,7 +171,7 @@ real-paperless-test: $(BIN)/pl-fetch
 # $(TRUTH) (eval.json there, and the table on stdout). Same file targets and atomic outputs as
 # above, so a rerun redoes only what changed.
 #
-#   make preset-minhash   the default pipeline: word 3-grams, MinHash K=256, LSH 32 x 8, score
+#   make preset-minhash   the default pipeline: character 5-grams, MinHash K=256, LSH 64 x 4, score
 #   make preset-oph       the default pipeline with one-permutation MinHash (SCHEME=oph)
 #   make preset-trials    word 2-grams, 6 trials of TRIALS_H hashes (K = 6h = 84), a candidate when
 #                         at least 2 trials agree (pl-lsh --bands 6 --min-band-matches 2), score
@@ -192,7 +215,7 @@ preset-oph: $(BINS)
 	$(call preset_eval,$(WORK)/$@,groups.ndjson)
 
 preset-trials: $(BINS)
-	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ NGRAM=2 PERMS=$(TRIALS_PERMS) BANDS=6 \
+	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ UNIT=words NGRAM=2 PERMS=$(TRIALS_PERMS) BANDS=6 \
 	  MIN_BAND_MATCHES=2 groups
 	$(call preset_eval,$(WORK)/$@,groups.ndjson)
 
@@ -201,7 +224,7 @@ preset-reference: $(BINS)
 	$(call preset_eval,$(WORK)/$@,groups.ndjson)
 
 preset-chars: $(BINS)
-	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ NGRAM=5 SHINGLE_FLAGS="--unit chars" groups
+	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ NGRAM=5 UNIT=chars groups
 	$(call preset_eval,$(WORK)/$@,groups.ndjson)
 
 preset-trigram: $(BINS)
@@ -262,7 +285,41 @@ bench:
 	scripts/bench/run.sh
 
 # ---------------------------------------------------------------------------------------------
-# docs/QUALITY.md: every configuration on a generated 20k-document corpus, against its truth.
-QUALITY_DOCS ?= 20000
+# docs/QUALITY.md: every configuration on a generated 20k-document corpus and on the real-OCR
+# fixture, against their truth, and issue 14's targets judged; $(WORK)/quality/summary.json.
+QUALITY_DOCS ?= 10000
 quality: $(BINS)
-	python3 scripts/quality.py --docs $(QUALITY_DOCS) --work $(WORK)/quality --bin $(BIN)
+	python3 scripts/quality.py --docs $(QUALITY_DOCS) --work $(WORK)/quality --bin $(BIN) \
+	  --ocr-docs $(OCR_FIXTURE)/docs.ndjson --ocr-truth $(OCR_FIXTURE)/truth.ndjson
+
+# The real-OCR fixture examples/ocr/ (examples/ocr/README.md): OCR_DOCS generated documents
+# printed to page images, each scan degraded, read by Tesseract (scripts/ocr_corpus.py; about
+# 45 minutes on two cores; each page's text is cached in $(WORK)/ocr-cache, so a rerun is quick).
+# ocr-deps installs what it needs when missing: Tesseract with its English and German data and
+# the fonts (apt-get, through sudo unless root), and the Python packages, pinned, in OCR_VENV.
+# Never needed to test: CI reads the committed text.
+OCR_DOCS ?= 1600
+OCR_SEED ?= 11
+OCR_VENV ?= $(WORK)/ocr-venv
+OCR_APT  := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu fonts-dejavu-core fonts-liberation
+OCR_PIP  := pillow==11.0.0 numpy==2.1.3 rapidfuzz==3.10.1
+SUDO      = $(if $(filter 0,$(shell id -u)),,sudo)
+
+ocr-corpus: ocr-deps
+	$(OCR_VENV)/bin/python scripts/ocr_corpus.py --docs $(OCR_DOCS) --seed $(OCR_SEED) \
+	  --out-docs $(OCR_FIXTURE)/docs.ndjson --out-truth $(OCR_FIXTURE)/truth.ndjson --cache $(WORK)/ocr-cache
+
+ocr-deps: $(OCR_VENV)/installed
+	@missing=$$(for p in $(OCR_APT); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null \
+	  | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then echo "ocr-deps: installing" $$missing; \
+	  $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q --no-install-recommends $$missing; fi
+
+$(eval $(call params,ocr-pip,$(OCR_PIP)))
+
+# Reinstalled when the pins change.
+$(OCR_VENV)/installed: $(WORK)/ocr-pip.params
+	test -x $(OCR_VENV)/bin/pip || python3 -m venv $(OCR_VENV) || { echo "ocr-deps: python3 -m venv" \
+	  "failed (on Debian: apt-get install python3-venv)" >&2; exit 1; }
+	$(OCR_VENV)/bin/pip install -q $(OCR_PIP)
+	touch $@

@@ -296,16 +296,16 @@ fn presets_run_each_method_on_the_example_corpus() {
     assert_eq!(stdout.matches("pairs   precision").count(), 6, "{stdout}");
     // Each preset ran with its own parameters, in its own directory.
     let read = |p: &str| std::fs::read_to_string(work.join(p)).unwrap();
-    assert_eq!(read("preset-trials/shingle.params"), "2 20\n");
+    assert_eq!(read("preset-trials/shingle.params"), "words 2 20\n");
     assert_eq!(read("preset-trials/minhash.params"), "84 42 classic\n");
     assert_eq!(read("preset-oph/minhash.params"), "256 42 oph\n");
     assert_eq!(read("preset-trials/lsh.params"), "6 2\n");
-    assert_eq!(read("preset-minhash/lsh.params"), "32 1\n");
+    assert_eq!(read("preset-minhash/lsh.params"), "64 1\n");
     assert_eq!(
         read("preset-reference/cluster.params"),
         "--linkage single\n"
     );
-    assert_eq!(read("preset-chars/shingle.params"), "5 20 --unit chars\n");
+    assert_eq!(read("preset-chars/shingle.params"), "chars 5 20\n");
     assert!(work.join("preset-trigram/trigram-pairs.ndjson").exists());
     assert!(
         !work.join("preset-trigram/sigs.bin").exists(),

@@ -1,15 +1,18 @@
 //! criterion micro-benchmarks of the hot kernels on one synthetic ~300-word document (and a
 //! rescan of it): normalize, word 3-gram shingles, both MinHash schemes, LSH band keys, the
-//! fuzzy ratio and the verifier. `cargo bench -p pl-core --bench kernels`.
+//! fuzzy ratio and the scorer (verifier included) on a rescan and on a template sibling. `cargo bench -p pl-core --bench kernels`.
 //! Cross-tool kernel ratios (against rensa) are in BENCH.md, from examples/kernels.rs.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use pl_core::evidence::Profile;
 use pl_core::lsh::Banding;
 use pl_core::minhash::{MinHasher, Scheme, DEFAULT_SEED};
 use pl_core::normalize::normalize;
+use pl_core::score::Weights;
 use pl_core::score::{fuzzy_ratio, fuzzy_sample};
+use pl_core::scorer::{Config, Doc, Scorer, Similarity, Verifier};
 use pl_core::shingle::shingles;
-use pl_core::verify::unexplained;
+use pl_core::verify::{word_hashes, Vocab};
 use std::hint::black_box;
 
 /// A deterministic letter-like text of `words` words from a 2,000-word vocabulary.
@@ -63,9 +66,64 @@ fn kernels(c: &mut Criterion) {
     c.bench_function(&format!("fuzzy ratio, {} chars", x.len()), |b| {
         b.iter(|| fuzzy_ratio(black_box(&x), black_box(&y)))
     });
-    c.bench_function("verifier, 300-word rescan", |b| {
-        b.iter(|| unexplained(black_box(&norm), black_box(&rescan), |_| 1.0))
+    // A sibling: the same text with a dozen numbers changed.
+    let sibling = (0..12).fold(norm.clone(), |t, i| {
+        t.replacen(&format!("wort{}", 100 + i), &format!("{}", 4711 + i), 1)
     });
+    let mut vocab = Vocab::default();
+    let mut hashes = Vec::new();
+    let profiles: Vec<Profile> = [&norm, &rescan, &sibling]
+        .iter()
+        .map(|t| {
+            let mut p = Profile::new(t);
+            word_hashes(t, &mut hashes);
+            vocab.add(&hashes, &mut p.ids);
+            p
+        })
+        .collect();
+    let config = Config {
+        threshold: 0.5,
+        weights: Weights::default(),
+        containment: true,
+        verifier: Some(Verifier::default()),
+        distinct_min: 0.0,
+        distinct_penalty: 0.0,
+    };
+    let scorer = Scorer {
+        config: &config,
+        doc_counts: vocab.doc_counts(),
+    };
+    let doc = |t: &'static str, p| Doc {
+        text: t,
+        sample: t,
+        sample_chars: t.chars().count(),
+        tokens: &[],
+        profile: p,
+    };
+    let (norm, rescan, sibling): (&'static str, &'static str, &'static str) = (
+        Box::leak(norm.into_boxed_str()),
+        Box::leak(rescan.into_boxed_str()),
+        Box::leak(sibling.into_boxed_str()),
+    );
+    let sim = Similarity {
+        jaccard: 0.9,
+        containment: 0.9,
+        identical: false,
+    };
+    for (name, other, p) in [
+        ("rescan", rescan, &profiles[1]),
+        ("sibling", sibling, &profiles[2]),
+    ] {
+        c.bench_function(&format!("scorer, 300-word {name}"), |b| {
+            b.iter(|| {
+                scorer.score(
+                    black_box(sim),
+                    Some((doc(norm, &profiles[0]), doc(other, p))),
+                    true,
+                )
+            })
+        });
+    }
 }
 
 criterion_group!(benches, kernels);

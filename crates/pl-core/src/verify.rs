@@ -1,14 +1,7 @@
-//! The verifier: are the differences between two texts what OCR does, or what a different
-//! document says?
-//!
-//! A rescan differs from its original by misread characters (`rn`/`m`, `0`/`O`, `1`/`l`),
-//! dropped, split and merged words, and added or removed blocks (a page, a stamp, a cover
-//! sheet). A sibling from the same template differs by *substitutions*: another invoice
-//! number, another date, another amount, another recipient's name. The verifier aligns the two
-//! word sequences (a shortest edit script, [`crate::diff`]), and for every replaced block
-//! checks whether the two sides are the same text up to OCR confusions. What is not is an unexplained substitution; its weight
-//! is its rarity in the corpus (the smaller of the two sides' rarest word), so a common word
-//! garbled beyond repair weighs little and a swapped name or number weighs much.
+//! The verifier's building blocks: OCR folding, the test whether a replaced block is the same
+//! text up to OCR ([`explained`]), words of a normalized text, and the corpus vocabulary that
+//! gives every word a dense id. [`crate::evidence`] aligns two texts with them and counts
+//! their differences; [`crate::scorer`] judges the counts.
 
 use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_64;
@@ -24,7 +17,7 @@ const FOLD_SEQ: [(&str, &str); 5] = [
 ];
 
 /// Single characters OCR confuses, folded to one representative.
-fn fold_char(c: char) -> char {
+pub(crate) fn fold_char(c: char) -> char {
     match c {
         '0' => 'o',
         '1' | 'i' | '|' => 'l',
@@ -46,7 +39,7 @@ fn fold_char(c: char) -> char {
 /// One pass, leftmost match first, which is what replacing each sequence of [`FOLD_SEQ`]
 /// through the whole text in turn gives: no replacement creates another sequence, and where
 /// two sequences overlap ("cli") the one listed first also starts first.
-fn fold_into(words: &[&str], out: &mut Vec<char>) {
+pub(crate) fn fold_into(words: &[&str], out: &mut Vec<char>) {
     out.clear();
     let mut chars = words.iter().flat_map(|w| w.chars()).peekable();
     while let Some(c) = chars.next() {
@@ -95,17 +88,6 @@ pub fn explained(x: &[&str], y: &[&str]) -> bool {
     }
 }
 
-/// An unexplained substitution: the two sides and their weight.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Substitution {
-    /// Words of the first text.
-    pub a: String,
-    /// Words of the second text.
-    pub b: String,
-    /// Rarity weight.
-    pub weight: f64,
-}
-
 /// The words of a normalized text (separated by single spaces), as the verifier counts them.
 pub fn words(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
@@ -121,7 +103,7 @@ pub fn words(text: &str) -> impl Iterator<Item = &str> {
 
 /// Words of a text by index, for indexes that only grow (the ops of a diff come in order):
 /// one pass over the text, no list of every word.
-struct WordCursor<'a> {
+pub(crate) struct WordCursor<'a> {
     text: &'a str,
     /// Byte offset of word `index`'s search start.
     pos: usize,
@@ -129,7 +111,7 @@ struct WordCursor<'a> {
 }
 
 impl<'a> WordCursor<'a> {
-    fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         WordCursor {
             text,
             pos: 0,
@@ -153,102 +135,10 @@ impl<'a> WordCursor<'a> {
     }
 
     /// Words `from..from + len`; `from` is not before the end of the last call's words.
-    fn words(&mut self, from: usize, len: usize) -> Vec<&'a str> {
+    pub(crate) fn words(&mut self, from: usize, len: usize) -> Vec<&'a str> {
         debug_assert!(from >= self.index, "word indexes only grow");
         while self.index < from && self.next_word().is_some() {}
         (0..len).map_while(|_| self.next_word()).collect()
-    }
-}
-
-/// The unexplained substitutions between two normalized texts (words separated by single
-/// spaces). `idf` gives a word hash's rarity weight. Deterministic (no time limit).
-pub fn unexplained(a: &str, b: &str, idf: impl Fn(u64) -> f64) -> Vec<Substitution> {
-    let hash = |t| {
-        let mut hashes = Vec::new();
-        word_hashes(t, &mut hashes);
-        hashes
-    };
-    align(a, &hash(a), b, &hash(b), |&h| idf(h), f64::INFINITY)
-}
-
-/// The unexplained substitutions of `a` against `b` whose words have the keys `ka` and `kb`
-/// (one per word, equal keys for equal words) and rarity `weight`. Stops once their total
-/// weight is over `stop_above`: the pair has failed, and what follows cannot change that.
-fn align<K: Copy + Eq + Into<u64>>(
-    a: &str,
-    ka: &[K],
-    b: &str,
-    kb: &[K],
-    weight: impl Fn(&K) -> f64,
-    stop_above: f64,
-) -> Vec<Substitution> {
-    let rarest = |k: &[K]| k.iter().map(&weight).fold(0.0f64, f64::max);
-    let (mut wa, mut wb) = (WordCursor::new(a), WordCursor::new(b));
-    let mut out = Vec::new();
-    let mut total = 0.0;
-    for h in crate::diff::hunks(ka, kb) {
-        if h.old.is_empty() || h.new.is_empty() {
-            continue;
-        }
-        let (x, y) = (
-            wa.words(h.old.start, h.old.len()),
-            wb.words(h.new.start, h.new.len()),
-        );
-        if !explained(&x, &y) {
-            let w = rarest(&ka[h.old]).min(rarest(&kb[h.new]));
-            out.push(Substitution {
-                a: x.join(" "),
-                b: y.join(" "),
-                weight: w,
-            });
-            total += w;
-            if total > stop_above {
-                break;
-            }
-        }
-    }
-    out
-}
-
-/// [`unexplained`] under the better of the two alignments, so that the verdict does not depend
-/// on which text is `a`: the alignment of a moved block depends on the order (from one side a
-/// reordered letterhead is a deletion and an insertion, from the other a replacement of one
-/// line by another). `a` is aligned against `b` first; only when that leaves more than
-/// `max_weight` unexplained is `b` aligned against `a`, and the lighter of the two is returned
-/// (the first on a tie). A pair passes (total weight at most `max_weight`) exactly when one of
-/// the two alignments explains it, whichever side it was given on — so copies of one text get
-/// the same verdict against any other document. The substitutions' `a` and `b` still name
-/// `a`'s and `b`'s words. Of a pair that fails, only the substitutions up to the first that
-/// takes the total over `max_weight` are listed.
-///
-/// `ia` and `ib` are the texts' word ids from one [`Vocab`], `idf` its [`Vocab::idf`].
-pub fn unexplained_either(
-    a: &str,
-    ia: &[u32],
-    b: &str,
-    ib: &[u32],
-    idf: &[f64],
-    max_weight: f64,
-) -> Vec<Substitution> {
-    let total = |subs: &[Substitution]| subs.iter().map(|s| s.weight).sum::<f64>();
-    let weight = |&id: &u32| idf[id as usize];
-    let ab = align(a, ia, b, ib, weight, max_weight);
-    let w = total(&ab);
-    if w <= max_weight {
-        return ab;
-    }
-    let ba: Vec<Substitution> = align(b, ib, a, ia, weight, max_weight)
-        .into_iter()
-        .map(|s| Substitution {
-            a: s.b,
-            b: s.a,
-            weight: s.weight,
-        })
-        .collect();
-    if total(&ba) < w {
-        ba
-    } else {
-        ab
     }
 }
 
@@ -299,13 +189,9 @@ impl Vocab {
         self.docs.into()
     }
 
-    /// Each id's rarity, `ln(N / df)` and at least 0.01, as [`crate::distinct::DocFreq::idf`].
-    pub fn idf(&self) -> Vec<f64> {
-        let n = f64::from(self.docs.max(1));
-        self.df
-            .iter()
-            .map(|&df| (n / f64::from(df.max(1))).ln().max(0.01))
-            .collect()
+    /// The number of documents each id is in.
+    pub fn doc_counts(&self) -> &[u32] {
+        &self.df
     }
 }
 
@@ -318,16 +204,6 @@ mod tests {
         let mut hashes = Vec::new();
         word_hashes(text, &mut hashes);
         v.add(&hashes, ids);
-    }
-
-    /// [`unexplained_either`] with every word weighing 1.
-    fn either(a: &str, b: &str, max: f64) -> Vec<Substitution> {
-        let mut vocab = Vocab::default();
-        let (mut ia, mut ib) = (Vec::new(), Vec::new());
-        add_text(&mut vocab, a, &mut ia);
-        add_text(&mut vocab, b, &mut ib);
-        let ones = vec![1.0; ia.iter().chain(&ib).max().map_or(0, |&m| m as usize + 1)];
-        unexplained_either(a, &ia, b, &ib, &ones, max)
     }
 
     /// The fold as first written: each sequence replaced through the whole text in turn.
@@ -353,20 +229,6 @@ mod tests {
             let refs: Vec<&str> = words.iter().map(String::as_str).collect();
             proptest::prop_assert_eq!(fold(&refs), fold_by_passes(&joined));
         }
-
-        /// Stopping at the first substitution over the allowance gives the full alignment's
-        /// verdict, and the same list when the pair passes.
-        #[test]
-        fn early_stop_keeps_the_verdict(a in "[ab1 ]{0,40}", b in "[ab1 ]{0,40}", max in 0.0f64..3.0) {
-            let full = |x: &str, y: &str| unexplained(x, y, |_| 1.0);
-            let weight = |s: &[Substitution]| s.iter().map(|s| s.weight).sum::<f64>();
-            let passes = weight(&full(&a, &b)) <= max || weight(&full(&b, &a)) <= max;
-            let got = either(&a, &b, max);
-            proptest::prop_assert_eq!(weight(&got) <= max, passes);
-            if passes && weight(&full(&a, &b)) <= max {
-                proptest::prop_assert_eq!(got, full(&a, &b));
-            }
-        }
     }
 
     #[test]
@@ -391,93 +253,7 @@ mod tests {
         add_text(&mut v, "a  c", &mut ids);
         assert_eq!(ids.len(), 2, "empty words are not words");
         assert_eq!(v.docs(), 2);
-        let idf = v.idf();
-        assert_eq!(idf[a], 0.01, "a word in every document weighs the floor");
-        assert!((idf[b] - 2f64.ln()).abs() < 1e-12);
-    }
-
-    fn un(a: &str, b: &str) -> Vec<(String, String)> {
-        unexplained(a, b, |_| 1.0)
-            .into_iter()
-            .map(|s| (s.a, s.b))
-            .collect()
-    }
-
-    #[test]
-    fn ocr_confusions_are_explained() {
-        assert!(un(
-            "rechnung vom 01 03 2024 modern",
-            "rechnurig vom 0l o3 2024 modem"
-        )
-        .is_empty());
-        assert!(un("the upon window total 1234", "fhe upori vvindow tota1 1234").is_empty());
-    }
-
-    #[test]
-    fn split_merged_and_dropped_characters_are_explained() {
-        assert!(un("rechnung nummer 2012", "rech nung nummer 212").is_empty());
-        assert!(un("nelson family", "nelsonfamily").is_empty());
-    }
-
-    #[test]
-    fn insertions_and_deletions_are_not_substitutions() {
-        assert!(
-            un("a b c d", "x a b c d y z").is_empty(),
-            "a page or stamp added"
-        );
-    }
-
-    #[test]
-    fn other_numbers_and_names_are_not_explained() {
-        assert_eq!(
-            un("invoice re2024001 total", "invoice re2024002 total"),
-            vec![("re2024001".into(), "re2024002".into())]
-        );
-        assert_eq!(
-            un("dear frau hannah meier", "dear herrn bernd meier").len(),
-            1
-        );
-        assert_eq!(un("date 01012019 end", "date 14082019 end").len(), 1);
-    }
-
-    #[test]
-    fn either_alignment_explains_a_moved_block() {
-        // A reordered letterhead: one direction aligns it as a deletion and an insertion,
-        // the other as a replacement of "phone 870 8321145" by "city of camden clerks office".
-        let a = "city of camden clerks office records division 539 mill street camden pa 83623 \
-                 phone 870 8321145 mr joshua ross 2196 walnut avenue";
-        let b = "records division 539 mill street phone 870 8321145 camden pa 83623 city of \
-                 camden clerks office mr joshua ross 2196 walnut avenue";
-        let plain = |x: &str, y: &str| unexplained(x, y, |_| 1.0).len();
-        assert_ne!(
-            plain(a, b),
-            plain(b, a),
-            "the alignment depends on the order"
-        );
-        assert!(either(a, b, 0.0).is_empty());
-        assert!(either(b, a, 0.0).is_empty());
-        // Another number is unexplained from both sides, and named by side.
-        let (x, y) = ("invoice re2024001 total", "invoice re2024002 total");
-        for (p, q) in [(x, y), (y, x)] {
-            let s = either(p, q, 0.0);
-            assert_eq!(s.len(), 1);
-            assert_eq!((s[0].a.as_str(), s[0].b.as_str()), (&p[8..17], &q[8..17]));
-        }
-        // The first alignment is kept when it is within the allowance.
-        let s = either(x, y, 1.0);
-        assert_eq!(s.len(), 1);
-    }
-
-    #[test]
-    fn weight_is_the_rarer_side_minimum() {
-        let w = unexplained("x common y", "x zzzrare y", |h| {
-            if h == xxh3_64(b"common") {
-                0.5
-            } else {
-                9.0
-            }
-        });
-        assert_eq!(w.len(), 1);
-        assert_eq!(w[0].weight, 0.5);
+        assert_eq!(v.doc_counts()[a], 2, "a word in every document");
+        assert_eq!(v.doc_counts()[b], 1);
     }
 }

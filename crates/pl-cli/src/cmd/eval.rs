@@ -149,9 +149,14 @@ pub fn table(r: &Report, out: &mut Output) -> Result<()> {
         "hard negatives grouped: {} of {} pairs",
         r.hard_negatives_grouped, r.hard_negative_pairs
     )?;
-    for (title, map) in [("kind of copy", &r.by_kind), ("noise", &r.by_noise)] {
+    let mut noise: Vec<_> = r.by_noise.iter().collect();
+    noise.sort_by(|a, b| noise_rank(a.0).total_cmp(&noise_rank(b.0)));
+    for (title, rows) in [
+        ("kind of copy", r.by_kind.iter().collect()),
+        ("noise", noise),
+    ] {
         writeln!(out, "{title:<22} pairs   found  recall")?;
-        for (k, c) in map {
+        for (k, c) in rows {
             writeln!(
                 out,
                 "  {k:<20} {:>5}  {:>6}  {:.4}",
@@ -160,4 +165,26 @@ pub fn table(r: &Report, out: &mut Output) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Where a noise level ("0%", "≤1%", ..., "≤15%", ">15%") comes in the table: by level, not
+/// as its label sorts.
+fn noise_rank(label: &str) -> f64 {
+    let above = label.starts_with('>');
+    let n: f64 = label
+        .trim_start_matches(['≤', '>'])
+        .trim_end_matches('%')
+        .parse()
+        .unwrap_or(f64::MAX);
+    n + if above { 0.5 } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn noise_levels_in_order() {
+        let mut l = ["≤10%", ">15%", "0%", "≤15%", "≤3%", "≤1%", "≤5%"];
+        l.sort_by(|a, b| super::noise_rank(a).total_cmp(&super::noise_rank(b)));
+        assert_eq!(l, ["0%", "≤1%", "≤3%", "≤5%", "≤10%", "≤15%", ">15%"]);
+    }
 }

@@ -5,14 +5,15 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
-use pl_core::distinct::{distinctive_tokens, distinctive_words, weighted_similarity, DocFreq};
+use pl_core::distinct::{distinctive_tokens, distinctive_words, DocFreq};
+use pl_core::evidence::{Profile, Side as ConflictSide};
 use pl_core::minhash::{estimate_jaccard, exact_jaccard};
 use pl_core::records::{expect_param, ShingleRec, SigRec};
 use pl_core::score::{
-    containment_estimate, exact_containment, fuzzy_ratio_at_least, fuzzy_sample, round6, Weights,
-    DEFAULT_FUZZY_SAMPLE,
+    containment_estimate, exact_containment, fuzzy_sample, round6, Weights, DEFAULT_FUZZY_SAMPLE,
 };
-use pl_core::verify::{unexplained_either, word_hashes, Substitution, Vocab};
+use pl_core::scorer::{Config, Dims, Doc, Scorer, Similarity, Verdict, Verifier};
+use pl_core::verify::{word_hashes, Vocab};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -22,28 +23,30 @@ use crate::io::{create_output, open_input};
 use crate::ndjson::{get_id, get_u64, parse_object, write_obj, NdjsonReader, Obj};
 use crate::sides::read_all;
 
-/// Score each candidate pair and keep those at or over --threshold.
+/// Score each candidate pair and keep those at or over --threshold whose differences are OCR's.
 ///
 /// score = (wj·J + wf·F) / (wj + wf), where J is the Jaccard similarity of the shingle sets
-/// (estimated from the signatures, or exact with --exact) — or, with --containment, the larger
-/// of J and the containment |A∩B| / min(|A|,|B|), so a scan with a page more still matches —
-/// and F is the normalized Indel similarity (rapidfuzz's ratio) of the first --fuzzy-sample
-/// characters of the two normalized texts.
+/// (estimated from the signatures, or exact with --exact) — by default the larger of J and the
+/// containment |A∩B| / min(|A|,|B|), so a scan with a page more still matches (see
+/// --no-containment) — and F is the normalized Indel similarity (rapidfuzz's ratio) of the
+/// first --fuzzy-sample characters of the two normalized texts.
 ///
-/// The distinctive-token dimension D compares the words holding digits (invoice numbers,
-/// dates, amounts, references), each weighted by its rarity in the --norm corpus: two bills
-/// from one template share the words but not these. --distinct-min drops pairs whose D is
-/// under it; --distinct-penalty S instead multiplies the score by 1 − S·(1 − D) (the
-/// reference product's way). Pairs where neither text has such a word are judged without D.
+/// Then the verifier aligns the two texts word by word and sorts every difference: OCR damage
+/// (misread characters, split and merged words, stray marks, a block read in another order) or
+/// a conflict (a number, date, amount or known word one text has and the other has nowhere,
+/// even up to OCR). A pair is dropped when its conflicts weigh more than
+/// --allow-conflicts + --conflicts-per-garbled × its garbled words: two bills from one
+/// template disagree in clean values with nothing garbled around them, a rough rescan
+/// disagrees a little where it is damaged a lot. --no-verify keeps pairs unverified.
 ///
-/// Then the verifier aligns the two texts word by word: a replaced block that is not the same
-/// text up to OCR confusions (rn/m, 0/o, 1/l, split or merged words, a dropped character) is
-/// an unexplained substitution — another invoice number, date or name, as in two bills from
-/// one template. Pairs with any (see --max-unexplained) are dropped; --no-verify keeps them.
+/// The distinctive-token dimension D compares the words holding digits, each weighted by its
+/// rarity in the --norm corpus; --distinct-min drops pairs whose D is under it;
+/// --distinct-penalty S multiplies the score by 1 − S·(1 − D) (the reference product's way).
 ///
-/// Output: {"a","b","score","jaccard","fuzzy","containment","distinct","unexplained"} plus the
-/// candidate's other fields; --explain adds the distinctive words found in only one of the
-/// two texts and the unexplained substitutions.
+/// Output: {"a","b","score","jaccard","fuzzy","containment","distinct","conflicts","garbled"}
+/// plus the candidate's other fields; --explain adds the distinctive words found in only one
+/// text and the conflict words of each; --rejected FILE writes the dropped pairs too, with
+/// the step that dropped them.
 #[derive(Debug, Parser)]
 #[command(name = "pl-score", version)]
 pub struct Args {
@@ -79,11 +82,19 @@ pub struct Args {
     /// Keep pairs without verifying their differences (the reference product's behaviour).
     #[arg(long)]
     pub no_verify: bool,
-    /// Drop a pair when the rarity weights of its unexplained substitutions — differences OCR
-    /// does not make: another number, date, amount or name — add up to more than this.
-    /// 0 (default) tolerates none; a rare word weighs about ln(documents).
-    #[arg(long, default_value_t = 0.0, value_name = "W")]
-    pub max_unexplained: f64,
+    /// Conflict weight every verified pair may have (a digit conflict weighs 1).
+    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_ALLOW, value_name = "W")]
+    pub allow_conflicts: f64,
+    /// Conflict weight allowed per word of OCR damage the pair shows.
+    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_PER_GARBLED, value_name = "W")]
+    pub conflicts_per_garbled: f64,
+    /// Weight of a conflicting word (a name, other wording) against a conflicting number.
+    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_WORD_WEIGHT, value_name = "W")]
+    pub word_conflict_weight: f64,
+    /// Weight of a number that differs from its counterpart in one digit (a rough scan misreads
+    /// a digit now and then; the next invoice number differs in one too).
+    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_ONE_DIGIT_WEIGHT, value_name = "W")]
+    pub one_digit_weight: f64,
     /// Drop pairs whose distinctive-token similarity is under this (0 = off).
     #[arg(long, default_value_t = 0.0)]
     pub distinct_min: f64,
@@ -100,6 +111,10 @@ pub struct Args {
     /// Add to each pair the distinctive words only one text has (`only_a`, `only_b`).
     #[arg(long)]
     pub explain: bool,
+    /// Also write the dropped candidates here, each with its dimensions and `"dropped"`: the
+    /// step that dropped it (score, distinct, conflicts).
+    #[arg(long, value_name = "FILE")]
+    pub rejected: Option<PathBuf>,
     /// Fail unless the signatures have this length K.
     #[arg(long, value_name = "K")]
     pub perms: Option<u32>,
@@ -154,29 +169,26 @@ struct Side {
     sample_end: usize,
     /// Characters in the fuzzy sample.
     sample_chars: usize,
-    /// Word ids of `text` in the corpus vocabulary, for the verifier.
-    ids: Vec<u32>,
+    /// The verifier's view: word ids in the corpus vocabulary, words present.
+    profile: Profile,
     /// Distinctive tokens and their rarity (weighed once the whole file is counted).
     tokens: Vec<(u64, f64)>,
     words: Vec<String>,
 }
 
 impl Side {
-    fn sample(&self) -> &str {
-        self.sorted_sample
-            .as_deref()
-            .unwrap_or(&self.text[..self.sample_end])
+    fn doc(&self) -> Doc<'_> {
+        Doc {
+            text: &self.text,
+            sample: self
+                .sorted_sample
+                .as_deref()
+                .unwrap_or(&self.text[..self.sample_end]),
+            sample_chars: self.sample_chars,
+            tokens: &self.tokens,
+            profile: &self.profile,
+        }
     }
-}
-
-/// The dimensions of one pair.
-struct Dims {
-    score: f64,
-    jaccard: f64,
-    fuzzy: Option<f64>,
-    containment: f64,
-    distinct: Option<f64>,
-    unexplained: Vec<Substitution>,
 }
 
 /// Runs the tool.
@@ -249,7 +261,7 @@ pub fn run(args: Args) -> Result<()> {
         )
         .into());
     }
-    let (sides, df, idf) = match &args.norm {
+    let (sides, df, doc_counts) = match &args.norm {
         Some(path) => read_sides(path, &wanted, &args)?,
         None => Default::default(),
     };
@@ -285,147 +297,162 @@ pub fn run(args: Args) -> Result<()> {
         sigs.len(),
         df.docs()
     ));
-    let weights = Weights {
-        jaccard: args.jaccard_weight,
-        fuzzy: args.fuzzy_weight,
+    let verifier = (!args.no_verify).then(|| verifier_of(&args));
+    let config = Config {
+        threshold: args.threshold,
+        weights: Weights {
+            jaccard: args.jaccard_weight,
+            fuzzy: args.fuzzy_weight,
+        },
+        containment: !args.no_containment,
+        verifier,
+        distinct_min: args.distinct_min,
+        distinct_penalty: args.distinct_penalty,
+    };
+    let scorer = Scorer {
+        config: &config,
+        doc_counts: &doc_counts,
     };
     let score_pair = |c: &Cand| {
         let (sa, sb) = (&sigs[&c.a], &sigs[&c.b]);
-        let pair = sides.get(&c.a).zip(sides.get(&c.b));
-        let score_of = |jaccard, containment, fuzzy: Option<f64>, distinct| {
-            weights.combine(
-                effective_jaccard(&args, jaccard, containment),
-                fuzzy.unwrap_or(0.0),
-            ) * distinct_factor(&args, distinct)
-        };
-        let gated = |distinct: Option<f64>| {
-            args.distinct_min > 0.0 && distinct.is_some_and(|d| d < args.distinct_min)
-        };
-        if identical_texts(sa, sb, exact_shingles) {
-            // The values the comparisons below give for one text twice, without running
-            // them; one text twice has no substitution to find.
-            let distinct = pair.filter(|(x, _)| !x.tokens.is_empty()).map(|_| 1.0);
-            let fuzzy = (pair.is_some() && fuzzy).then_some(1.0);
-            let score = score_of(1.0, 1.0, fuzzy, distinct);
-            return (score >= args.threshold && !gated(distinct)).then_some(Dims {
-                score,
-                jaccard: 1.0,
-                fuzzy,
-                containment: 1.0,
-                distinct,
-                unexplained: Vec::new(),
-            });
-        }
-        let (jaccard, containment) = if args.exact {
+        let identical = identical_texts(sa, sb, exact_shingles);
+        let (jaccard, containment) = if identical {
+            (1.0, 1.0)
+        } else if args.exact {
             let (x, y) = (&shingles[&c.a], &shingles[&c.b]);
             (exact_jaccard(x, y), exact_containment(x, y))
         } else {
             let j = estimate_jaccard(&sa.sig, &sb.sig);
             (j, containment_estimate(j, sa.size, sb.size))
         };
-        let distinct = pair.and_then(|(x, y)| weighted_similarity(&x.tokens, &y.tokens));
-        if gated(distinct) {
-            return None;
-        }
-        // The cheap dimensions first. A pair that cannot reach the threshold even with a
-        // perfect fuzzy ratio — or the best its two lengths allow — is dropped unmeasured.
-        let fuzzy_cutoff = match pair {
-            Some((x, y)) if fuzzy => {
-                let cutoff = fuzzy_needed(&args, &weights, jaccard, containment, distinct) - 1e-9;
-                if cutoff > 1.0 || length_bound(x, y) < cutoff - 1e-12 {
-                    return None;
-                }
-                Some(cutoff)
-            }
-            _ => {
-                if score_of(jaccard, containment, None, distinct) < args.threshold {
-                    return None;
-                }
-                None
-            }
-        };
-        // Then the verifier, before the fuzzy ratio: template siblings (most candidates
-        // of a real archive) pass the score and fail here, and the ratio is needed only
-        // for pairs that are kept. A pair passes when either alignment order explains it,
-        // so the verdict does not depend on which document has the lower id (a copy set is
-        // scored through its lowest id only).
-        let unexplained = match pair {
-            Some((x, y)) if verify => {
-                unexplained_either(&x.text, &x.ids, &y.text, &y.ids, &idf, args.max_unexplained)
-            }
-            _ => Vec::new(),
-        };
-        if unexplained.iter().map(|s| s.weight).sum::<f64>() > args.max_unexplained {
-            return None;
-        }
-        // The distance computation stops once the needed ratio is out of reach.
-        let fuzzy = match (pair, fuzzy_cutoff) {
-            (Some((x, y)), Some(cutoff)) => {
-                Some(fuzzy_ratio_at_least(x.sample(), y.sample(), cutoff)?)
-            }
-            _ => None,
-        };
-        let score = score_of(jaccard, containment, fuzzy, distinct);
-        (score >= args.threshold).then_some(Dims {
-            score,
+        let sim = Similarity {
             jaccard,
-            fuzzy,
             containment,
-            distinct,
-            unexplained,
-        })
+            identical,
+        };
+        let docs = sides
+            .get(&c.a)
+            .zip(sides.get(&c.b))
+            .map(|(x, y)| (x.doc(), y.doc()));
+        scorer.score(sim, docs, fuzzy)
     };
     let mut out = create_output(args.common.output.as_deref())?;
-    let mut kept = 0u64;
+    let mut rejected = match &args.rejected {
+        Some(path) => Some(create_output(Some(path))?),
+        None => None,
+    };
+    let (mut kept, mut dropped) = (0u64, [0u64; 3]);
     for block in cands.chunks(SCORE_BLOCK) {
-        let scored: Vec<Option<Dims>> = block.par_iter().map(&score_pair).collect();
-        for (c, s) in block.iter().zip(scored) {
-            let Some(d) = s else { continue };
-            let mut o = Obj::new();
-            o.insert("a".into(), c.a.into());
-            o.insert("b".into(), c.b.into());
-            o.insert("score".into(), round6(d.score).into());
-            o.insert("jaccard".into(), round6(d.jaccard).into());
-            o.insert("fuzzy".into(), d.fuzzy.map(round6).into());
-            o.insert("containment".into(), round6(d.containment).into());
-            o.insert("distinct".into(), d.distinct.map(round6).into());
-            if verify {
-                // + 0.0: the sum of nothing is -0.0, printed as such.
-                let w: f64 = d.unexplained.iter().map(|s| s.weight).sum::<f64>() + 0.0;
-                o.insert("unexplained".into(), round6(w).into());
-            }
-            if args.explain {
-                let (x, y) = (&sides[&c.a].words, &sides[&c.b].words);
-                let only = |p: &[String], q: &[String]| -> Value {
-                    let q: FxHashSet<&String> = q.iter().collect();
-                    p.iter()
-                        .filter(|w| !q.contains(w))
-                        .take(20)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .into()
-                };
-                o.insert("only_a".into(), only(x, y));
-                o.insert("only_b".into(), only(y, x));
-                let subs: Vec<Value> = d
-                    .unexplained
-                    .iter()
-                    .take(20)
-                    .map(|s| serde_json::json!([s.a, s.b]))
-                    .collect();
-                o.insert("substitutions".into(), subs.into());
+        let scored: Vec<Verdict> = block.par_iter().map(&score_pair).collect();
+        for (c, v) in block.iter().zip(scored) {
+            let (d, reason) = match v {
+                Verdict::Kept(d) => (d, None),
+                Verdict::Dropped(d, r) => {
+                    dropped[r as usize] += 1;
+                    (d, Some(r))
+                }
+            };
+            let sink = match (reason, rejected.as_mut()) {
+                (None, _) => &mut out,
+                (Some(_), Some(w)) => w,
+                (Some(_), None) => continue,
+            };
+            let mut o = record(c, &d, &args, &sides);
+            if let Some(r) = reason {
+                o.insert("dropped".into(), r.as_str().into());
             }
             for (k, v) in c.rest.to_obj() {
                 o.entry(k).or_insert(v);
             }
-            write_obj(&mut out, &o)?;
-            kept += 1;
+            write_obj(sink, &o)?;
+            if reason.is_none() {
+                kept += 1;
+            }
         }
     }
     out.finish()?;
+    if let Some(w) = rejected {
+        w.finish()?;
+    }
     reader.report_skipped(&log);
-    log.info(format!("{kept} pairs at or over {}", args.threshold));
+    log.info(format!(
+        "{kept} pairs at or over {}; dropped: {} by score, {} by distinctive tokens, {} by conflicts",
+        args.threshold, dropped[0], dropped[1], dropped[2]
+    ));
     Ok(())
+}
+
+/// The verifier the flags describe.
+fn verifier_of(args: &Args) -> Verifier {
+    Verifier {
+        allow: args.allow_conflicts,
+        per_garbled: args.conflicts_per_garbled,
+        word_weight: args.word_conflict_weight,
+        one_digit_weight: args.one_digit_weight,
+    }
+}
+
+/// The output record of a scored pair (without the candidate's passthrough fields).
+fn record(c: &Cand, d: &Dims, args: &Args, sides: &FxHashMap<u64, Side>) -> Obj {
+    let mut o = Obj::new();
+    o.insert("a".into(), c.a.into());
+    o.insert("b".into(), c.b.into());
+    o.insert("score".into(), round6(d.score).into());
+    o.insert("jaccard".into(), round6(d.jaccard).into());
+    o.insert("fuzzy".into(), d.fuzzy.map(round6).into());
+    o.insert("containment".into(), round6(d.containment).into());
+    o.insert("distinct".into(), d.distinct.map(round6).into());
+    if let Some(e) = &d.evidence {
+        o.insert(
+            "conflicts".into(),
+            round6(verifier_of(args).weight(e)).into(),
+        );
+        o.insert("garbled".into(), e.garbled.into());
+    }
+    if args.explain {
+        if let (Some(x), Some(y)) = (sides.get(&c.a), sides.get(&c.b)) {
+            let only = |p: &[String], q: &[String]| -> Value {
+                let q: FxHashSet<&String> = q.iter().collect();
+                p.iter()
+                    .filter(|w| !q.contains(w))
+                    .take(20)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .into()
+            };
+            o.insert("only_a".into(), only(&x.words, &y.words));
+            o.insert("only_b".into(), only(&y.words, &x.words));
+        }
+        if let Some(e) = &d.evidence {
+            o.insert(
+                "evidence".into(),
+                serde_json::json!({
+                    "matched": e.matched,
+                    "replaced": e.replaced,
+                    "added": e.added,
+                    "garbled": e.garbled,
+                    "digit_subs": e.digit_subs,
+                    "one_digit_subs": e.one_digit_subs,
+                    "word_subs": e.word_subs,
+                    "rare_word_subs": e.rare_word_subs,
+                    "inner_added": e.inner_added,
+                    "inner_words": e.inner_words,
+                }),
+            );
+            let side = |s: ConflictSide| -> Value {
+                e.conflicts
+                    .iter()
+                    .filter(|c| c.side == s)
+                    .take(20)
+                    .map(|c| c.word.clone())
+                    .collect::<Vec<_>>()
+                    .into()
+            };
+            o.insert("conflicts_a".into(), side(ConflictSide::A));
+            o.insert("conflicts_b".into(), side(ConflictSide::B));
+        }
+    }
+    o
 }
 
 /// Whether two documents are one normalized text: equal fingerprints, and (so that every
@@ -443,62 +470,13 @@ fn identical_texts(a: &SigRec, b: &SigRec, shingles: Option<&FxHashMap<u64, Vec<
         })
 }
 
-/// The highest fuzzy ratio two samples' lengths allow: the Indel distance is at least the
-/// difference of the lengths.
-fn length_bound(x: &Side, y: &Side) -> f64 {
-    let (a, b) = (x.sample_chars, y.sample_chars);
-    if a + b == 0 {
-        return 1.0;
-    }
-    1.0 - a.abs_diff(b) as f64 / (a + b) as f64
-}
-
-/// The Jaccard dimension of the score: Jaccard, or the larger of it and containment.
-fn effective_jaccard(args: &Args, jaccard: f64, containment: f64) -> f64 {
-    if args.no_containment {
-        jaccard
-    } else {
-        jaccard.max(containment)
-    }
-}
-
-/// The factor --distinct-penalty applies to the score (1 when off or without tokens).
-fn distinct_factor(args: &Args, distinct: Option<f64>) -> f64 {
-    match (args.distinct_penalty > 0.0, distinct) {
-        (true, Some(d)) => 1.0 - args.distinct_penalty * (1.0 - d),
-        _ => 1.0,
-    }
-}
-
-/// The smallest fuzzy ratio with which a pair of these other dimensions reaches
-/// --threshold (see [`Weights::fuzzy_needed`]), the distinctive-token penalty included.
-fn fuzzy_needed(
-    args: &Args,
-    weights: &Weights,
-    jaccard: f64,
-    containment: f64,
-    distinct: Option<f64>,
-) -> f64 {
-    let penalty = distinct_factor(args, distinct);
-    if args.threshold <= 0.0 {
-        f64::NEG_INFINITY
-    } else if penalty <= 0.0 {
-        f64::INFINITY
-    } else {
-        weights.fuzzy_needed(
-            effective_jaccard(args, jaccard, containment),
-            args.threshold / penalty,
-        )
-    }
-}
-
 /// Reads the norm file once: the rarity of distinctive tokens and (for the verifier) of words
 /// over every document, and the fuzzy sample, tokens and word ids of the documents in `wanted`.
 fn read_sides(
     path: &std::path::Path,
     wanted: &FxHashSet<u64>,
     args: &Args,
-) -> Result<(FxHashMap<u64, Side>, DocFreq, Vec<f64>)> {
+) -> Result<(FxHashMap<u64, Side>, DocFreq, Vec<u32>)> {
     /// One line of --norm, parsed and tokenized on a worker thread.
     struct Parsed {
         id: u64,
@@ -547,7 +525,9 @@ fn read_sides(
             df.add(&p.tokens);
             let mut side = p.side;
             if !args.no_verify {
-                let ids = side.as_mut().map_or(&mut unwanted_ids, |s| &mut s.ids);
+                let ids = side
+                    .as_mut()
+                    .map_or(&mut unwanted_ids, |s| &mut s.profile.ids);
                 vocab.add(&p.hashes, ids);
             }
             if let Some(side) = side {
@@ -558,7 +538,7 @@ fn read_sides(
     sides
         .par_iter_mut()
         .for_each(|(_, s)| df.weigh(&mut s.tokens));
-    Ok((sides, df, vocab.idf()))
+    Ok((sides, df, vocab.doc_counts().to_vec()))
 }
 
 /// What scoring keeps of a document that is in a pair (its word ids are filled in later).
@@ -577,6 +557,11 @@ fn side(norm: String, tokens: &[u64], args: &Args) -> Side {
     } else {
         Vec::new()
     };
+    let profile = if args.no_verify {
+        Profile::default()
+    } else {
+        Profile::new(&norm)
+    };
     let mut text = norm;
     if args.no_verify {
         text.truncate(sample_end);
@@ -587,7 +572,7 @@ fn side(norm: String, tokens: &[u64], args: &Args) -> Side {
         sample_chars,
         sorted_sample,
         sample_end,
-        ids: Vec::new(),
+        profile,
         tokens: tokens.iter().map(|&t| (t, 0.0)).collect(),
         words,
     }

@@ -1,0 +1,556 @@
+//! What the differences between two texts say: OCR, or another document?
+//!
+//! Real OCR never reads a page the same way twice: characters are misread, words split and
+//! merged, stray marks read as letters, a table's columns read in another order. A sibling
+//! from the same template differs instead by a few clean *conflicts*: another invoice number,
+//! date or amount, another name. So the two texts are aligned word by word ([`crate::diff`])
+//! and every word of a replaced block is checked against the *whole* other document:
+//!
+//! - present there as it is, or after OCR folding (`rn`→`m`, `0`→`o`, …): the block moved
+//!   (a table read in another order) or was garbled around it; not a conflict;
+//! - near a word of the block it replaces (a character or two dropped, added or misread, a
+//!   split or merged word): garbled by OCR; not a conflict;
+//! - otherwise a **conflict**, but only when it carries meaning: a token with a digit
+//!   (numbers, dates, amounts, references) or a word of four or more letters that other
+//!   documents of the corpus also use (a real word, a name). A string that occurs in no other
+//!   document and has no digit is what OCR makes of noise, a stamp or a logo.
+//!
+//! Inserted and deleted blocks (a page, a stamp, a cover sheet) are not conflicts: the
+//! containment dimension judges how much of the smaller text the larger holds.
+//!
+//! The result is counts, not a verdict: [`crate::scorer`] weighs them against the amount of
+//! OCR damage seen in the same pair and the documents' length.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::verify::{explained, fold_char, fold_into, words};
+
+/// What the verifier keeps of one document: its word ids in text order (from one
+/// [`crate::verify::Vocab`]) and the sorted hashes of its words and of their OCR-folded forms,
+/// to ask whether a word is anywhere in it.
+#[derive(Debug, Default, Clone)]
+pub struct Profile {
+    /// Word ids, in text order.
+    pub ids: Vec<u32>,
+    /// Hashes of the distinct words, sorted.
+    plain: Vec<u64>,
+    /// Hashes of the distinct OCR-folded words, sorted.
+    folded: Vec<u64>,
+}
+
+impl Profile {
+    /// The profile of a normalized text; `ids` are filled in by the caller's vocabulary.
+    pub fn new(norm: &str) -> Profile {
+        let mut plain = Vec::new();
+        let mut folded = Vec::new();
+        let mut buf = Vec::new();
+        for w in words(norm) {
+            plain.push(xxh3_64(w.as_bytes()));
+            folded.push(fold_hash(w, &mut buf));
+        }
+        for v in [&mut plain, &mut folded] {
+            v.sort_unstable();
+            v.dedup();
+            v.shrink_to_fit();
+        }
+        Profile {
+            ids: Vec::new(),
+            plain,
+            folded,
+        }
+    }
+
+    /// Whether the text has `word`, as it is or up to OCR folding.
+    fn has(&self, word: &str, buf: &mut Vec<char>) -> bool {
+        self.plain.binary_search(&xxh3_64(word.as_bytes())).is_ok()
+            || self.folded.binary_search(&fold_hash(word, buf)).is_ok()
+    }
+}
+
+/// The hash of a word's OCR-folded form.
+fn fold_hash(word: &str, buf: &mut Vec<char>) -> u64 {
+    fold_into(&[word], buf);
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for c in buf.iter() {
+        let mut b = [0u8; 4];
+        h.update(c.encode_utf8(&mut b).as_bytes());
+    }
+    h.digest()
+}
+
+/// Which text a conflict word is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The first text.
+    A,
+    /// The second text.
+    B,
+}
+
+/// A word one text has and the other has nowhere, even up to OCR.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conflict {
+    /// The word, as normalized.
+    pub word: String,
+    /// The text it is in.
+    pub side: Side,
+    /// Whether it holds a digit (a number, date, amount or reference).
+    pub digits: bool,
+    /// A number the other text has with one digit read as another, same length, four
+    /// characters or more: what a rough scan does now and then, and also what the next
+    /// invoice number is. Weighed apart.
+    pub one_digit: bool,
+}
+
+/// The differences of two aligned texts, counted.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Evidence {
+    /// Words the alignment matched (in each text).
+    pub matched: usize,
+    /// Words in replaced blocks, both texts together.
+    pub replaced: usize,
+    /// Words in inserted or deleted blocks, both texts together.
+    pub added: usize,
+    /// Words of replaced blocks that are OCR damage: present elsewhere, folded equal, or near
+    /// the words they replace.
+    pub garbled: usize,
+    /// Conflicts, in text order of the alignment.
+    pub conflicts: Vec<Conflict>,
+    /// Conflicting numbers that stand against each other: per replaced block, the smaller of
+    /// the two texts' counts of conflicts with digits. A number on one side only is content
+    /// one scan holds and the other lost or gained (a line, a stamp, a page edge).
+    pub digit_subs: usize,
+    /// Conflicting numbers standing against each other that differ in one digit only (see
+    /// [`Conflict::one_digit`]); not counted in `digit_subs`.
+    pub one_digit_subs: usize,
+    /// The same for conflicting words: another name, other wording.
+    pub word_subs: usize,
+    /// Known words standing against a word of letters no other document uses (a rare name):
+    /// evidence only where the scan is clean, since heavy OCR makes such words too.
+    pub rare_word_subs: usize,
+    /// Meaningful words (numbers, known words) one text has and the other has nowhere, in
+    /// blocks away from both texts' start and end: content added or left out in the middle,
+    /// as another edition of a text does (a page, a cover sheet or a stamp sits at an edge).
+    pub inner_added: usize,
+    /// Of `inner_added`, the words without digits: wording one text has and the other not.
+    pub inner_words: usize,
+}
+
+impl Evidence {
+    /// Conflicts that hold a digit.
+    pub fn digit_conflicts(&self) -> usize {
+        self.conflicts.iter().filter(|c| c.digits).count()
+    }
+
+    /// Conflicts that are words.
+    pub fn word_conflicts(&self) -> usize {
+        self.conflicts.len() - self.digit_conflicts()
+    }
+}
+
+/// Aligns `a` and `b` (normalized texts with their [`Profile`]s) and counts their differences.
+/// `known(id)` tells whether a word id is used by another document of the corpus than these
+/// two (for a word without digits to count as a conflict). Symmetric: swapping the texts
+/// swaps the sides of the conflicts and nothing else, because the alignment is always made
+/// from the text with the smaller hash.
+pub fn evidence(
+    a: &str,
+    pa: &Profile,
+    b: &str,
+    pb: &Profile,
+    known: impl Fn(u32) -> bool + Copy,
+) -> Evidence {
+    if (xxh3_64(b.as_bytes()), b) < (xxh3_64(a.as_bytes()), a) {
+        let mut e = evidence(b, pb, a, pa, known);
+        for c in &mut e.conflicts {
+            c.side = match c.side {
+                Side::A => Side::B,
+                Side::B => Side::A,
+            };
+        }
+        return e;
+    }
+    let mut e = Evidence::default();
+    let (mut wa, mut wb) = (
+        crate::verify::WordCursor::new(a),
+        crate::verify::WordCursor::new(b),
+    );
+    let mut buf = Vec::new();
+    // Every word of both texts, made on the first block OCR does not explain as a whole: a
+    // garbled word's counterpart may sit in the block before or after (the alignment matched
+    // a repeated word across it).
+    let mut all: Option<(Vec<&str>, Vec<&str>)> = None;
+    let mut matched_a = 0;
+    let mut last = 0;
+    for h in crate::diff::hunks(&pa.ids, &pb.ids) {
+        matched_a += h.old.start - last;
+        last = h.old.end;
+        let inner = h.old.start > 0
+            && h.new.start > 0
+            && h.old.end < pa.ids.len()
+            && h.new.end < pb.ids.len();
+        if h.old.is_empty() || h.new.is_empty() {
+            e.added += h.old.len() + h.new.len();
+            if inner {
+                let (all_a, all_b) =
+                    all.get_or_insert_with(|| (words(a).collect(), words(b).collect()));
+                let (mine, ids, other) = if h.old.is_empty() {
+                    (&all_b[h.new.clone()], &pb.ids[h.new.clone()], pa)
+                } else {
+                    (&all_a[h.old.clone()], &pa.ids[h.old.clone()], pb)
+                };
+                for (w, &id) in mine.iter().zip(ids) {
+                    if meaningful(w, id, known) && !other.has(w, &mut buf) {
+                        e.inner_added += 1;
+                        e.inner_words += usize::from(!w.bytes().any(|c| c.is_ascii_digit()));
+                    }
+                }
+            }
+            continue;
+        }
+        e.replaced += h.old.len() + h.new.len();
+        let x = wa.words(h.old.start, h.old.len());
+        let y = wb.words(h.new.start, h.new.len());
+        if explained(&x, &y) {
+            e.garbled += x.len() + y.len();
+            continue;
+        }
+        let (all_a, all_b) = all.get_or_insert_with(|| (words(a).collect(), words(b).collect()));
+        let around = |all: &[&'_ str], r: &std::ops::Range<usize>| {
+            r.start.saturating_sub(NEAR_WINDOW)..(r.end + NEAR_WINDOW).min(all.len())
+        };
+        let (near_a, near_b) = (around(all_a, &h.old), around(all_b, &h.new));
+        let mut count = [(0, 0, 0); 2];
+        let mut unknowns = [0; 2];
+        for (words, ids, other, other_words, side) in [
+            (&x, &pa.ids[h.old.clone()], pb, &all_b[near_b], Side::A),
+            (&y, &pb.ids[h.new.clone()], pa, &all_a[near_a], Side::B),
+        ] {
+            let joined = fold_joined(other_words);
+            let before = e.conflicts.len();
+            let mut unknown = 0;
+            for (w, &id) in words.iter().zip(ids) {
+                let digits = w.bytes().any(|c| c.is_ascii_digit());
+                // A short number is everywhere: its presence elsewhere proves nothing.
+                if !meaningful(w, id, known)
+                    || ((!digits || w.len() >= 4) && other.has(w, &mut buf))
+                {
+                    // A word of letters only this document uses (a rare name) can still
+                    // stand against a known word on the other side.
+                    if !digits
+                        && w.chars().filter(|c| c.is_alphabetic()).count() >= 4
+                        && w.chars().all(char::is_alphabetic)
+                        && !other.has(w, &mut buf)
+                        && matches!(near_any(w, false, other_words, &joined, &mut buf), Near::No)
+                    {
+                        unknown += 1;
+                    }
+                    e.garbled += 1;
+                    continue;
+                }
+                let one_digit = match near_any(w, digits, other_words, &joined, &mut buf) {
+                    Near::Yes => {
+                        e.garbled += 1;
+                        continue;
+                    }
+                    Near::OneDigit => true,
+                    Near::No => false,
+                };
+                e.conflicts.push(Conflict {
+                    word: (*w).to_string(),
+                    side,
+                    digits,
+                    one_digit,
+                });
+            }
+            count[side as usize] = count_kinds(&e.conflicts[before..]);
+            unknowns[side as usize] = unknown;
+        }
+        // A long block at either text's start or end is what each copy added there (two
+        // cover sheets, two different added pages), not one value against another; a short
+        // one (a date in the first line) is compared like any other.
+        if inner || h.old.len().max(h.new.len()) < EDGE_BLOCK {
+            let d = count[0].0.min(count[1].0);
+            let w = count[0].1.min(count[1].1);
+            // Known words against rare ones (a name only this letter has); two rare ones are
+            // OCR noise as likely.
+            let with_rare = (count[0].1 + unknowns[0])
+                .min(count[1].1 + unknowns[1])
+                .min(count[0].1 + count[1].1);
+            e.rare_word_subs += with_rare - w;
+            let one = count[0].2.min(count[1].2).min(d);
+            e.digit_subs += d - one;
+            e.one_digit_subs += one;
+            e.word_subs += w;
+            let known_words = count[0].1 + count[1].1;
+            e.inner_added += count[0].0 + count[1].0 - 2 * d + known_words.saturating_sub(w);
+            e.inner_words += known_words.saturating_sub(w);
+        }
+    }
+    e.matched = matched_a + pa.ids.len() - last;
+    e
+}
+
+/// Whether a word can tell two documents apart: a token with a digit and two characters,
+/// or a word of four letters or more that another document of the corpus uses.
+fn meaningful(w: &str, id: u32, known: impl Fn(u32) -> bool) -> bool {
+    if w.bytes().any(|c| c.is_ascii_digit()) {
+        w.len() >= 2
+    } else {
+        w.chars().count() >= 4 && known(id)
+    }
+}
+
+/// Conflicts with digits, without, and with one digit misread.
+fn count_kinds(conflicts: &[Conflict]) -> (usize, usize, usize) {
+    let digits = conflicts.iter().filter(|c| c.digits).count();
+    let one = conflicts.iter().filter(|c| c.one_digit).count();
+    (digits, conflicts.len() - digits, one)
+}
+
+/// How near a word is to what the other text has around it.
+enum Near {
+    /// What OCR makes of it.
+    Yes,
+    /// A number with one digit read as another.
+    OneDigit,
+    /// Nothing like it.
+    No,
+}
+
+/// Words a replaced block at a text's edge needs on its longer side to count as added content.
+const EDGE_BLOCK: usize = 12;
+
+/// Words on either side of a replaced block searched for a garbled word's counterpart.
+const NEAR_WINDOW: usize = 6;
+
+/// The OCR-folded form of words joined without spaces.
+fn fold_joined(words: &[&str]) -> Vec<char> {
+    let mut out = Vec::new();
+    fold_into(words, &mut out);
+    out
+}
+
+/// Whether `w` is what OCR could make of one of `others` (or of a piece of their joined,
+/// folded form `joined`): a token with digits may lose or gain one character; a word may
+/// differ by about one character in four.
+fn near_any(w: &str, digits: bool, others: &[&str], joined: &[char], buf: &mut Vec<char>) -> Near {
+    fold_into(&[w], buf);
+    let fw = buf.clone();
+    // Short tokens are inside every text and one character from many others: only the same
+    // token, up to OCR, is near.
+    if fw.len() < 4 {
+        let same = others.iter().any(|o| {
+            fold_into(&[*o], buf);
+            *buf == fw
+        });
+        return if same { Near::Yes } else { Near::No };
+    }
+    if fw.len() <= joined.len() && joined.windows(fw.len()).any(|win| win == fw.as_slice()) {
+        return Near::Yes;
+    }
+    // Characters folded one by one too: the sequence fold reads `ri` as `n`, which a
+    // misread `1` next to an `r` also makes.
+    let cw: Vec<char> = w.chars().map(fold_char).collect();
+    let skeleton = |t: &str| -> Vec<u8> { t.bytes().filter(u8::is_ascii_digit).collect() };
+    let sw = skeleton(w);
+    let mut near = Near::No;
+    for o in others {
+        fold_into(&[*o], buf);
+        let d1 = rapidfuzz::distance::indel::distance(fw.iter().copied(), buf.iter().copied());
+        let co = o.chars().map(fold_char);
+        let d2 = rapidfuzz::distance::indel::distance(cw.iter().copied(), co);
+        let (d, la, lb) = if d2 < d1 {
+            (d2, cw.len(), o.chars().count())
+        } else {
+            (d1, fw.len(), buf.len())
+        };
+        if !digits {
+            if d * 4 <= la + lb {
+                return Near::Yes;
+            }
+            continue;
+        }
+        // An Indel distance of 1 is one character dropped or added; long tokens may gain or
+        // lose two. Of one length, a digit read as a letter leaves the other digits in
+        // order; a digit read as another digit is another number, or a rough scan.
+        let so = skeleton(o);
+        if d <= 1
+            || (d == 2 && la != lb && la + lb >= 12)
+            || (w.len() == o.len() && rapidfuzz::distance::indel::distance(&sw, &so) <= 1)
+        {
+            return Near::Yes;
+        }
+        if w.len() == o.len() && w.len() >= 4 && sw.len() == so.len() {
+            let diff = w.bytes().zip(o.bytes()).filter(|(x, y)| x != y).count();
+            if diff == 1 {
+                near = Near::OneDigit;
+            }
+        }
+    }
+    near
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::{word_hashes, Vocab};
+
+    fn ev(a: &str, b: &str) -> Evidence {
+        let mut v = Vocab::default();
+        let (mut pa, mut pb) = (Profile::new(a), Profile::new(b));
+        let mut h = Vec::new();
+        word_hashes(a, &mut h);
+        v.add(&h, &mut pa.ids);
+        word_hashes(b, &mut h);
+        v.add(&h, &mut pb.ids);
+        evidence(a, &pa, b, &pb, |_| true)
+    }
+
+    fn conflicts(e: &Evidence) -> Vec<&str> {
+        e.conflicts.iter().map(|c| c.word.as_str()).collect()
+    }
+
+    #[test]
+    fn another_number_is_a_conflict() {
+        let e = ev(
+            "rechnung nr 1234 vom 12032023 betrag 4711 ende",
+            "rechnung nr 1235 vom 12042023 betrag 4711 ende",
+        );
+        let mut got = conflicts(&e);
+        got.sort_unstable();
+        assert_eq!(got, vec!["12032023", "12042023", "1234", "1235"], "{e:?}");
+        assert_eq!(e.digit_conflicts(), 4);
+        assert_eq!(
+            (e.digit_subs, e.one_digit_subs),
+            (0, 2),
+            "each differs in one digit"
+        );
+    }
+
+    #[test]
+    fn ocr_damage_is_not_a_conflict() {
+        let e = ev(
+            "rechnung nummer r19030987 kundennummer zimmermann gartenbau winkler",
+            "rechnung nurnmer ri9030987 kunden nummer zirnmermann gartenbau wlnkler",
+        );
+        assert!(e.conflicts.is_empty(), "{e:?}");
+        assert!(e.garbled > 0);
+    }
+
+    #[test]
+    fn a_moved_block_is_not_a_conflict() {
+        let e = ev(
+            "alpha beta gamma delta 100 200 300 epsilon zeta",
+            "alpha beta 100 200 300 gamma delta epsilon zeta",
+        );
+        assert!(e.conflicts.is_empty(), "{e:?}");
+    }
+
+    #[test]
+    fn another_name_is_a_conflict_when_the_corpus_knows_it() {
+        let a = "sehr geehrte frau zimmermann wir danken";
+        let b = "sehr geehrte frau hoffmann wir danken";
+        let e = ev(a, b);
+        let mut got = conflicts(&e);
+        got.sort_unstable();
+        assert_eq!(got, vec!["hoffmann", "zimmermann"]);
+        let mut v = Vocab::default();
+        let (mut pa, mut pb) = (Profile::new(a), Profile::new(b));
+        let mut h = Vec::new();
+        word_hashes(a, &mut h);
+        v.add(&h, &mut pa.ids);
+        word_hashes(b, &mut h);
+        v.add(&h, &mut pb.ids);
+        let unknown = evidence(a, &pa, b, &pb, |_| false);
+        assert!(unknown.conflicts.is_empty(), "words no other document has");
+        assert_eq!(unknown.word_subs, 0, "two rare words are no evidence");
+        let one = evidence(a, &pa, b, &pb, |id| id == pa.ids[3]);
+        assert_eq!(
+            (one.word_subs, one.rare_word_subs),
+            (0, 1),
+            "a known name against a rare one"
+        );
+        assert_eq!(e.word_subs, 1);
+    }
+
+    #[test]
+    fn inserted_blocks_are_counted_apart() {
+        let e = ev("a b c d e", "a b c d e eingegangen 12 maerz 2023");
+        assert_eq!(e.added, 4);
+        assert!(e.conflicts.is_empty());
+        assert_eq!(e.matched, 5);
+    }
+
+    #[test]
+    fn swapping_the_texts_swaps_the_sides() {
+        let (a, b) = ("x 1234 y zimmermann", "x 1235 y hoffmann q");
+        let (ab, ba) = (ev(a, b), ev(b, a));
+        assert_eq!(ab.conflicts.len(), ba.conflicts.len());
+        for (p, q) in ab.conflicts.iter().zip(&ba.conflicts) {
+            assert_eq!(p.word, q.word);
+            assert_ne!(p.side, q.side);
+        }
+        assert_eq!(
+            (ab.matched, ab.replaced, ab.added),
+            (ba.matched, ba.replaced, ba.added)
+        );
+    }
+
+    #[test]
+    fn ocr_confusions_split_and_merged_words_are_not_conflicts() {
+        for (a, b) in [
+            (
+                "rechnung vom 01 03 2024 modern",
+                "rechnurig vom 0l o3 2024 modem",
+            ),
+            ("the upon window total 1234", "fhe upori vvindow tota1 1234"),
+            ("rechnung nummer 2012", "rech nung nummer 212"),
+            ("nelson family", "nelsonfamily"),
+            ("betrag 1a5702 eur", "betrag 145702 eur"),
+        ] {
+            let e = ev(a, b);
+            assert!(e.conflicts.is_empty(), "{a} / {b}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn other_numbers_and_names_are_conflicts() {
+        let e = ev("invoice re2024001 total", "invoice re2024002 total");
+        assert_eq!(e.conflicts.len(), 2, "{e:?}");
+        let e = ev("re2024001 total x", "re2024002 total x");
+        assert_eq!(
+            (e.digit_subs, e.one_digit_subs),
+            (0, 1),
+            "a short block at an edge"
+        );
+        let page = |n: u32| {
+            (0..12)
+                .map(|i| format!("w{}", n * 100 + i))
+                .collect::<Vec<_>>()
+        };
+        let (a, b) = (page(1).join(" "), page(2).join(" "));
+        let e = ev(&format!("{a} total x y"), &format!("{b} total x y"));
+        assert_eq!(
+            (e.digit_subs, e.conflicts.len()),
+            (0, 24),
+            "two different added pages at an edge"
+        );
+        let e = ev("invoice re2024001 total x", "invoice re2024002 total x");
+        assert_eq!((e.digit_subs, e.one_digit_subs), (0, 1), "{e:?}");
+        let e = ev("date 01012019 end x", "date 14082019 end x");
+        assert_eq!((e.digit_subs, e.one_digit_subs), (1, 0), "{e:?}");
+        let e = ev("dear frau hannah meier x", "dear herrn bernd meier x");
+        assert!(e.word_subs >= 1, "{e:?}");
+    }
+
+    #[test]
+    fn a_reordered_letterhead_is_not_a_conflict_in_either_order() {
+        let a = "city of camden clerks office records division 539 mill street camden pa 83623 \
+                 phone 870 8321145 mr joshua ross 2196 walnut avenue";
+        let b = "records division 539 mill street phone 870 8321145 camden pa 83623 city of \
+                 camden clerks office mr joshua ross 2196 walnut avenue";
+        assert!(ev(a, b).conflicts.is_empty());
+        assert!(ev(b, a).conflicts.is_empty());
+    }
+}

@@ -1,0 +1,458 @@
+//! One pair of documents in, its dimensions and a verdict out: the scoring cascade of
+//! `pl-score`, cheapest step first.
+//!
+//! 1. **Score**: `(wj·S + wf·F) / (wj + wf)` where S is the Jaccard similarity of the shingle
+//!    sets or (by default) the larger of it and the containment, and F the fuzzy ratio of the
+//!    texts' first characters; the distinctive-token dimension may gate or scale it. A pair
+//!    that cannot reach the threshold even with a perfect F (or the best the two sample
+//!    lengths allow) is dropped unmeasured.
+//! 2. **Verifier** ([`crate::evidence`]): the texts are aligned and every difference is
+//!    sorted into OCR damage (`garbled`) and conflicts (a number, date, amount or known word
+//!    one text has and the other has nowhere). A pair is kept when its conflict weight
+//!    `digit_subs + word_weight · word_subs` (conflicts that stand against each other) is at most
+//!    `allow + per_garbled · garbled`: a clean pair must agree exactly, a rough scan may
+//!    disagree in proportion to how much OCR visibly damaged it — siblings from one template
+//!    disagree in clean values with almost nothing garbled around them.
+//! 3. **Fuzzy ratio**, only for pairs the verifier kept, stopped once the ratio needed is out
+//!    of reach.
+
+use crate::distinct::weighted_similarity;
+use crate::evidence::{evidence, Evidence, Profile};
+use crate::score::{fuzzy_ratio_at_least, Weights};
+
+/// Default conflicts every pair may have.
+pub const DEFAULT_ALLOW: f64 = 0.5;
+/// Default conflicts allowed per word of OCR damage.
+pub const DEFAULT_PER_GARBLED: f64 = 0.0;
+/// Default weight of a number differing in one digit against another number.
+pub const DEFAULT_ONE_DIGIT_WEIGHT: f64 = 0.25;
+/// Default weight of a word conflict against a digit conflict.
+pub const DEFAULT_WORD_WEIGHT: f64 = 1.0;
+
+/// Garbled words per matched word under which a scan counts as clean: there a rare word
+/// standing against a known one (another name) is a conflict, as OCR makes few such words.
+pub const CLEAN_DAMAGE: f64 = 0.05;
+
+/// How the verifier weighs conflicts against damage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Verifier {
+    /// Conflict weight every pair may have.
+    pub allow: f64,
+    /// Conflict weight allowed per garbled word.
+    pub per_garbled: f64,
+    /// Weight of a word conflict (a digit conflict weighs 1).
+    pub word_weight: f64,
+    /// Weight of a number that differs in one digit.
+    pub one_digit_weight: f64,
+}
+
+impl Default for Verifier {
+    fn default() -> Self {
+        Verifier {
+            allow: DEFAULT_ALLOW,
+            per_garbled: DEFAULT_PER_GARBLED,
+            word_weight: DEFAULT_WORD_WEIGHT,
+            one_digit_weight: DEFAULT_ONE_DIGIT_WEIGHT,
+        }
+    }
+}
+
+impl Verifier {
+    /// The conflict weight of the evidence.
+    pub fn weight(&self, e: &Evidence) -> f64 {
+        let clean = (e.garbled as f64) <= CLEAN_DAMAGE * e.matched as f64;
+        let rare = if clean { e.rare_word_subs } else { 0 };
+        e.digit_subs as f64
+            + self.one_digit_weight * e.one_digit_subs as f64
+            + self.word_weight * (e.word_subs + rare) as f64
+    }
+
+    /// The conflict weight the evidence's damage allows.
+    pub fn allowance(&self, e: &Evidence) -> f64 {
+        self.allow + self.per_garbled * e.garbled as f64
+    }
+
+    /// Whether the differences are OCR's.
+    pub fn passes(&self, e: &Evidence) -> bool {
+        self.weight(e) <= self.allowance(e) + 1e-9
+    }
+}
+
+/// The settings of the cascade.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Score a pair needs.
+    pub threshold: f64,
+    /// Weights of the similarity and fuzzy dimensions.
+    pub weights: Weights,
+    /// Use the larger of Jaccard and containment (else Jaccard alone).
+    pub containment: bool,
+    /// The verifier, or `None` to keep pairs unverified.
+    pub verifier: Option<Verifier>,
+    /// Drop pairs whose distinctive-token similarity is under this (0 = off).
+    pub distinct_min: f64,
+    /// Multiply the score by `1 − S·(1 − D)` (0 = off).
+    pub distinct_penalty: f64,
+}
+
+/// One document of a pair, as the cascade reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct Doc<'a> {
+    /// The normalized text (for the verifier).
+    pub text: &'a str,
+    /// The fuzzy sample.
+    pub sample: &'a str,
+    /// Characters in the sample.
+    pub sample_chars: usize,
+    /// Distinctive tokens with their rarity.
+    pub tokens: &'a [(u64, f64)],
+    /// The verifier's profile.
+    pub profile: &'a Profile,
+}
+
+/// What the signatures say of a pair.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Similarity {
+    /// Jaccard similarity (estimate or exact).
+    pub jaccard: f64,
+    /// Containment.
+    pub containment: f64,
+    /// The two are one normalized text.
+    pub identical: bool,
+}
+
+/// The dimensions of a scored pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dims {
+    /// The combined score.
+    pub score: f64,
+    /// Jaccard similarity.
+    pub jaccard: f64,
+    /// Fuzzy ratio (`None` when not measured).
+    pub fuzzy: Option<f64>,
+    /// Containment.
+    pub containment: f64,
+    /// Distinctive-token similarity (`None` when neither text has such a token).
+    pub distinct: Option<f64>,
+    /// The verifier's evidence (`None` when not verified).
+    pub evidence: Option<Evidence>,
+}
+
+/// Why a pair was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// Under the threshold (possibly before measuring the fuzzy ratio).
+    Score,
+    /// Distinctive tokens under `distinct_min`.
+    Distinct,
+    /// More conflicts than its OCR damage allows.
+    Conflicts,
+}
+
+impl Reason {
+    /// The name used in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Score => "score",
+            Reason::Distinct => "distinct",
+            Reason::Conflicts => "conflicts",
+        }
+    }
+}
+
+/// The verdict on a pair.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Kept, with its dimensions.
+    Kept(Dims),
+    /// Dropped, with the dimensions measured until then.
+    Dropped(Dims, Reason),
+}
+
+/// The cascade over one corpus: its settings and which words other documents use.
+pub struct Scorer<'a> {
+    /// Settings.
+    pub config: &'a Config,
+    /// Documents each word id is in ([`crate::verify::Vocab::doc_counts`]).
+    pub doc_counts: &'a [u32],
+}
+
+impl Scorer<'_> {
+    /// Scores a pair. `docs` is `None` when no texts were given (no fuzzy ratio, no
+    /// verifier, no distinctive tokens); `fuzzy` says whether the fuzzy ratio is wanted.
+    pub fn score(&self, sim: Similarity, docs: Option<(Doc, Doc)>, fuzzy: bool) -> Verdict {
+        let cfg = self.config;
+        let fuzzy = fuzzy && docs.is_some() && cfg.weights.fuzzy > 0.0;
+        let mut dims = Dims {
+            score: 0.0,
+            jaccard: sim.jaccard,
+            fuzzy: None,
+            containment: sim.containment,
+            distinct: None,
+            evidence: None,
+        };
+        if sim.identical {
+            // The values comparing one text twice gives, without running the comparisons.
+            dims.distinct = docs.filter(|(x, _)| !x.tokens.is_empty()).map(|_| 1.0);
+            dims.fuzzy = fuzzy.then_some(1.0);
+            // Every word matched, nothing else.
+            dims.evidence = docs
+                .filter(|_| cfg.verifier.is_some())
+                .map(|(x, _)| Evidence {
+                    matched: x.profile.ids.len(),
+                    ..Evidence::default()
+                });
+            dims.score = self.combine(1.0, 1.0, dims.fuzzy, dims.distinct);
+            return self.gate(dims);
+        }
+        dims.distinct = docs.and_then(|(x, y)| weighted_similarity(x.tokens, y.tokens));
+        if self.distinct_gated(dims.distinct) {
+            return Verdict::Dropped(dims, Reason::Distinct);
+        }
+        let cutoff = if fuzzy {
+            let (x, y) = docs.expect("fuzzy needs texts");
+            let cutoff = self.fuzzy_needed(&dims) - 1e-9;
+            if cutoff > 1.0 || length_bound(x.sample_chars, y.sample_chars) < cutoff - 1e-12 {
+                dims.score = self.combine(sim.jaccard, sim.containment, Some(1.0), dims.distinct);
+                return Verdict::Dropped(dims, Reason::Score);
+            }
+            Some(cutoff)
+        } else {
+            dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
+            if dims.score < cfg.threshold {
+                return Verdict::Dropped(dims, Reason::Score);
+            }
+            None
+        };
+        if let (Some(v), Some((x, y))) = (cfg.verifier, docs) {
+            let e = evidence(x.text, x.profile, y.text, y.profile, |id| {
+                self.doc_counts.get(id as usize).is_some_and(|&n| n >= 2)
+            });
+            let pass = v.passes(&e);
+            dims.evidence = Some(e);
+            if !pass {
+                dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
+                return Verdict::Dropped(dims, Reason::Conflicts);
+            }
+        }
+        if let (Some(cutoff), Some((x, y))) = (cutoff, docs) {
+            match fuzzy_ratio_at_least(x.sample, y.sample, cutoff) {
+                Some(f) => dims.fuzzy = Some(f),
+                None => {
+                    dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
+                    return Verdict::Dropped(dims, Reason::Score);
+                }
+            }
+        }
+        dims.score = self.combine(sim.jaccard, sim.containment, dims.fuzzy, dims.distinct);
+        self.gate(dims)
+    }
+
+    fn gate(&self, dims: Dims) -> Verdict {
+        if self.distinct_gated(dims.distinct) {
+            Verdict::Dropped(dims, Reason::Distinct)
+        } else if dims.score >= self.config.threshold {
+            Verdict::Kept(dims)
+        } else {
+            Verdict::Dropped(dims, Reason::Score)
+        }
+    }
+
+    fn distinct_gated(&self, distinct: Option<f64>) -> bool {
+        let min = self.config.distinct_min;
+        min > 0.0 && distinct.is_some_and(|d| d < min)
+    }
+
+    /// The similarity dimension: Jaccard, or the larger of it and containment.
+    fn similarity(&self, jaccard: f64, containment: f64) -> f64 {
+        if self.config.containment {
+            jaccard.max(containment)
+        } else {
+            jaccard
+        }
+    }
+
+    /// The factor the distinctive-token penalty applies (1 when off or without tokens).
+    fn distinct_factor(&self, distinct: Option<f64>) -> f64 {
+        match (self.config.distinct_penalty > 0.0, distinct) {
+            (true, Some(d)) => 1.0 - self.config.distinct_penalty * (1.0 - d),
+            _ => 1.0,
+        }
+    }
+
+    fn combine(&self, j: f64, c: f64, fuzzy: Option<f64>, distinct: Option<f64>) -> f64 {
+        self.config
+            .weights
+            .combine(self.similarity(j, c), fuzzy.unwrap_or(0.0))
+            * self.distinct_factor(distinct)
+    }
+
+    /// The smallest fuzzy ratio with which the pair reaches the threshold.
+    fn fuzzy_needed(&self, dims: &Dims) -> f64 {
+        let penalty = self.distinct_factor(dims.distinct);
+        let t = self.config.threshold;
+        if t <= 0.0 {
+            f64::NEG_INFINITY
+        } else if penalty <= 0.0 {
+            f64::INFINITY
+        } else {
+            self.config
+                .weights
+                .fuzzy_needed(self.similarity(dims.jaccard, dims.containment), t / penalty)
+        }
+    }
+}
+
+/// The highest fuzzy ratio two samples' lengths allow: the Indel distance is at least the
+/// difference of the lengths.
+fn length_bound(a: usize, b: usize) -> f64 {
+    if a + b == 0 {
+        return 1.0;
+    }
+    1.0 - a.abs_diff(b) as f64 / (a + b) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::{word_hashes, Vocab};
+
+    struct Owned {
+        text: String,
+        tokens: Vec<(u64, f64)>,
+        profile: Profile,
+    }
+
+    fn corpus(texts: &[&str]) -> (Vec<Owned>, Vocab) {
+        let mut v = Vocab::default();
+        let mut h = Vec::new();
+        let docs = texts
+            .iter()
+            .map(|t| {
+                let mut p = Profile::new(t);
+                word_hashes(t, &mut h);
+                v.add(&h, &mut p.ids);
+                let mut tok = Vec::new();
+                crate::distinct::distinctive_tokens(t, &mut tok);
+                Owned {
+                    text: t.to_string(),
+                    tokens: tok.into_iter().map(|t| (t, 1.0)).collect(),
+                    profile: p,
+                }
+            })
+            .collect();
+        (docs, v)
+    }
+
+    fn doc(o: &Owned) -> Doc<'_> {
+        Doc {
+            text: &o.text,
+            sample: &o.text,
+            sample_chars: o.text.chars().count(),
+            tokens: &o.tokens,
+            profile: &o.profile,
+        }
+    }
+
+    fn config() -> Config {
+        Config {
+            threshold: 0.5,
+            weights: Weights::default(),
+            containment: true,
+            verifier: Some(Verifier::default()),
+            distinct_min: 0.0,
+            distinct_penalty: 0.0,
+        }
+    }
+
+    const SIM: Similarity = Similarity {
+        jaccard: 0.8,
+        containment: 0.8,
+        identical: false,
+    };
+
+    #[test]
+    fn a_sibling_with_a_clean_conflict_is_dropped() {
+        let (d, v) = corpus(&[
+            "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende",
+            "stadtwerke rechnung nr 4712 vom 12042023 betrag 9120 zahlbar bis ende",
+        ]);
+        let cfg = config();
+        let s = Scorer {
+            config: &cfg,
+            doc_counts: v.doc_counts(),
+        };
+        match s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true) {
+            Verdict::Dropped(dims, Reason::Conflicts) => {
+                assert_eq!(dims.evidence.unwrap().digit_conflicts(), 6)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_rough_rescan_is_kept() {
+        let (d, v) = corpus(&[
+            "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende des monats",
+            "stadtwcrke rechnunq nr 47l1 vom l2032023 betraq 8812 zahibar bis endc des rnonats",
+        ]);
+        let cfg = config();
+        let s = Scorer {
+            config: &cfg,
+            doc_counts: v.doc_counts(),
+        };
+        let verdict = s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true);
+        assert!(matches!(verdict, Verdict::Kept(_)), "{verdict:?}");
+    }
+
+    #[test]
+    fn under_the_threshold_is_dropped_before_the_verifier() {
+        let (d, v) = corpus(&["a b c", "x y z"]);
+        let cfg = Config {
+            threshold: 0.99,
+            ..config()
+        };
+        let s = Scorer {
+            config: &cfg,
+            doc_counts: v.doc_counts(),
+        };
+        let low = Similarity {
+            jaccard: 0.1,
+            containment: 0.1,
+            identical: false,
+        };
+        match s.score(low, Some((doc(&d[0]), doc(&d[1]))), true) {
+            Verdict::Dropped(dims, Reason::Score) => assert!(dims.evidence.is_none()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_rule_weighs_conflicts_against_damage() {
+        let v = Verifier::default();
+        let one_digit = Evidence {
+            one_digit_subs: 2,
+            ..Evidence::default()
+        };
+        assert!(v.passes(&one_digit), "two digits misread are a rough scan");
+        let value = Evidence {
+            digit_subs: 1,
+            ..Evidence::default()
+        };
+        assert!(!v.passes(&value), "another number is another document");
+        let name = Evidence {
+            word_subs: 1,
+            ..Evidence::default()
+        };
+        assert!(!v.passes(&name), "another name is another document");
+        let lenient = Verifier {
+            per_garbled: 0.1,
+            ..v
+        };
+        let damaged = Evidence {
+            garbled: 10,
+            ..value
+        };
+        assert!(lenient.passes(&damaged) && !v.passes(&damaged));
+    }
+}
