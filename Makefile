@@ -182,7 +182,7 @@ real-paperless-test: $(BIN)/pl-fetch
 
 TRIALS_H          ?= 14
 TRIALS_PERMS       = $(shell expr 6 \* $(TRIALS_H))
-TRIGRAM_THRESHOLD ?= $(THRESHOLD)
+TRIGRAM_THRESHOLD ?= 0.75
 PRESETS           := reference minhash oph chars trials trigram
 
 .PHONY: presets $(addprefix preset-,$(PRESETS)) trigram-groups docs-methods
