@@ -134,6 +134,8 @@ pub struct Evidence {
     pub inner_added: usize,
     /// Of `inner_added`, the words without digits: wording one text has and the other not.
     pub inner_words: usize,
+    /// The count stopped early: the verdict was settled (see [`evidence_until`]).
+    pub stopped: bool,
 }
 
 impl Evidence {
@@ -160,8 +162,22 @@ pub fn evidence(
     pb: &Profile,
     known: impl Fn(u32) -> bool + Copy,
 ) -> Evidence {
+    evidence_until(a, pa, b, pb, known, |_| false)
+}
+
+/// [`evidence`], stopped after the first replaced block for which `decided` says the counts
+/// so far settle the verdict (`stopped` is then set; the counts are those up to that block).
+/// Blocks are visited in the same order whichever text is given first.
+pub fn evidence_until(
+    a: &str,
+    pa: &Profile,
+    b: &str,
+    pb: &Profile,
+    known: impl Fn(u32) -> bool + Copy,
+    decided: impl Fn(&Evidence) -> bool,
+) -> Evidence {
     if (xxh3_64(b.as_bytes()), b) < (xxh3_64(a.as_bytes()), a) {
-        let mut e = evidence(b, pb, a, pa, known);
+        let mut e = evidence_until(b, pb, a, pa, known, decided);
         for c in &mut e.conflicts {
             c.side = match c.side {
                 Side::A => Side::B,
@@ -285,6 +301,10 @@ pub fn evidence(
             let known_words = count[0].1 + count[1].1;
             e.inner_added += count[0].0 + count[1].0 - 2 * d + known_words.saturating_sub(w);
             e.inner_words += known_words.saturating_sub(w);
+        }
+        if decided(&e) {
+            e.stopped = true;
+            return e;
         }
     }
     e.matched = matched_a + pa.ids.len() - last;

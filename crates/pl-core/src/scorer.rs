@@ -17,7 +17,7 @@
 //!    of reach.
 
 use crate::distinct::weighted_similarity;
-use crate::evidence::{evidence, Evidence, Profile};
+use crate::evidence::{evidence_until, Evidence, Profile};
 use crate::score::{fuzzy_ratio_at_least, Weights};
 
 /// Default conflicts every pair may have.
@@ -70,6 +70,18 @@ impl Verifier {
     /// The conflict weight the evidence's damage allows.
     pub fn allowance(&self, e: &Evidence) -> f64 {
         self.allow + self.per_garbled * e.garbled as f64
+    }
+
+    /// Whether the counts so far already fail, whatever the rest of the alignment adds: true
+    /// only when the allowance cannot grow (no per-garbled allowance) and the conflicts that
+    /// only grow (numbers, known words; not the rare words, which a rough scan forgives) are
+    /// over it. Lets the verifier stop at the first block that decides a sibling.
+    pub fn settled_fail(&self, e: &Evidence) -> bool {
+        self.per_garbled <= 0.0
+            && e.digit_subs as f64
+                + self.one_digit_weight * e.one_digit_subs as f64
+                + self.word_weight * e.word_subs as f64
+                > self.allow + 1e-9
     }
 
     /// Whether the differences are OCR's.
@@ -225,9 +237,14 @@ impl Scorer<'_> {
             None
         };
         if let (Some(v), Some((x, y))) = (cfg.verifier, docs) {
-            let e = evidence(x.text, x.profile, y.text, y.profile, |id| {
-                self.doc_counts.get(id as usize).is_some_and(|&n| n >= 2)
-            });
+            let e = evidence_until(
+                x.text,
+                x.profile,
+                y.text,
+                y.profile,
+                |id| self.doc_counts.get(id as usize).is_some_and(|&n| n >= 2),
+                |e| v.settled_fail(e),
+            );
             let pass = v.passes(&e);
             dims.evidence = Some(e);
             if !pass {
@@ -384,7 +401,17 @@ mod tests {
         };
         match s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true) {
             Verdict::Dropped(dims, Reason::Conflicts) => {
-                assert_eq!(dims.evidence.unwrap().digit_conflicts(), 6)
+                let e = dims.evidence.unwrap();
+                assert!(e.stopped, "settled at the first conflicting block");
+                let full = crate::evidence::evidence(
+                    &d[0].text,
+                    &d[0].profile,
+                    &d[1].text,
+                    &d[1].profile,
+                    |_| true,
+                );
+                assert_eq!(full.digit_conflicts(), 6);
+                assert!(!cfg.verifier.unwrap().passes(&full), "the same verdict");
             }
             other => panic!("{other:?}"),
         }

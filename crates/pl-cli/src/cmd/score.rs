@@ -437,6 +437,7 @@ fn record(c: &Cand, d: &Dims, args: &Args, sides: &FxHashMap<u64, Side>) -> Obj 
                     "rare_word_subs": e.rare_word_subs,
                     "inner_added": e.inner_added,
                     "inner_words": e.inner_words,
+                    "stopped": e.stopped,
                 }),
             );
             let side = |s: ConflictSide| -> Value {
