@@ -12,7 +12,7 @@ use pl_core::score::Weights;
 use pl_core::score::{fuzzy_ratio, fuzzy_sample};
 use pl_core::scorer::{Config, Doc, Scorer, Similarity, Verifier};
 use pl_core::shingle::shingles;
-use pl_core::verify::{word_hashes, Vocab};
+use pl_core::verify::Vocab;
 use std::hint::black_box;
 
 /// A deterministic letter-like text of `words` words from a 2,000-word vocabulary.
@@ -71,15 +71,9 @@ fn kernels(c: &mut Criterion) {
         t.replacen(&format!("wort{}", 100 + i), &format!("{}", 4711 + i), 1)
     });
     let mut vocab = Vocab::default();
-    let mut hashes = Vec::new();
     let profiles: Vec<Profile> = [&norm, &rescan, &sibling]
         .iter()
-        .map(|t| {
-            let mut p = Profile::new(t);
-            word_hashes(t, &mut hashes);
-            vocab.add(&hashes, &mut p.ids);
-            p
-        })
+        .map(|t| Profile::counted(t, &mut vocab))
         .collect();
     let config = Config {
         threshold: 0.5,

@@ -60,6 +60,16 @@ impl Profile {
         }
     }
 
+    /// The profile of a normalized text counted into `vocab` (its ids filled in), in one step:
+    /// for callers that count documents one at a time.
+    pub fn counted(norm: &str, vocab: &mut crate::verify::Vocab) -> Profile {
+        let mut p = Profile::new(norm);
+        let mut hashes = Vec::new();
+        crate::verify::word_hashes(norm, &mut hashes);
+        vocab.add(&hashes, &mut p.ids);
+        p
+    }
+
     /// Whether the text has `word`, as it is or up to OCR folding.
     fn has(&self, word: &str, buf: &mut Vec<char>) -> bool {
         self.plain.binary_search(&xxh3_64(word.as_bytes())).is_ok()
@@ -414,16 +424,15 @@ fn near_any(w: &str, digits: bool, others: &[&str], joined: &[char], buf: &mut V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::{word_hashes, Vocab};
+    use crate::verify::Vocab;
+
+    fn profiles(a: &str, b: &str) -> (Profile, Profile) {
+        let mut v = Vocab::default();
+        (Profile::counted(a, &mut v), Profile::counted(b, &mut v))
+    }
 
     fn ev(a: &str, b: &str) -> Evidence {
-        let mut v = Vocab::default();
-        let (mut pa, mut pb) = (Profile::new(a), Profile::new(b));
-        let mut h = Vec::new();
-        word_hashes(a, &mut h);
-        v.add(&h, &mut pa.ids);
-        word_hashes(b, &mut h);
-        v.add(&h, &mut pb.ids);
+        let (pa, pb) = profiles(a, b);
         evidence(a, &pa, b, &pb, |_| true)
     }
 
@@ -475,13 +484,7 @@ mod tests {
         let mut got = conflicts(&e);
         got.sort_unstable();
         assert_eq!(got, vec!["hoffmann", "zimmermann"]);
-        let mut v = Vocab::default();
-        let (mut pa, mut pb) = (Profile::new(a), Profile::new(b));
-        let mut h = Vec::new();
-        word_hashes(a, &mut h);
-        v.add(&h, &mut pa.ids);
-        word_hashes(b, &mut h);
-        v.add(&h, &mut pb.ids);
+        let (pa, pb) = profiles(a, b);
         let unknown = evidence(a, &pa, b, &pb, |_| false);
         assert!(unknown.conflicts.is_empty(), "words no other document has");
         assert_eq!(unknown.word_subs, 0, "two rare words are no evidence");

@@ -332,7 +332,7 @@ fn length_bound(a: usize, b: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::{word_hashes, Vocab};
+    use crate::verify::Vocab;
 
     struct Owned {
         text: String,
@@ -342,13 +342,10 @@ mod tests {
 
     fn corpus(texts: &[&str]) -> (Vec<Owned>, Vocab) {
         let mut v = Vocab::default();
-        let mut h = Vec::new();
         let docs = texts
             .iter()
             .map(|t| {
-                let mut p = Profile::new(t);
-                word_hashes(t, &mut h);
-                v.add(&h, &mut p.ids);
+                let p = Profile::counted(t, &mut v);
                 let mut tok = Vec::new();
                 crate::distinct::distinctive_tokens(t, &mut tok);
                 Owned {
