@@ -18,7 +18,7 @@ MIN_WORDS        ?= 20
 PERMS            ?= 256
 SEED             ?= 42
 SCHEME           ?= classic
-BANDS            ?= 64
+BANDS            ?= 32
 MIN_BAND_MATCHES ?= 1
 THRESHOLD        ?= 0.65
 JACCARD_WEIGHT   ?= 0.55
@@ -171,7 +171,7 @@ real-paperless-test: $(BIN)/pl-fetch
 # $(TRUTH) (eval.json there, and the table on stdout). Same file targets and atomic outputs as
 # above, so a rerun redoes only what changed.
 #
-#   make preset-minhash   the default pipeline: character 5-grams, MinHash K=256, LSH 64 x 4, score
+#   make preset-minhash   the default pipeline: character 5-grams, MinHash K=256, LSH 32 x 8, score
 #   make preset-oph       the default pipeline with one-permutation MinHash (SCHEME=oph)
 #   make preset-trials    word 2-grams, 6 trials of TRIALS_H hashes (K = 6h = 84), a candidate when
 #                         at least 2 trials agree (pl-lsh --bands 6 --min-band-matches 2), score
