@@ -62,7 +62,7 @@ fn fused_equals_the_two_stage_pipe() {
     let a = ok(sh(d.path(), "pl-minhash -q norm.ndjson"));
     let b = ok(sh(
         d.path(),
-        "pl-minhash -q --unit chars --ngram 5 norm.ndjson",
+        "pl-minhash -q --unit words --ngram 3 norm.ndjson",
     ));
     let c = ok(sh(d.path(), "pl-minhash -q --short skip norm.ndjson"));
     assert_ne!(a, b);
@@ -134,7 +134,7 @@ fn shingle_streams_are_still_read_as_before() {
     // Shingling flags given with a shingle stream check its header.
     ok(sh(
         d.path(),
-        "pl-shingle -q --min-words 5 norm.ndjson | pl-minhash --min-words 5 --ngram 3 --unit words",
+        "pl-shingle -q --min-words 5 norm.ndjson | pl-minhash --min-words 5 --ngram 5 --unit chars",
     ));
     let out = sh(
         d.path(),
@@ -143,7 +143,7 @@ fn shingle_streams_are_still_read_as_before() {
     fails(out, 1, "pl-minhash", &["<stdin>", "min_words", "5", "20"]);
     let out = sh(
         d.path(),
-        "pl-shingle -q norm.ndjson | pl-minhash --unit chars",
+        "pl-shingle -q norm.ndjson | pl-minhash --unit words",
     );
     fails(out, 1, "pl-minhash", &["shingle_hash", "--unit"]);
     let out = sh(

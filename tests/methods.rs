@@ -209,7 +209,7 @@ fn explain_reports_the_share_missed_at_the_threshold() {
     assert!(out.contains("\n      0.75       0.9658\n"), "{out}");
     assert!(out.contains("50% at similarity 0.619"), "{out}");
     assert!(
-        out.contains("at the threshold 0.75: P(candidate) 0.9658, expected share of pairs missed by LSH 3.42%"),
+        out.contains("at the threshold 0.65: P(candidate) 0.6452, expected share of pairs missed by LSH 35.48%"),
         "{out}"
     );
     let rows = out

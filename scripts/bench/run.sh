@@ -20,7 +20,7 @@ PEERS_MAX=${BENCH_PEERS_MAX:-100000}
 OUT=${BENCH_OUT:-BENCH.md}
 W=${BENCH_WORK:-work/bench}
 BIN=target/release
-NGRAM=3 PERMS=256 BANDS=32 SEED=42 MIN_WORDS=20 THRESHOLD=0.75
+UNIT=words NGRAM=3 PERMS=256 BANDS=32 SEED=42 MIN_WORDS=20 THRESHOLD=0.75
 mkdir -p "$W"
 RESULTS=$W/results.tsv
 : > "$RESULTS"
@@ -100,17 +100,17 @@ for n in $SIZES; do
   for t in $THREADS; do
     T="--threads $t"
     measure "$D" "pl-normalize" "$t" - -- $BIN/pl-normalize $T -q "$D/docs.ndjson" -o "$D/norm.ndjson"
-    measure "$D" "pl-shingle" "$t" - -- $BIN/pl-shingle $T -q "$D/norm.ndjson" --ngram $NGRAM \
+    measure "$D" "pl-shingle" "$t" - -- $BIN/pl-shingle $T -q "$D/norm.ndjson" --unit $UNIT --ngram $NGRAM \
       --min-words $MIN_WORDS -o "$D/shingles.bin"
-    measure "$D" "pl-minhash" "$t" - -- $BIN/pl-minhash $T -q "$D/shingles.bin" --ngram $NGRAM \
+    measure "$D" "pl-minhash" "$t" - -- $BIN/pl-minhash $T -q "$D/shingles.bin" --unit $UNIT --ngram $NGRAM \
       --perms $PERMS --seed $SEED -o "$D/sigs.bin"
-    measure "$D" "pl-minhash oph" "$t" - -- $BIN/pl-minhash $T -q "$D/shingles.bin" --ngram $NGRAM \
+    measure "$D" "pl-minhash oph" "$t" - -- $BIN/pl-minhash $T -q "$D/shingles.bin" --unit $UNIT --ngram $NGRAM \
       --perms $PERMS --seed $SEED --scheme oph -o "$D/sigs-oph.bin"
     # pl-minhash shingling the normalized documents itself (the same bytes as the two above)
     measure "$D" "pl-minhash from norm" "$t" - -- $BIN/pl-minhash $T -q "$D/norm.ndjson" \
-      --ngram $NGRAM --min-words $MIN_WORDS --perms $PERMS --seed $SEED -o "$D/sigs-fused.bin"
+      --unit $UNIT --ngram $NGRAM --min-words $MIN_WORDS --perms $PERMS --seed $SEED -o "$D/sigs-fused.bin"
     measure "$D" "pl-minhash from norm oph" "$t" - -- $BIN/pl-minhash $T -q "$D/norm.ndjson" \
-      --ngram $NGRAM --min-words $MIN_WORDS --perms $PERMS --seed $SEED --scheme oph \
+      --unit $UNIT --ngram $NGRAM --min-words $MIN_WORDS --perms $PERMS --seed $SEED --scheme oph \
       -o "$D/sigs-fused-oph.bin"
     cmp -s "$D/sigs.bin" "$D/sigs-fused.bin" || { log "sigs-fused.bin differs from sigs.bin"; exit 1; }
     measure "$D" "pl-lsh" "$t" "$D/cands.ndjson" -- $BIN/pl-lsh $T -q "$D/sigs.bin" --perms $PERMS \
@@ -119,8 +119,8 @@ for n in $SIZES; do
       --norm "$D/norm.ndjson" --perms $PERMS --threshold $THRESHOLD -o "$D/scores.ndjson"
     measure "$D" "pl-cluster" "$t" - -- $BIN/pl-cluster $T -q "$D/scores.ndjson" \
       --docs "$D/norm.ndjson" -o "$D/groups.ndjson"
-    SH="$BIN/pl-shingle $T -q --ngram $NGRAM --min-words $MIN_WORDS"
-    MH="$BIN/pl-minhash $T -q --ngram $NGRAM --perms $PERMS --seed $SEED"
+    SH="$BIN/pl-shingle $T -q --unit $UNIT --ngram $NGRAM --min-words $MIN_WORDS"
+    MH="$BIN/pl-minhash $T -q --unit $UNIT --ngram $NGRAM --perms $PERMS --seed $SEED"
     LSH="$BIN/pl-lsh $T -q --perms $PERMS --bands $BANDS --min-band-matches 1"
     measure "$D" "pipe docs→cands" "$t" "$D/cands-pipe-$t.ndjson" -- sh -c \
       "$BIN/pl-normalize $T -q < '$D/docs.ndjson' | $SH | $MH | $LSH -o '$D/cands-pipe-$t.ndjson'"

@@ -7,7 +7,7 @@ pub const DEFAULT_JACCARD_WEIGHT: f64 = 0.55;
 /// Default weight of the fuzzy ratio.
 pub const DEFAULT_FUZZY_WEIGHT: f64 = 0.45;
 /// Default score a pair needs to be kept.
-pub const DEFAULT_THRESHOLD: f64 = 0.75;
+pub const DEFAULT_THRESHOLD: f64 = 0.65;
 /// Default number of characters of each normalized text compared by the fuzzy ratio.
 pub const DEFAULT_FUZZY_SAMPLE: usize = 10_000;
 

@@ -99,6 +99,14 @@ pub enum Short {
     Skip,
 }
 
+/// Default shingle unit: characters, which OCR damage spares far better than words (one
+/// misread character breaks n word n-grams but only n character n-grams of one word).
+pub const DEFAULT_UNIT: Unit = Unit::Chars;
+/// Default units per shingle.
+pub const DEFAULT_NGRAM: usize = 5;
+/// Default least words for a document to be shingled rather than taken whole.
+pub const DEFAULT_MIN_WORDS: usize = 20;
+
 /// How documents are cut into shingles: pl-shingle's parameters, and pl-minhash's when it
 /// reads normalized documents itself. One implementation, so both give the same sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -502,14 +502,13 @@ fn run_shingles(args: &Args, log: &Log, input: Input) -> Result<()> {
 /// flags given against it.
 fn stream_header(args: &Args, name: &str, stream_params: Option<Params>) -> Result<Params> {
     let flags = &args.shingling;
-    let sp = stream_params.unwrap_or(Params {
-        ngram: flags.ngram.unwrap_or(3),
-        min_words: 0,
-        shingle_hash: pl_core::stream::SHINGLE_HASH_XXH3,
-        perms: 0,
-        scheme: 0,
-        seed: 0,
-    });
+    let sp = match stream_params {
+        Some(sp) => sp,
+        None => Params {
+            min_words: 0,
+            ..flags.config()?.stream_params()
+        },
+    };
     if let Some(n) = flags.ngram {
         expect_param(
             "ngram",

@@ -33,12 +33,12 @@ pub struct Args {
 /// it reads normalized documents. Unset flags take the defaults named in their help.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ShingleFlags {
-    /// Words per shingle (characters with --unit chars); default 3. Larger n is stricter:
+    /// Characters per shingle (words with --unit words); default 5. Larger n is stricter:
     /// fewer shared shingles for the same edits.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub ngram: Option<u32>,
-    /// Shingle unit: words (n words joined by a space; the default) or chars (n consecutive
-    /// characters, spaces included; far more robust to OCR errors, use n = 5 or so).
+    /// Shingle unit: chars (n consecutive characters, spaces included; the default, robust to
+    /// OCR errors) or words (n words joined by a space; use n = 3 or so).
     #[arg(long, value_enum)]
     pub unit: Option<Unit>,
     /// What becomes of documents under --min-words: `whole` (default) gives each one shingle of
@@ -55,15 +55,20 @@ pub struct ShingleFlags {
 impl ShingleFlags {
     /// The configuration these flags give, defaults filled in.
     pub fn config(&self) -> Result<ShingleConfig> {
-        let min_words = self.min_words.unwrap_or(20);
+        let min_words = self
+            .min_words
+            .unwrap_or(pl_core::shingle::DEFAULT_MIN_WORDS as u32);
         if min_words == 0 {
             return Err(UsageError("--min-words must be at least 1".into()).into());
         }
         Ok(ShingleConfig {
-            ngram: self.ngram.unwrap_or(3) as usize,
-            unit: match self.unit.unwrap_or(Unit::Words) {
-                Unit::Words => pl_core::shingle::Unit::Words,
-                Unit::Chars => pl_core::shingle::Unit::Chars,
+            ngram: self
+                .ngram
+                .map_or(pl_core::shingle::DEFAULT_NGRAM, |n| n as usize),
+            unit: match self.unit {
+                Some(Unit::Words) => pl_core::shingle::Unit::Words,
+                Some(Unit::Chars) => pl_core::shingle::Unit::Chars,
+                None => pl_core::shingle::DEFAULT_UNIT,
             },
             short: match self.short.unwrap_or(Short::Whole) {
                 Short::Whole => pl_core::shingle::Short::Whole,
