@@ -19,6 +19,8 @@ PERMS            ?= 256
 SEED             ?= 42
 SCHEME           ?= classic
 BANDS            ?= 32
+# Words of each document's head and tail sketched apart (0: the whole text only).
+EDGE_WORDS       ?= 60
 MIN_BAND_MATCHES ?= 1
 THRESHOLD        ?= 0.65
 JACCARD_WEIGHT   ?= 0.55
@@ -28,7 +30,7 @@ SCORE_FLAGS      ?=
 SHINGLE_FLAGS    ?=
 CLUSTER_FLAGS    ?=
 # The reference product's configuration (plain MinHash scoring, union-find): `make preset-reference`.
-REFERENCE_FLAGS  := UNIT=words NGRAM=3 BANDS=32 THRESHOLD=0.75 \
+REFERENCE_FLAGS  := UNIT=words NGRAM=3 BANDS=32 EDGE_WORDS=0 THRESHOLD=0.75 \
                     SHINGLE_FLAGS="--short skip" SCORE_FLAGS="--no-containment --no-verify" \
                     CLUSTER_FLAGS="--linkage single"
 
@@ -62,7 +64,7 @@ endef
 $(eval $(call params,docs,$(DOCS)))
 $(eval $(call params,shingle,$(UNIT) $(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
 $(eval $(call params,minhash,$(PERMS) $(SEED) $(SCHEME)))
-$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES)))
+$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES) $(EDGE_WORDS)))
 $(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(SCORE_FLAGS)))
 
 ifdef PAPERLESS_URL
@@ -85,8 +87,18 @@ $(WORK)/shingles.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(BIN)/pl-shing
 $(WORK)/sigs.bin: $(WORK)/shingles.bin $(WORK)/minhash.params $(BIN)/pl-minhash
 	$(BIN)/pl-minhash $< --ngram $(NGRAM) --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
 
-$(WORK)/cands.ndjson: $(WORK)/sigs.bin $(WORK)/lsh.params $(BIN)/pl-lsh
-	$(BIN)/pl-lsh $< --perms $(PERMS) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) -o $@
+# Head and tail sketches: a copy with a page added or removed, or a cover sheet, shares one
+# edge with its original when the whole texts share too little for a candidate.
+EDGE_SIGS := $(if $(filter 0,$(EDGE_WORDS)),,$(WORK)/heads.bin $(WORK)/tails.bin)
+
+$(WORK)/heads.bin $(WORK)/tails.bin: $(WORK)/%s.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params \
+    $(WORK)/minhash.params $(WORK)/lsh.params $(BIN)/pl-minhash
+	$(BIN)/pl-minhash -q $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) \
+	  --part $*:$(EDGE_WORDS) --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
+
+$(WORK)/cands.ndjson: $(WORK)/sigs.bin $(EDGE_SIGS) $(WORK)/lsh.params $(BIN)/pl-lsh
+	$(BIN)/pl-lsh $< $(addprefix --also ,$(EDGE_SIGS)) --perms $(PERMS) --bands $(BANDS) \
+	  --min-band-matches $(MIN_BAND_MATCHES) -o $@
 
 $(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson $(WORK)/score.params $(BIN)/pl-score
 	$(BIN)/pl-score $< --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS) \
@@ -215,7 +227,7 @@ preset-oph: $(BINS)
 	$(call preset_eval,$(WORK)/$@,groups.ndjson)
 
 preset-trials: $(BINS)
-	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ UNIT=words NGRAM=2 PERMS=$(TRIALS_PERMS) BANDS=6 \
+	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ UNIT=words NGRAM=2 PERMS=$(TRIALS_PERMS) BANDS=6 EDGE_WORDS=0 \
 	  MIN_BAND_MATCHES=2 groups
 	$(call preset_eval,$(WORK)/$@,groups.ndjson)
 

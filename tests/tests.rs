@@ -5,6 +5,7 @@ mod util;
 
 mod apply;
 mod copies;
+mod edges;
 mod errors;
 mod fetch;
 mod fused;

@@ -65,6 +65,15 @@ pub struct Candidate {
     pub bands: u32,
 }
 
+/// The candidates of several sketches of one corpus as one list: sorted by `(a, b)`, each
+/// pair once, with the most bands any sketch gave it.
+pub fn union(lists: Vec<Vec<Candidate>>) -> Vec<Candidate> {
+    let mut all: Vec<Candidate> = lists.into_iter().flatten().collect();
+    all.sort_unstable_by_key(|c| (c.a, c.b, std::cmp::Reverse(c.bands)));
+    all.dedup_by_key(|c| (c.a, c.b));
+    all
+}
+
 /// Finds every pair of documents that share a bucket in at least `min_band_matches` bands.
 ///
 /// `keys[d]` holds the band keys of document `ids[d]`. Buckets are found by sorting
@@ -344,5 +353,16 @@ mod tests {
             let se = (p * (1.0 - p) / trials as f64).sqrt().max(1e-3);
             prop_assert!((rate - p).abs() <= 5.0 * se, "s={s} rows={rows} p={p} rate={rate}");
         }
+    }
+
+    #[test]
+    fn union_keeps_each_pair_once_with_its_most_bands() {
+        let c = |a, b, bands| Candidate { a, b, bands };
+        let u = union(vec![
+            vec![c(1, 2, 3), c(2, 5, 1)],
+            vec![c(1, 2, 7), c(1, 3, 2)],
+            vec![],
+        ]);
+        assert_eq!(u, vec![c(1, 2, 7), c(1, 3, 2), c(2, 5, 1)]);
     }
 }

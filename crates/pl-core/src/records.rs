@@ -126,7 +126,18 @@ fn json_params(v: &mut Map<String, Value>, kind: Kind) -> std::result::Result<Pa
         perms: small(num("perms", sigs)?, "perms")?,
         scheme: small(num("scheme", sigs)?, "scheme")?,
         seed: num("seed", sigs)?,
+        part: crate::stream::Part::from_number(num("part", false)?)
+            .ok_or("\"part\" is not 0 (whole), 1 (head) or 2 (tail)")?,
     })
+}
+
+/// A JSON record with its stream's part, named only when not the whole text (so records of
+/// whole-text streams read as they always did).
+fn with_part(mut v: Value, p: &Params) -> Value {
+    if p.part != crate::stream::Part::Whole {
+        v["part"] = json!(p.part as u8);
+    }
+    v
 }
 
 fn json_id_fp(v: &mut Map<String, Value>) -> std::result::Result<(u64, Fingerprint), String> {
@@ -180,9 +191,12 @@ impl Record for ShingleRec {
     }
 
     fn to_json(&self, p: &Params) -> Value {
-        json!({"kind": "shingles", "id": self.id, "fingerprint": fingerprint_hex(self.fingerprint),
+        with_part(
+            json!({"kind": "shingles", "id": self.id, "fingerprint": fingerprint_hex(self.fingerprint),
                "ngram": p.ngram, "min_words": p.min_words, "shingle_hash": p.shingle_hash,
-               "shingles": self.hashes})
+               "shingles": self.hashes}),
+            p,
+        )
     }
 
     fn from_json(mut v: Map<String, Value>) -> std::result::Result<(Self, Params), String> {
@@ -251,9 +265,12 @@ impl Record for SigRec {
     }
 
     fn to_json(&self, p: &Params) -> Value {
-        json!({"kind": "sigs", "id": self.id, "fingerprint": fingerprint_hex(self.fingerprint), "size": self.size,
+        with_part(
+            json!({"kind": "sigs", "id": self.id, "fingerprint": fingerprint_hex(self.fingerprint), "size": self.size,
                "ngram": p.ngram, "min_words": p.min_words, "shingle_hash": p.shingle_hash,
-               "perms": p.perms, "scheme": p.scheme, "seed": p.seed, "sig": self.sig})
+               "perms": p.perms, "scheme": p.scheme, "seed": p.seed, "sig": self.sig}),
+            p,
+        )
     }
 
     fn from_json(mut v: Map<String, Value>) -> std::result::Result<(Self, Params), String> {
@@ -531,6 +548,7 @@ mod tests {
             perms,
             scheme: u32::from(perms > 0),
             seed: if perms > 0 { 7 } else { 0 },
+            part: crate::stream::Part::Head,
         }
     }
 

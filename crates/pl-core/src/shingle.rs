@@ -119,6 +119,10 @@ pub struct ShingleConfig {
     pub short: Short,
     /// Documents with fewer words are short.
     pub min_words: usize,
+    /// Which words are shingled: the whole text, or its first or last `part_words`.
+    pub part: crate::stream::Part,
+    /// Words of a head or tail part.
+    pub part_words: usize,
 }
 
 /// Buffers reused from one document to the next: [`ShingleConfig::shingle`] allocates
@@ -148,6 +152,7 @@ impl ShingleConfig {
             perms: 0,
             scheme: 0,
             seed: 0,
+            part: self.part,
         }
     }
 
@@ -156,6 +161,7 @@ impl ShingleConfig {
     /// `min_words` and became one whole-text shingle.
     pub fn shingle(&self, norm: &str, sh: &mut Shingler) -> Option<bool> {
         sh.hashes.clear();
+        let norm = self.part_of(norm)?;
         let short = word_count(norm) < self.min_words;
         if short && (self.short == Short::Skip || norm.is_empty()) {
             return None;
@@ -168,6 +174,28 @@ impl ShingleConfig {
             }
         }
         Some(short)
+    }
+}
+
+impl ShingleConfig {
+    /// The words of `norm` this configuration shingles, or `None` when a head or tail part
+    /// is asked of a text that is not half again as long as the part (its whole-text sketch
+    /// already is one of its edges).
+    pub fn part_of<'t>(&self, norm: &'t str) -> Option<&'t str> {
+        use crate::stream::Part;
+        let n = self.part_words;
+        if self.part == Part::Whole {
+            return Some(norm);
+        }
+        let words = word_count(norm);
+        if n == 0 || 2 * words <= 3 * n {
+            return None;
+        }
+        let mut spaces = memchr_iter(b' ', norm.as_bytes());
+        Some(match self.part {
+            Part::Head => &norm[..spaces.nth(n - 1).expect("more than n words")],
+            _ => &norm[spaces.nth(words - n - 1).expect("more than n words") + 1..],
+        })
     }
 }
 
@@ -226,6 +254,8 @@ mod tests {
 
     fn config(unit: Unit, short: Short) -> ShingleConfig {
         ShingleConfig {
+            part: crate::stream::Part::Whole,
+            part_words: 0,
             ngram: 2,
             unit,
             short,
@@ -279,5 +309,39 @@ mod tests {
         assert_eq!(word_count(""), 0);
         assert_eq!(word_count("a"), 1);
         assert_eq!(word_count("a bb c"), 3);
+    }
+
+    #[test]
+    fn head_and_tail_parts_take_the_first_and_last_words() {
+        use crate::stream::Part;
+        let text = "a b c d e f g h";
+        let part = |part, part_words| {
+            ShingleConfig {
+                part,
+                part_words,
+                ..config(Unit::Words, Short::Whole)
+            }
+            .part_of(text)
+        };
+        assert_eq!(part(Part::Whole, 0), Some(text));
+        assert_eq!(part(Part::Head, 3), Some("a b c"));
+        assert_eq!(part(Part::Tail, 3), Some("f g h"));
+        assert_eq!(part(Part::Tail, 5), Some("d e f g h"), "8 words > 1.5 x 5");
+        // Not half again as long as the part: left out (its whole sketch covers its edges).
+        assert_eq!(part(Part::Head, 6), None);
+        assert_eq!(part(Part::Tail, 0), None);
+        let mut sh = Shingler::default();
+        let c = ShingleConfig {
+            part: Part::Head,
+            part_words: 3,
+            ..config(Unit::Words, Short::Whole)
+        };
+        c.shingle(text, &mut sh);
+        let mut want = Shingler::default();
+        config(Unit::Words, Short::Whole).shingle("a b c", &mut want);
+        assert_eq!(
+            sh.hashes, want.hashes,
+            "a head is shingled like a text of its words"
+        );
     }
 }

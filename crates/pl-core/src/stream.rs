@@ -3,7 +3,7 @@
 //! Layout (all integers little-endian; docs/FORMATS.md has the byte-by-byte table):
 //!
 //! ```text
-//! header  40 bytes: magic "\x89PLD", version u16, kind u8, reserved u8,
+//! header  40 bytes: magic "\x89PLD", version u16, kind u8, part u8,
 //!                   ngram u32, min_words u32, shingle_hash u32, perms u32, scheme u32,
 //!                   seed u64, checksum u32 (xxh3-64 of bytes 0..36, low 32 bits)
 //! frame   u32 length (< 0xFFFF_FFFF) + payload (bincode-compatible fixint layout)
@@ -70,6 +70,39 @@ pub const SHINGLE_HASH_XXH3: u32 = 1;
 /// Character shingles: xxh3-64 (seed 0) of every n consecutive characters of the normalized text.
 pub const SHINGLE_HASH_CHARS_XXH3: u32 = 2;
 
+/// Which words of each document a stream's records cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Part {
+    /// The whole text.
+    #[default]
+    Whole = 0,
+    /// The first words only (`pl-shingle --part head:N`).
+    Head = 1,
+    /// The last words only (`pl-shingle --part tail:N`).
+    Tail = 2,
+}
+
+impl Part {
+    /// The name used in JSON records and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Whole => "whole",
+            Part::Head => "head",
+            Part::Tail => "tail",
+        }
+    }
+
+    /// The part of a header byte or JSON number.
+    pub fn from_number(v: u64) -> Option<Part> {
+        match v {
+            0 => Some(Part::Whole),
+            1 => Some(Part::Head),
+            2 => Some(Part::Tail),
+            _ => None,
+        }
+    }
+}
+
 /// The parameters that produced a stream. Every later stage checks the ones it depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Params {
@@ -85,6 +118,8 @@ pub struct Params {
     pub scheme: u32,
     /// MinHash seed (0 in a shingle stream).
     pub seed: u64,
+    /// Which words of each document were shingled.
+    pub part: Part,
 }
 
 /// A stream header: kind and parameters.
@@ -103,6 +138,7 @@ impl Header {
         b[0..4].copy_from_slice(&MAGIC);
         b[4..6].copy_from_slice(&VERSION.to_le_bytes());
         b[6] = self.kind as u8;
+        b[7] = self.params.part as u8;
         let p = &self.params;
         b[8..12].copy_from_slice(&p.ngram.to_le_bytes());
         b[12..16].copy_from_slice(&p.min_words.to_le_bytes());
@@ -136,6 +172,8 @@ impl Header {
         }
         let kind = Kind::from_u8(b[6])
             .ok_or_else(|| Error::Stream(format!("unknown record kind {} in header", b[6])))?;
+        let part = Part::from_number(u64::from(b[7]))
+            .ok_or_else(|| Error::Stream(format!("unknown part {} in header", b[7])))?;
         Ok(Header {
             kind,
             params: Params {
@@ -145,6 +183,7 @@ impl Header {
                 perms: u32_at(b, 20),
                 scheme: u32_at(b, 24),
                 seed: u64::from_le_bytes(b[28..36].try_into().expect("8 bytes")),
+                part,
             },
         })
     }
@@ -326,6 +365,7 @@ mod tests {
                 perms: 256,
                 scheme: 1,
                 seed: 42,
+                part: Part::Tail,
             },
         }
     }

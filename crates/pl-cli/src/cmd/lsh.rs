@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use pl_core::lsh::{candidate_probability, candidates, copy_sets, half_point, Banding};
 use pl_core::records::{expect_param, SigRec};
+use pl_core::stream::{Params, Part};
 use rayon::prelude::*;
 
 use crate::common::{Common, Log, UsageError};
@@ -55,6 +56,13 @@ pub struct Args {
     /// were collapsed).
     #[arg(long)]
     pub no_collapse: bool,
+    /// Signatures of the heads or tails of the same documents (`pl-minhash --part head:N`),
+    /// banded the same way; their candidates are added to the whole texts' (`bands`: the most
+    /// any sketch gave the pair). A copy with a page added or removed, or a cover sheet,
+    /// shares one edge with its original even when their whole texts share too little.
+    /// Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub also: Vec<std::path::PathBuf>,
 }
 
 fn parse_unit(s: &str) -> Result<f64, String> {
@@ -76,12 +84,26 @@ pub fn run(args: Args) -> Result<()> {
         return out.finish();
     }
     let (name, mut reader) = open_records::<SigRec>(open_input(args.common.input.as_deref())?)?;
+    if reader.params().is_some_and(|p| p.part != Part::Whole) {
+        return Err(UsageError(format!(
+            "{name}: signatures of document {}s: give the whole texts' signatures first and this stream with --also",
+            reader.params().map_or("", |p| p.part.name())
+        ))
+        .into());
+    }
     let (mut ids, mut fingerprints, mut sigs) = (Vec::new(), Vec::new(), Vec::new());
     while let Some(r) = reader.next().with_context(|| name.clone())? {
         ids.push(r.id);
         fingerprints.push(r.fingerprint);
         sigs.push(r.sig);
     }
+    let known: Vec<u64> = if args.also.is_empty() {
+        Vec::new()
+    } else {
+        let mut k = ids.clone();
+        k.sort_unstable();
+        k
+    };
     let mut out = create_output(args.common.output.as_deref())?;
     let Some(params) = reader.params() else {
         return out.finish();
@@ -133,7 +155,35 @@ pub fn run(args: Args) -> Result<()> {
         .map(|s| (0..banding.bands).map(|b| banding.key(s, b)).collect())
         .collect();
     drop(banded_sigs);
-    let cands = candidates(&banded_ids, &keys, args.min_band_matches);
+    let mut lists = vec![candidates(&banded_ids, &keys, args.min_band_matches)];
+    drop(keys);
+    if !args.also.is_empty() {
+        let mut banded = banded_ids.clone();
+        banded.sort_unstable();
+        for path in &args.also {
+            lists.push(part_candidates(
+                path,
+                &params,
+                &known,
+                &banded,
+                &banding,
+                args.min_band_matches,
+            )?);
+        }
+    }
+    let from_parts: usize = lists[1..].iter().map(Vec::len).sum();
+    let cands = if lists.len() == 1 {
+        lists.pop().expect("one list")
+    } else {
+        pl_core::lsh::union(lists)
+    };
+    if !args.also.is_empty() {
+        log.info(format!(
+            "{} candidate pairs from {} sketches ({from_parts} from the parts, before the union)",
+            cands.len(),
+            args.also.len() + 1
+        ));
+    }
     let all_bands = banding.bands as u32;
     let copy_pairs: &[(u64, u64)] = match &copies {
         Some(c) if all_bands >= args.min_band_matches => &c.pairs,
@@ -174,6 +224,68 @@ pub fn run(args: Args) -> Result<()> {
         log.info(format!("{written} candidate pairs"));
     }
     Ok(())
+}
+
+/// The candidates of a head or tail signature stream at `path`, among the documents banded
+/// in the whole-text stream (`banded`, sorted: copies other than their set's representative
+/// are paired through it). Its parameters must be the whole stream's but for the part, and
+/// every id in it one of the whole stream's (`known`, sorted), once.
+fn part_candidates(
+    path: &std::path::Path,
+    whole: &Params,
+    known: &[u64],
+    banded: &[u64],
+    banding: &Banding,
+    min_band_matches: u32,
+) -> Result<Vec<pl_core::lsh::Candidate>> {
+    let (name, mut reader) = open_records::<SigRec>(open_input(Some(path))?)?;
+    let (mut ids, mut keys) = (Vec::new(), Vec::new());
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut n = 0u64;
+    while let Some(r) = reader.next().with_context(|| name.clone())? {
+        n += 1;
+        if !seen.insert(r.id) {
+            anyhow::bail!("{name}: record {n}: id {} repeated", r.id);
+        }
+        if known.binary_search(&r.id).is_err() {
+            anyhow::bail!(
+                "{name}: record {n}: id {} is not among the whole texts' signatures",
+                r.id
+            );
+        }
+        if banded.binary_search(&r.id).is_ok() {
+            ids.push(r.id);
+            keys.push((0..banding.bands).map(|b| banding.key(&r.sig, b)).collect());
+        }
+    }
+    let Some(p) = reader.params() else {
+        return Ok(Vec::new());
+    };
+    if p.part == Part::Whole {
+        anyhow::bail!("{name}: whole-text signatures given with --also (it takes head or tail signatures: pl-minhash --part)");
+    }
+    for (what, want, got) in [
+        ("perms (signature length K)", whole.perms, p.perms),
+        ("ngram", whole.ngram, p.ngram),
+        ("shingle_hash", whole.shingle_hash, p.shingle_hash),
+        ("scheme", whole.scheme, p.scheme),
+    ] {
+        expect_param(
+            what,
+            want,
+            got,
+            "make the part signatures with the whole texts' flags",
+        )
+        .with_context(|| name.clone())?;
+    }
+    expect_param(
+        "seed",
+        whole.seed,
+        p.seed,
+        "make the part signatures with the whole texts' flags",
+    )
+    .with_context(|| name.clone())?;
+    Ok(candidates(&ids, &keys, min_band_matches))
 }
 
 fn explain(args: &Args) -> Result<()> {

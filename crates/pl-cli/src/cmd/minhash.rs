@@ -519,6 +519,15 @@ fn stream_header(args: &Args, name: &str, stream_params: Option<Params>) -> Resu
         .with_context(|| name.to_string())?;
     }
     if stream_params.is_some() {
+        if let Some((part, _)) = flags.part {
+            expect_param(
+                "part",
+                part.name(),
+                sp.part.name(),
+                "re-run pl-shingle with the --part this pipeline uses, or change --part",
+            )
+            .with_context(|| name.to_string())?;
+        }
         if let Some(m) = flags.min_words {
             expect_param(
                 "min_words",

@@ -231,6 +231,13 @@ pub fn run(args: Args) -> Result<()> {
     }
     let wanted: FxHashSet<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
     let (params, sig_recs) = read_all::<SigRec>(&args.sigs)?;
+    if let Some(p) = params.filter(|p| p.part != pl_core::stream::Part::Whole) {
+        anyhow::bail!(
+            "{}: signatures of document {}s: --sigs takes the whole texts' signatures (parts are for pl-lsh --also)",
+            args.sigs.display(),
+            p.part.name()
+        );
+    }
     if let (Some(k), Some(p)) = (args.perms, params) {
         expect_param(
             "perms (signature length K)",

@@ -47,6 +47,12 @@ pub struct ShingleFlags {
     /// left out.
     #[arg(long, value_enum)]
     pub short: Option<Short>,
+    /// Shingle only part of each document: `head:N` its first N words, `tail:N` its last N
+    /// (documents not half again as long as N are left out); default `whole`. Candidates from
+    /// head and tail sketches (`pl-lsh --also`) find a copy with a page more or less, or a
+    /// cover sheet, whose whole text shares too little with its original.
+    #[arg(long, value_name = "PART", value_parser = parse_part)]
+    pub part: Option<(pl_core::stream::Part, usize)>,
     /// Documents with fewer words than this (default 20) are too short to shingle (see --short).
     #[arg(long, value_name = "N")]
     pub min_words: Option<u32>,
@@ -75,7 +81,28 @@ impl ShingleFlags {
                 Short::Skip => pl_core::shingle::Short::Skip,
             },
             min_words: min_words as usize,
+            part: self.part.map_or(pl_core::stream::Part::Whole, |p| p.0),
+            part_words: self.part.map_or(0, |p| p.1),
         })
+    }
+}
+
+/// Parses `whole`, `head:N` or `tail:N` (N ≥ 1).
+fn parse_part(s: &str) -> std::result::Result<(pl_core::stream::Part, usize), String> {
+    use pl_core::stream::Part;
+    if s == "whole" {
+        return Ok((Part::Whole, 0));
+    }
+    let bad = || format!("{s:?}: expected whole, head:N or tail:N with N at least 1");
+    let (part, n) = s.split_once(':').ok_or_else(bad)?;
+    let part = match part {
+        "head" => Part::Head,
+        "tail" => Part::Tail,
+        _ => return Err(bad()),
+    };
+    match n.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok((part, n)),
+        _ => Err(bad()),
     }
 }
 
@@ -178,6 +205,16 @@ fn shingle_fields(
 
 /// The notes both shingling tools print about short documents.
 pub fn note_short(log: &Log, config: &ShingleConfig, skipped: u64, whole: u64) {
+    if config.part != pl_core::stream::Part::Whole {
+        if skipped > 0 {
+            log.info(format!(
+                "{skipped} documents of at most {} words have no {} part (their whole-text sketch covers it)",
+                config.part_words * 3 / 2,
+                config.part.name()
+            ));
+        }
+        return;
+    }
     if skipped > 0 {
         log.note(format!(
             "skipped {skipped} documents under {} words",
