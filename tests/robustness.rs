@@ -136,3 +136,64 @@ proptest! {
         }
     }
 }
+
+/// Two documents of 1.2 million words each (a vocabulary of 5,000 words in a pseudo-random
+/// order; the second with a word changed every 100,000) go through the pipeline and are
+/// scored under a 1 GiB address-space limit: the verifier compares their first and last
+/// 10,000 words and says so; a full alignment would need 180 GB.
+#[test]
+fn two_documents_of_a_million_words_score_in_bounded_memory() {
+    let d = tempfile::tempdir().unwrap();
+    let vocab: Vec<String> = (0..5000u64)
+        .map(|i| {
+            let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20;
+            (0..3 + i % 6)
+                .map(|_| {
+                    let c = (b'a' + (x % 26) as u8) as char;
+                    x /= 26;
+                    c
+                })
+                .collect()
+        })
+        .collect();
+    let mut state = 11u64;
+    let first: Vec<&str> = (0..1_200_000)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            vocab[((state >> 33) % 5000) as usize].as_str()
+        })
+        .collect();
+    let mut second = first.clone();
+    for i in (0..second.len()).step_by(100_000) {
+        second[i] = "changed";
+    }
+    let docs = format!(
+        "{}\n{}\n",
+        serde_json::json!({"id": 1, "content": first.join(" ")}),
+        serde_json::json!({"id": 2, "content": second.join(" ")})
+    );
+    write(d.path(), "docs.ndjson", docs.as_bytes());
+    ok(sh(
+        d.path(),
+        "pl-normalize -q docs.ndjson -o norm.ndjson && pl-minhash -q norm.ndjson -o sigs.bin \
+         && pl-lsh -q sigs.bin -o cands.ndjson",
+    ));
+    let out = ok(sh(
+        d.path(),
+        "ulimit -v 1048576 && pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson \
+         --explain",
+    ));
+    let s = ndjson(&out);
+    assert_eq!(s.len(), 1, "the pair is kept");
+    assert_eq!(s[0]["sampled"], true);
+    assert_eq!(s[0]["evidence"]["matched"].as_u64().unwrap() + 1, 20_000);
+    // Beyond the largest --max-words: refused up front, not attempted.
+    let out = sh(
+        d.path(),
+        "pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson --max-words 2000000",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-words"));
+}

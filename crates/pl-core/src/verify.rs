@@ -88,6 +88,41 @@ pub fn explained(x: &[&str], y: &[&str]) -> bool {
     }
 }
 
+/// Default words of a document the verifier compares: a longer one is compared on its first
+/// and last halves of this ([`edge_sample`]), so one pair's alignment stays within about 50 MB
+/// (the bit-parallel LCS keeps n·m/64 machine words).
+pub const DEFAULT_MAX_WORDS: usize = 20_000;
+
+/// The first ⌈max/2⌉ and the last ⌊max/2⌋ words of a normalized text that has more than `max`
+/// words, joined by one space; `None` when it has at most `max` (compare it whole).
+pub fn edge_sample(norm: &str, max: usize) -> Option<String> {
+    let n = crate::shingle::word_count(norm);
+    if n <= max {
+        return None;
+    }
+    let head = max.div_ceil(2);
+    let tail = max - head;
+    let mut spaces = memchr::memchr_iter(b' ', norm.as_bytes());
+    let head_end = if head == 0 {
+        0
+    } else {
+        spaces.nth(head - 1).expect("more than max words")
+    };
+    let mut out = String::with_capacity(norm.len().min(max * 16));
+    out.push_str(&norm[..head_end]);
+    if tail > 0 {
+        let tail_start = memchr::memchr_iter(b' ', norm.as_bytes())
+            .nth(n - tail - 1)
+            .expect("more than max words")
+            + 1;
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&norm[tail_start..]);
+    }
+    Some(out)
+}
+
 /// The words of a normalized text (separated by single spaces), as the verifier counts them.
 pub fn words(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
@@ -255,5 +290,14 @@ mod tests {
         assert_eq!(v.docs(), 2);
         assert_eq!(v.doc_counts()[a], 2, "a word in every document");
         assert_eq!(v.doc_counts()[b], 1);
+    }
+
+    #[test]
+    fn long_texts_are_sampled_at_both_ends() {
+        assert_eq!(edge_sample("a b c d e", 5), None);
+        assert_eq!(edge_sample("a b c d e f", 5).as_deref(), Some("a b c e f"));
+        assert_eq!(edge_sample("a b c d e f", 4).as_deref(), Some("a b e f"));
+        assert_eq!(edge_sample("a b c", 1).as_deref(), Some("a"));
+        assert_eq!(edge_sample("a b c", 0).as_deref(), Some(""));
     }
 }

@@ -13,7 +13,7 @@ use pl_core::score::{
     containment_estimate, exact_containment, fuzzy_sample, round6, Weights, DEFAULT_FUZZY_SAMPLE,
 };
 use pl_core::scorer::{Config, Dims, Doc, Scorer, Similarity, Verdict, Verifier};
-use pl_core::verify::{word_hashes, Vocab};
+use pl_core::verify::{edge_sample, word_hashes, Vocab};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -82,6 +82,12 @@ pub struct Args {
     /// Keep pairs without verifying their differences (the reference product's behaviour).
     #[arg(long)]
     pub no_verify: bool,
+    /// Words of a document the verifier aligns: a longer one is compared on its first and
+    /// last halves of this, and its pairs say `"sampled":true`. Bounds what one pair costs:
+    /// N²/8 bytes per thread at most (50 MB at the default; 1.25 GB at the largest, 100000).
+    #[arg(long, value_name = "N", default_value_t = pl_core::verify::DEFAULT_MAX_WORDS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100_000))]
+    pub max_words: usize,
     /// Conflict weight every verified pair may have (a digit conflict weighs 1).
     #[arg(long, default_value_t = pl_core::scorer::DEFAULT_ALLOW, value_name = "W")]
     pub allow_conflicts: f64,
@@ -174,6 +180,8 @@ struct Side {
     /// Distinctive tokens and their rarity (weighed once the whole file is counted).
     tokens: Vec<(u64, f64)>,
     words: Vec<String>,
+    /// Longer than --max-words: `text` holds its two ends only.
+    sampled: bool,
 }
 
 impl Side {
@@ -415,6 +423,12 @@ fn record(c: &Cand, d: &Dims, args: &Args, sides: &FxHashMap<u64, Side>) -> Obj 
             round6(verifier_of(args).weight(e)).into(),
         );
         o.insert("garbled".into(), e.garbled.into());
+        if [c.a, c.b]
+            .iter()
+            .any(|id| sides.get(id).is_some_and(|s| s.sampled))
+        {
+            o.insert("sampled".into(), true.into());
+        }
     }
     if args.explain {
         if let (Some(x), Some(y)) = (sides.get(&c.a), sides.get(&c.b)) {
@@ -507,11 +521,19 @@ fn read_sides(
         };
         let mut tokens = Vec::new();
         distinctive_tokens(&norm, &mut tokens);
+        // A text too long to align within bounded memory is verified on its two ends.
+        let (norm, sampled) = match (args.no_verify, edge_sample(&norm, args.max_words)) {
+            (false, Some(sample)) => (sample, true),
+            _ => (norm, false),
+        };
         let mut hashes = Vec::new();
         if !args.no_verify {
             word_hashes(&norm, &mut hashes);
         }
-        let side = wanted.contains(&id).then(|| side(norm, &tokens, args));
+        let side = wanted.contains(&id).then(|| Side {
+            sampled,
+            ..side(norm, &tokens, args)
+        });
         Ok(Parsed {
             id,
             tokens,
@@ -583,6 +605,7 @@ fn side(norm: String, tokens: &[u64], args: &Args) -> Side {
         profile,
         tokens: tokens.iter().map(|&t| (t, 0.0)).collect(),
         words,
+        sampled: false,
     }
 }
 
