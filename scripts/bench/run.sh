@@ -21,6 +21,8 @@ OUT=${BENCH_OUT:-BENCH.md}
 W=${BENCH_WORK:-work/bench}
 BIN=target/release
 UNIT=words NGRAM=3 PERMS=256 BANDS=32 SEED=42 MIN_WORDS=20 THRESHOLD=0.75
+# The default pipeline's rows (the Makefile's defaults), on corpora up to BENCH_DEFAULT_MAX.
+EDGE_WORDS=60 DEFAULT_THRESHOLD=0.65 DEFAULT_MAX=${BENCH_DEFAULT_MAX:-100000}
 mkdir -p "$W"
 RESULTS=$W/results.tsv
 : > "$RESULTS"
@@ -133,6 +135,23 @@ for n in $SIZES; do
     measure "$D" "pipe norm→cands fused oph" "$t" "$D/cands-fopipe-$t.ndjson" -- sh -c \
       "$MH --min-words $MIN_WORDS --scheme oph < '$D/norm.ndjson' | $LSH -o '$D/cands-fopipe-$t.ndjson'"
   done
+  # The default pipeline as `make groups` runs it (character 5-grams, head and tail sketches,
+  # the verifier), stage by stage with 2 threads: what users get, and what scoring costs.
+  if [ "$n" -le "$DEFAULT_MAX" ]; then
+    log "corpus $n: the default pipeline"
+    DF="--unit chars --ngram 5 --min-words $MIN_WORDS --perms $PERMS --seed $SEED"
+    measure "$D" "default: pl-minhash, whole texts" 2 - -- $BIN/pl-minhash -q $DF "$D/norm.ndjson" \
+      -o "$D/dsigs.bin"
+    measure "$D" "default: pl-minhash, heads and tails" 2 - -- sh -c \
+      "$BIN/pl-minhash -q $DF --part head:$EDGE_WORDS '$D/norm.ndjson' -o '$D/dheads.bin' \
+       && $BIN/pl-minhash -q $DF --part tail:$EDGE_WORDS '$D/norm.ndjson' -o '$D/dtails.bin'"
+    measure "$D" "default: pl-lsh" 2 "$D/dcands.ndjson" -- $BIN/pl-lsh -q "$D/dsigs.bin" \
+      --also "$D/dheads.bin" --also "$D/dtails.bin" --bands $BANDS -o "$D/dcands.ndjson"
+    measure "$D" "default: pl-score" 2 - -- $BIN/pl-score -q "$D/dcands.ndjson" \
+      --sigs "$D/dsigs.bin" --norm "$D/norm.ndjson" --threshold $DEFAULT_THRESHOLD -o "$D/dscores.ndjson"
+    measure "$D" "default: pl-cluster" 2 - -- $BIN/pl-cluster -q "$D/dscores.ndjson" \
+      --docs "$D/norm.ndjson" -o "$D/dgroups.ndjson"
+  fi
   if [ "$n" -gt "$PEERS_MAX" ]; then
     log "corpus $n: kernels (ours); peers left out above BENCH_PEERS_MAX=$PEERS_MAX documents"
     target/release/examples/kernels "$D/norm.ndjson" | sed "s|^|$D\t|" >> "$KERNELS"
