@@ -145,7 +145,7 @@ fn parts_are_refused_where_whole_texts_are_needed() {
         out,
         1,
         "pl-lsh",
-        &["heads.ndjson", "record 5", "id 1 repeated"],
+        &["heads.ndjson", "line 5", "id 1 repeated (first on line 1)"],
     );
     // A bad --part, and a shingle stream of another part than asked.
     let out = sh(d.path(), "pl-shingle -q --part middle:5 norm.ndjson");

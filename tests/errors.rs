@@ -224,3 +224,61 @@ fn usage_errors_exit_2() {
     let out = run("pl-score", &["--sigs", "x"], b"");
     fails(out, 2, "pl-score", &["--norm"]);
 }
+
+#[test]
+fn a_repeated_id_is_refused_by_every_stage() {
+    let d = stage_files(10);
+    // Each input gets its first record again at its end (line 13: 10 documents, 2 rescans).
+    ok(sh(
+        d.path(),
+        "for f in docs norm; do cp $f.ndjson $f-rep.ndjson; head -n 1 $f.ndjson >> $f-rep.ndjson; done \
+         && pl-shingle -q --format json norm.ndjson > sh.ndjson && head -n 1 sh.ndjson >> sh.ndjson \
+         && pl-minhash -q --format json norm.ndjson > sigs.ndjson && head -n 1 sigs.ndjson >> sigs.ndjson",
+    ));
+    let repeated = ["line 13", "id 1 repeated (first on line 1)"];
+    let out = sh(d.path(), "pl-normalize -q docs-rep.ndjson");
+    // What came before the repeated record is written.
+    assert_eq!(ndjson(&out.stdout).len(), 12);
+    fails(
+        out,
+        1,
+        "pl-normalize",
+        &[&["docs-rep.ndjson"], &repeated[..]].concat(),
+    );
+    for (tool, cmd, input) in [
+        (
+            "pl-shingle",
+            "pl-shingle -q norm-rep.ndjson",
+            "norm-rep.ndjson",
+        ),
+        (
+            "pl-minhash",
+            "pl-minhash -q norm-rep.ndjson",
+            "norm-rep.ndjson",
+        ),
+        ("pl-minhash", "pl-minhash -q sh.ndjson", "sh.ndjson"),
+        ("pl-lsh", "pl-lsh -q sigs.ndjson", "sigs.ndjson"),
+        (
+            "pl-score",
+            "pl-score -q cands.ndjson --sigs sigs256.bin --norm norm-rep.ndjson",
+            "norm-rep.ndjson",
+        ),
+        (
+            "pl-cluster",
+            "pl-score -q cands.ndjson --sigs sigs256.bin --norm norm.ndjson | pl-cluster -q --docs norm-rep.ndjson",
+            "norm-rep.ndjson",
+        ),
+    ] {
+        fails(
+            sh(d.path(), cmd),
+            1,
+            tool,
+            &[&[input], &repeated[..]].concat(),
+        );
+    }
+    // --skip-invalid drops the repeated record and counts it.
+    let out = sh(d.path(), "pl-normalize --skip-invalid docs-rep.ndjson");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(ndjson(&ok(out)).len(), 12);
+    assert!(err.contains("skipped 1 invalid records"), "{err}");
+}

@@ -142,7 +142,7 @@ fn normalize_passes_unknown_fields_through() {
 
 #[test]
 fn short_documents_are_skipped_and_counted() {
-    let docs = "{\"id\":1,\"content\":\"too short\"}\n".to_string() + &small_corpus(2);
+    let docs = "{\"id\":99,\"content\":\"too short\"}\n".to_string() + &small_corpus(2);
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "docs.ndjson", docs.as_bytes());
     let out = sh(

@@ -99,7 +99,10 @@ pub fn fails(out: Output, code: i32, tool: &str, needles: &[&str]) -> String {
 
 /// A small deterministic corpus: `n` unrelated documents from a fixed vocabulary, and for
 /// every fifth one a rescan-like copy (a misread letter, a split word) with id 1000 + i.
+///
+/// Rescans take the ids 1000 + i, or 10·n + i when n reaches 1000, so that no id repeats.
 pub fn small_corpus(n: u64) -> String {
+    let copy_base = if n < 1000 { 1000 } else { 10 * n };
     let mut state = 7u64;
     let mut next = || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -117,7 +120,7 @@ pub fn small_corpus(n: u64) -> String {
             c[10] = c[10].replace('w', "vv");
             let w = c[60].clone();
             c[60] = format!("{} {}", &w[..2], &w[2..]);
-            copies.push((1000 + id, c.join(" ")));
+            copies.push((copy_base + id, c.join(" ")));
         }
         out += &doc_line(id, &words.join(" "), "2024-01-01T00:00:00Z");
     }

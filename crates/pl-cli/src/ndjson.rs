@@ -21,6 +21,27 @@ pub struct NdjsonReader {
     buf: String,
     skip_invalid: bool,
     skipped: u64,
+    ids: IdLines,
+}
+
+/// The line each document id was first read on: every stage keys documents by id, so a
+/// repeated id (two records claiming one document) is refused rather than guessed around.
+#[derive(Debug, Default)]
+pub struct IdLines(rustc_hash::FxHashMap<u64, u64>);
+
+impl IdLines {
+    /// Records `id` as read on `line`; `Err` naming the first line when it was read before.
+    pub fn check(&mut self, id: u64, line: u64) -> Result<(), String> {
+        match self.0.entry(id) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                Err(format!("id {id} repeated (first on line {})", e.get()))
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(line);
+                Ok(())
+            }
+        }
+    }
 }
 
 impl NdjsonReader {
@@ -33,7 +54,36 @@ impl NdjsonReader {
             buf: String::new(),
             skip_invalid,
             skipped: 0,
+            ids: IdLines::default(),
         }
+    }
+
+    /// Refuses `id` on `line` when an earlier line had it: an error, or with `--skip-invalid`
+    /// a skipped record (`Ok(false)`).
+    pub fn check_id(&mut self, line: u64, id: u64) -> Result<bool> {
+        match self.ids.check(id, line) {
+            Ok(()) => Ok(true),
+            Err(msg) => self.invalid(line, &msg).map(|()| false),
+        }
+    }
+
+    /// The next record that parses as a JSON object and passes `parse`, which returns its
+    /// document id with it; a repeated id is refused ([`NdjsonReader::check_id`]).
+    pub fn next_with_id<T>(
+        &mut self,
+        mut parse: impl FnMut(Obj) -> Result<(u64, T), String>,
+    ) -> Result<Option<(u64, T)>> {
+        while let Some((line, text)) = self.next_line()? {
+            match parse_object(&text).and_then(&mut parse) {
+                Ok((id, v)) => {
+                    if self.check_id(line, id)? {
+                        return Ok(Some((id, v)));
+                    }
+                }
+                Err(msg) => self.invalid(line, &msg)?,
+            }
+        }
+        Ok(None)
     }
 
     /// The input's name for messages.
@@ -158,12 +208,17 @@ pub fn write_obj(w: &mut impl Write, o: &Obj) -> Result<()> {
     Ok(())
 }
 
+/// What `par_map_records`'s function makes of one record: nothing, or the record's
+/// document id with its output line; `Err(msg)` for an invalid record.
+pub type MappedRecord = Result<Option<(u64, Vec<u8>)>, String>;
+
 /// Maps every record to zero or one output line in parallel, writing results in input
-/// order. `f` returns `Err(msg)` for an invalid record; everything before it is written.
+/// order. `f` returns the record's document id with its line, or `Err(msg)` for an invalid
+/// record (a repeated id is one too); everything before it is written.
 pub fn par_map_records(
     reader: &mut NdjsonReader,
     out: &mut impl Write,
-    f: impl Fn(Obj) -> Result<Option<Vec<u8>>, String> + Sync,
+    f: impl Fn(Obj) -> MappedRecord + Sync,
     mut on_record: impl FnMut(),
 ) -> Result<()> {
     const CHUNK: usize = 2048;
@@ -172,15 +227,17 @@ pub fn par_map_records(
         if !reader.next_chunk(&mut chunk, CHUNK)? {
             return Ok(());
         }
-        let results: Vec<Result<Option<Vec<u8>>, String>> = chunk
+        let results: Vec<MappedRecord> = chunk
             .par_iter()
             .map(|(_, text)| parse_object(text).and_then(&f))
             .collect();
         for ((line, _), r) in chunk.iter().zip(results) {
             match r {
-                Ok(Some(bytes)) => {
-                    out.write_all(&bytes)?;
-                    on_record();
+                Ok(Some((id, bytes))) => {
+                    if reader.check_id(*line, id)? {
+                        out.write_all(&bytes)?;
+                        on_record();
+                    }
                 }
                 Ok(None) => {}
                 Err(msg) => reader.invalid(*line, &msg)?,

@@ -39,14 +39,14 @@ pub fn read_field<T>(
 ) -> Result<FxHashMap<u64, T>> {
     let mut r = NdjsonReader::new(open_input(Some(path))?, false);
     let mut out = FxHashMap::default();
-    while let Some(rec) = r.next_with(|o| {
+    while let Some((id, rec)) = r.next_with_id(|o| {
         let id = get_id(&o)?;
         if wanted.is_some_and(|w| !w.contains(&id)) {
-            return Ok(None);
+            return Ok((id, None));
         }
-        take(&o).map(|v| Some((id, v)))
+        take(&o).map(|v| (id, Some(v)))
     })? {
-        if let Some((id, v)) = rec {
+        if let Some(v) = rec {
             out.insert(id, v);
         }
     }

@@ -406,6 +406,9 @@ pub struct RecordReader<T: Record, R: BufRead> {
     params: Option<Params>,
     pending: Option<T>,
     buf: Vec<u8>,
+    /// Where each id was first read (record number or line): a repeated id is refused, as
+    /// every stage keys its documents by id.
+    seen: rustc_hash::FxHashMap<u64, u64>,
 }
 
 enum Source<R: BufRead> {
@@ -443,6 +446,7 @@ impl<T: Record, R: BufRead> RecordReader<T, R> {
             src,
             pending: None,
             buf: Vec::new(),
+            seen: rustc_hash::FxHashMap::default(),
         };
         if !binary {
             me.pending = me.next_json()?;
@@ -478,6 +482,12 @@ impl<T: Record, R: BufRead> RecordReader<T, R> {
             let map: Map<String, Value> =
                 serde_json::from_str(text).map_err(|e| bad(format!("invalid JSON: {e}")))?;
             let (rec, params) = T::from_json(map).map_err(bad)?;
+            if let Some(first) = self.seen.insert(rec.id(), at) {
+                return Err(bad(format!(
+                    "id {} repeated (first on line {first})",
+                    rec.id()
+                )));
+            }
             match self.params {
                 None => self.params = Some(params),
                 Some(p) if p != params => {
@@ -503,12 +513,16 @@ impl<T: Record, R: BufRead> RecordReader<T, R> {
                     return Ok(None);
                 }
                 let params = s.header().params;
-                T::decode(&self.buf, &params)
-                    .map(Some)
-                    .map_err(|msg| Error::Record {
-                        record: s.count(),
-                        msg,
-                    })
+                let record = s.count();
+                let rec =
+                    T::decode(&self.buf, &params).map_err(|msg| Error::Record { record, msg })?;
+                if let Some(first) = self.seen.insert(rec.id(), record) {
+                    return Err(Error::Record {
+                        record,
+                        msg: format!("id {} repeated (first at record {first})", rec.id()),
+                    });
+                }
+                Ok(Some(rec))
             }
             Source::Json { .. } => self.next_json(),
         }
@@ -581,6 +595,31 @@ mod tests {
                 b.write_payload::<SigRec>(&payload).unwrap();
             }
             assert_eq!(a.finish().unwrap(), b.finish().unwrap(), "{format:?}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_id_is_refused_with_both_positions() {
+        let rec = |id| ShingleRec {
+            id,
+            fingerprint: 1,
+            hashes: vec![id],
+        };
+        for format in [Format::Binary, Format::Json] {
+            let mut w = RecordWriter::new::<ShingleRec>(Vec::new(), format, params(0)).unwrap();
+            for id in [4, 9, 4] {
+                w.write(&rec(id)).unwrap();
+            }
+            let bytes = w.finish().unwrap();
+            let mut r = RecordReader::<ShingleRec, _>::new(&bytes[..]).unwrap();
+            assert_eq!(r.next().unwrap().unwrap().id, 4);
+            assert_eq!(r.next().unwrap().unwrap().id, 9);
+            let err = r.next().unwrap_err().to_string();
+            let want = match format {
+                Format::Binary => "id 4 repeated (first at record 1)",
+                Format::Json => "id 4 repeated (first on line 1)",
+            };
+            assert!(err.contains(want), "{format:?}: {err}");
         }
     }
 

@@ -45,18 +45,22 @@ pub enum EvalFormat {
 pub fn read_truth(path: &std::path::Path) -> Result<Vec<TruthDoc>> {
     let mut r = NdjsonReader::new(open_input(Some(path))?, false);
     let mut out = Vec::new();
-    while let Some(t) = r.next_with(|o| {
-        Ok(TruthDoc {
-            id: get_id(&o)?,
-            cluster: get_u64(&o, "cluster")?,
-            kind: o
-                .get("kind")
-                .and_then(Value::as_str)
-                .unwrap_or("original")
-                .to_string(),
-            noise: o.get("noise").and_then(Value::as_f64).unwrap_or(0.0),
-            family: o.get("family").and_then(Value::as_str).map(String::from),
-        })
+    while let Some((_, t)) = r.next_with_id(|o| {
+        let id = get_id(&o)?;
+        Ok((
+            id,
+            TruthDoc {
+                id,
+                cluster: get_u64(&o, "cluster")?,
+                kind: o
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or("original")
+                    .to_string(),
+                noise: o.get("noise").and_then(Value::as_f64).unwrap_or(0.0),
+                family: o.get("family").and_then(Value::as_str).map(String::from),
+            },
+        ))
     })? {
         out.push(t);
     }

@@ -85,8 +85,9 @@ const MIN_TASK: usize = 64;
 /// What became of one input record.
 #[derive(Debug, Clone)]
 enum Outcome {
-    /// A signature was made; `true` for a short document (one whole-text shingle).
-    Sig(bool),
+    /// A signature was made for document `id`; `short` for a short document (one whole-text
+    /// shingle).
+    Sig { id: u64, short: bool },
     /// Left out: under --min-words with --short skip, or empty.
     Left,
     /// Not a valid record: the message.
@@ -185,6 +186,7 @@ fn run_norm(args: &Args, log: &Log, input: Input) -> Result<()> {
     let params = sig_params(args, config.stream_params());
     let pb = log.progress("documents");
     let (mut written, mut left, mut whole, mut invalid) = (0u64, 0u64, 0u64, 0u64);
+    let mut ids = crate::ndjson::IdLines::default();
     let mut failure: Option<anyhow::Error> = None;
     let (to_main, from_reader) = sync_channel::<Result<Lines>>(2);
     let (free_lines, spare_lines) = sync_channel::<Lines>(4);
@@ -226,9 +228,16 @@ fn run_norm(args: &Args, log: &Log, input: Input) -> Result<()> {
                     },
                 );
             batch.cut = n;
-            for (i, (o, &(line, _, _))) in batch.outcomes.iter().zip(&chunk.lines).enumerate() {
-                match o {
-                    Outcome::Sig(short) => {
+            for i in 0..n {
+                let line = chunk.lines[i].0;
+                // A repeated id is a bad record like any other (not written).
+                if let Outcome::Sig { id, .. } = batch.outcomes[i] {
+                    if let Err(msg) = ids.check(id, line) {
+                        batch.outcomes[i] = Outcome::Bad(msg);
+                    }
+                }
+                match &batch.outcomes[i] {
+                    Outcome::Sig { short, .. } => {
                         written += 1;
                         whole += u64::from(*short);
                     }
@@ -285,7 +294,7 @@ fn sign_norm_line(
         Ok(Some((id, fingerprint, short))) => {
             hasher.signature(&sh.hashes, sig);
             encode_sig_into(id, fingerprint, sh.hashes.len() as u64, sig, slot);
-            Outcome::Sig(short)
+            Outcome::Sig { id, short }
         }
         Ok(None) => Outcome::Left,
         Err(msg) => Outcome::Bad(msg),
@@ -367,7 +376,7 @@ fn write_sigs(
                     .iter()
                     .zip(batch.out.chunks_exact(rec_len))
                 {
-                    if let Outcome::Sig(_) = o {
+                    if let Outcome::Sig { .. } = o {
                         w.write_payload::<SigRec>(payload)
                             .with_context(|| name.to_string())?;
                         n += 1;
@@ -466,7 +475,13 @@ fn run_shingles(args: &Args, log: &Log, input: Input) -> Result<()> {
             let mut batch = spare_batch.try_recv().unwrap_or_default();
             batch.out.resize(chunk.len() * rec_len, 0);
             batch.outcomes.clear();
-            batch.outcomes.resize(chunk.len(), Outcome::Sig(false));
+            batch.outcomes.resize(
+                chunk.len(),
+                Outcome::Sig {
+                    id: 0,
+                    short: false,
+                },
+            );
             batch.cut = chunk.len();
             chunk
                 .par_iter()

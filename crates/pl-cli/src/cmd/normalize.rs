@@ -35,7 +35,7 @@ pub fn run(args: Args) -> Result<()> {
         &mut reader,
         &mut out,
         |mut o| {
-            get_id(&o)?;
+            let id = get_id(&o)?;
             let content = match o.get("content") {
                 None | Some(Value::Null) => "",
                 Some(Value::String(s)) => s.as_str(),
@@ -49,7 +49,7 @@ pub fn run(args: Args) -> Result<()> {
             o.insert("fingerprint".into(), Value::String(fp));
             let mut line = serde_json::to_vec(&o).map_err(|e| e.to_string())?;
             line.push(b'\n');
-            Ok(Some(line))
+            Ok(Some((id, line)))
         },
         || {
             n += 1;

@@ -552,6 +552,9 @@ fn read_sides(
                     continue;
                 }
             };
+            if !r.check_id(*line, p.id)? {
+                continue;
+            }
             df.add(&p.tokens);
             let mut side = p.side;
             if !args.no_verify {

@@ -269,6 +269,9 @@ pub fn run(args: Args) -> Result<()> {
         for ((line, _), r) in chunk.iter().zip(recs) {
             match r {
                 Ok(Some((rec, short))) => {
+                    if !reader.check_id(*line, rec.id)? {
+                        continue;
+                    }
                     w.write(&rec).with_context(|| name.clone())?;
                     written += 1;
                     whole += u64::from(short);
