@@ -292,10 +292,17 @@ fn empty_shingle_sets_pair_as_before() {
     );
     assert_eq!(show(&full[..3]), show(&collapsed[..3]));
     assert_eq!(full.len(), 4);
-    // With more bands required than there are, no pair is a candidate: copies neither.
-    let none = ok(sh(
+    // Requiring every band still pairs the copies (they share all of them); requiring more
+    // bands than there are is refused.
+    let all = ndjson(&ok(sh(
         d.path(),
-        "pl-lsh --bands 4 --min-band-matches 5 sigs.bin",
-    ));
-    assert!(none.is_empty(), "{}", String::from_utf8_lossy(&none));
+        "pl-lsh --bands 4 --min-band-matches 4 sigs.bin",
+    )));
+    assert!(all.iter().any(|c| c["copy"] == true), "{all:?}");
+    fails(
+        sh(d.path(), "pl-lsh --bands 4 --min-band-matches 5 sigs.bin"),
+        2,
+        "pl-lsh",
+        &["--min-band-matches 5", "4 bands"],
+    );
 }

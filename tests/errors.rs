@@ -282,3 +282,75 @@ fn a_repeated_id_is_refused_by_every_stage() {
     assert_eq!(ndjson(&ok(out)).len(), 12);
     assert!(err.contains("skipped 1 invalid records"), "{err}");
 }
+
+#[test]
+fn numbers_that_are_not_numbers_in_range_are_usage_errors() {
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("pl-score", &["--threshold", "NaN"], "not a finite number"),
+        ("pl-score", &["--threshold", "inf"], "not a finite number"),
+        ("pl-score", &["--threshold", "2"], "not from 0 to 1"),
+        (
+            "pl-score",
+            &["--fuzzy-weight", "NaN"],
+            "not a finite number",
+        ),
+        ("pl-score", &["--jaccard-weight=-1"], "negative"),
+        (
+            "pl-score",
+            &["--allow-conflicts", "NaN"],
+            "not a finite number",
+        ),
+        ("pl-score", &["--conflicts-per-garbled=-0.5"], "negative"),
+        (
+            "pl-score",
+            &["--word-conflict-weight", "inf"],
+            "not a finite",
+        ),
+        ("pl-score", &["--one-digit-weight", "x"], "not a finite"),
+        ("pl-score", &["--distinct-min", "1.5"], "not from 0 to 1"),
+        ("pl-score", &["--distinct-penalty", "NaN"], "not a finite"),
+        (
+            "pl-lsh",
+            &["--threshold", "NaN", "--explain"],
+            "not a finite",
+        ),
+        (
+            "pl-lsh",
+            &["--min-band-matches", "33"],
+            "more than the 32 bands",
+        ),
+        (
+            "pl-apply",
+            &["--min-confidence", "1.2", "x"],
+            "not from 0 to 1",
+        ),
+        ("pl-apply", &["--timeout", "1e300", "x"], "at most 86400"),
+        ("pl-fetch", &["--timeout", "0"], "over 0"),
+        ("pl-fetch", &["--connect-timeout", "NaN"], "not a finite"),
+        ("pl-trigram", &["--threshold", "NaN"], "at most 1, got NaN"),
+    ];
+    for (tool, args, needle) in cases {
+        let mut args = args.to_vec();
+        if *tool == "pl-score" {
+            args.extend(["--sigs", "x"]);
+        }
+        let out = run(tool, &args, b"");
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{tool} {args:?}: {err}");
+        assert!(err.contains(needle), "{tool} {args:?}: {err}");
+    }
+    // Both weights 0 leave nothing to score.
+    let out = run(
+        "pl-score",
+        &[
+            "--sigs",
+            "x",
+            "--jaccard-weight",
+            "0",
+            "--fuzzy-weight",
+            "0",
+        ],
+        b"",
+    );
+    fails(out, 2, "pl-score", &["both 0"]);
+}

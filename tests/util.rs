@@ -17,6 +17,11 @@ pub fn bin(tool: &str) -> PathBuf {
         "pl-score" => env!("CARGO_BIN_EXE_pl-score"),
         "pl-cluster" => env!("CARGO_BIN_EXE_pl-cluster"),
         "pl-cat" => env!("CARGO_BIN_EXE_pl-cat"),
+        "pl-apply" => env!("CARGO_BIN_EXE_pl-apply"),
+        "pl-eval" => env!("CARGO_BIN_EXE_pl-eval"),
+        "pl-fetch" => env!("CARGO_BIN_EXE_pl-fetch"),
+        "pl-report" => env!("CARGO_BIN_EXE_pl-report"),
+        "pl-trigram" => env!("CARGO_BIN_EXE_pl-trigram"),
         other => panic!("unknown tool {other}"),
     };
     PathBuf::from(p)

@@ -125,3 +125,69 @@ pub fn main_with(tool: &str, run: impl FnOnce() -> anyhow::Result<()>) -> ExitCo
         }
     }
 }
+
+/// Value parsers for numeric flags: a value that is not a finite number in range is a usage
+/// error at parsing, never a silent empty or wrong result.
+pub mod numbers {
+    fn finite(s: &str) -> Result<f64, String> {
+        match s.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            _ => Err(format!("{s:?} is not a finite number")),
+        }
+    }
+
+    /// A share or similarity: from 0 to 1.
+    pub fn unit(s: &str) -> Result<f64, String> {
+        let v = finite(s)?;
+        if (0.0..=1.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(format!("{s} is not from 0 to 1"))
+        }
+    }
+
+    /// A weight or allowance: 0 or more.
+    pub fn non_negative(s: &str) -> Result<f64, String> {
+        let v = finite(s)?;
+        if v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(format!("{s} is negative"))
+        }
+    }
+
+    /// Longest timeout a flag takes: one day.
+    pub const MAX_SECONDS: f64 = 86_400.0;
+
+    /// A timeout: more than 0 and at most a day.
+    pub fn seconds(s: &str) -> Result<f64, String> {
+        let v = finite(s)?;
+        if v > 0.0 && v <= MAX_SECONDS {
+            Ok(v)
+        } else {
+            Err(format!(
+                "{s} is not a number of seconds over 0 and at most {MAX_SECONDS}"
+            ))
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn non_numbers_and_out_of_range_values_are_refused() {
+            for bad in ["NaN", "nan", "inf", "-inf", "", "x", "1e400"] {
+                assert!(unit(bad).is_err(), "{bad}");
+                assert!(non_negative(bad).is_err(), "{bad}");
+                assert!(seconds(bad).is_err(), "{bad}");
+            }
+            assert!(unit("1.0001").is_err() && unit("-0.1").is_err());
+            assert_eq!((unit("0").unwrap(), unit("1").unwrap()), (0.0, 1.0));
+            assert!(non_negative("-1").is_err());
+            assert_eq!(non_negative("12.5").unwrap(), 12.5);
+            assert!(seconds("0").is_err() && seconds("86401").is_err());
+            assert_eq!(seconds("0.5").unwrap(), 0.5);
+        }
+    }
+}

@@ -15,7 +15,7 @@ use pl_paperless::write::DeleteMethod;
 use pl_paperless::{Client, Options, Retry};
 use serde_json::{json, Map, Value};
 
-use crate::common::{Common, Log, UsageError};
+use crate::common::{numbers, Common, Log, UsageError};
 use crate::io::{create_output, open_input, Output};
 use crate::ndjson::{get_f64, get_u64, parse_object, write_obj, NdjsonReader};
 use crate::sides::read_field;
@@ -45,7 +45,7 @@ pub struct Args {
     pub input: Option<PathBuf>,
     /// Treat the input as pl-cluster groups: every group with at least this confidence is a
     /// set of duplicates. With a decisions file: only decisions of groups this confident.
-    #[arg(long, value_name = "X")]
+    #[arg(long, value_name = "X", value_parser = numbers::unit)]
     pub min_confidence: Option<f64>,
     /// Docs (or norm) NDJSON the groups were scored from: their `modified` is the reference
     /// for the changed-since-scoring rule (needed for groups; fills gaps in decisions).
@@ -85,7 +85,7 @@ pub struct Args {
     #[arg(long, default_value_t = 9, value_name = "N")]
     pub api_version: u32,
     /// Seconds of silence before a request counts as failed (and is retried).
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = numbers::seconds)]
     pub timeout: f64,
     /// Retries of a request after network errors, 429 and 5xx.
     #[arg(long, default_value_t = 5, value_name = "N")]
@@ -347,9 +347,6 @@ fn client(args: &Args) -> Result<Client> {
     let Some(url) = args.url.as_deref() else {
         return Err(UsageError("no server: set PAPERLESS_URL (or --url)".into()).into());
     };
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(UsageError("--timeout must be a positive number of seconds".into()).into());
-    }
     let opts = Options {
         read_timeout: Duration::from_secs_f64(args.timeout),
         api_version: args.api_version,

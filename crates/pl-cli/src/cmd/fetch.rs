@@ -9,7 +9,7 @@ use clap::Parser;
 use pl_paperless::sync::{load_local, sync, Local, Progress, SyncOptions};
 use pl_paperless::{Client, Options, Retry, Token};
 
-use crate::common::{Common, Log, UsageError};
+use crate::common::{numbers, Common, Log, UsageError};
 use crate::io::create_output;
 
 /// Fetch documents from a Paperless-NGX server (2.15 or newer, 3.x) as docs NDJSON: one
@@ -61,10 +61,10 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub api_version: Option<u32>,
     /// Seconds to wait for a connection (TCP and TLS).
-    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = numbers::seconds)]
     pub connect_timeout: f64,
     /// Seconds of silence from the server before a request counts as failed (and is retried).
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = numbers::seconds)]
     pub timeout: f64,
     /// Retries of a request after connection errors, timeouts, cut-short answers, HTTP 429
     /// and 5xx; the delay doubles from --backoff, with jitter, up to 30 s.
@@ -90,13 +90,6 @@ pub struct Args {
     /// Print the server version, sync mode and timings on stderr.
     #[arg(short, long, conflicts_with = "quiet")]
     pub verbose: bool,
-}
-
-fn secs(v: f64, flag: &str) -> Result<Duration> {
-    if !(v > 0.0 && v.is_finite()) {
-        return Err(UsageError(format!("{flag} must be a positive number of seconds")).into());
-    }
-    Ok(Duration::from_secs_f64(v))
 }
 
 /// The token from --token-file or PAPERLESS_TOKEN; never from argv. Shared by pl-apply.
@@ -145,8 +138,8 @@ pub fn run(args: Args) -> Result<()> {
         .into());
     };
     let opts = Options {
-        connect_timeout: secs(args.connect_timeout, "--connect-timeout")?,
-        read_timeout: secs(args.timeout, "--timeout")?,
+        connect_timeout: Duration::from_secs_f64(args.connect_timeout),
+        read_timeout: Duration::from_secs_f64(args.timeout),
         api_version: args.api_version.unwrap_or(9),
         retry: Retry {
             retries: args.retries,

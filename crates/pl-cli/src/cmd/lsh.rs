@@ -9,7 +9,7 @@ use pl_core::records::{expect_param, SigRec};
 use pl_core::stream::{Params, Part};
 use rayon::prelude::*;
 
-use crate::common::{Common, Log, UsageError};
+use crate::common::{numbers, Common, Log, UsageError};
 use crate::io::{create_output, open_input};
 use crate::sides::open_records;
 
@@ -45,7 +45,7 @@ pub struct Args {
     /// With --explain: the score threshold whose pairs should not be missed. The curve is over
     /// the Jaccard similarity of the shingle sets, so this reads the threshold as a Jaccard
     /// value (pl-score's score mixes in the fuzzy ratio, usually close to it for true copies).
-    #[arg(long, default_value_t = pl_core::score::DEFAULT_THRESHOLD, value_parser = parse_unit)]
+    #[arg(long, default_value_t = pl_core::score::DEFAULT_THRESHOLD, value_parser = numbers::unit)]
     pub threshold: f64,
     /// Print the trials method's probability table (6 trials of h hashes, duplicate when at
     /// least 2 agree; h = 10..20 at 80-100% overlap) as Markdown and exit (reads no input).
@@ -65,16 +65,16 @@ pub struct Args {
     pub also: Vec<std::path::PathBuf>,
 }
 
-fn parse_unit(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
-        _ => Err(format!("{s:?} is not a number from 0 to 1")),
-    }
-}
-
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-lsh", &args.common);
+    if args.min_band_matches as usize > args.bands {
+        return Err(UsageError(format!(
+            "--min-band-matches {} is more than the {} bands: no pair could be a candidate",
+            args.min_band_matches, args.bands
+        ))
+        .into());
+    }
     if args.explain {
         return explain(&args);
     }
@@ -125,8 +125,8 @@ pub fn run(args: Args) -> Result<()> {
         banding.bands,
         banding.rows
     ));
-    // Copies share every band, so they are a candidate pair exactly when all the bands are
-    // enough: with --min-band-matches over --bands nothing is, copies included.
+    // Copies share every band, so they are a candidate pair whatever --min-band-matches is
+    // (it is at most --bands).
     let copies = if args.no_collapse {
         None
     } else {
@@ -186,11 +186,10 @@ pub fn run(args: Args) -> Result<()> {
     }
     let all_bands = banding.bands as u32;
     let copy_pairs: &[(u64, u64)] = match &copies {
-        Some(c) if all_bands >= args.min_band_matches => &c.pairs,
-        _ => &[],
+        Some(c) => &c.pairs,
+        None => &[],
     };
-    // Both lists are sorted by (a, b): merge them. A pair in both (possible only when one id
-    // has records with different texts) is written once, as a copy.
+    // Both lists are sorted by (a, b): merge them. A pair in both is written once, as a copy.
     let (mut i, mut j, mut written) = (0, 0, 0usize);
     while i < cands.len() || j < copy_pairs.len() {
         let c = cands.get(i);

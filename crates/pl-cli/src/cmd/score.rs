@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
-use crate::common::{Common, Log, UsageError};
+use crate::common::{numbers, Common, Log, UsageError};
 use crate::io::{create_output, open_input};
 use crate::ndjson::{get_id, get_u64, parse_object, write_obj, NdjsonReader, Obj};
 use crate::sides::read_all;
@@ -60,13 +60,13 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub norm: Option<PathBuf>,
     /// Keep pairs scoring at least this. Lower finds noisier duplicates and more false pairs.
-    #[arg(long, default_value_t = pl_core::score::DEFAULT_THRESHOLD)]
+    #[arg(long, default_value_t = pl_core::score::DEFAULT_THRESHOLD, value_parser = numbers::unit)]
     pub threshold: f64,
     /// Weight of the Jaccard (or containment) dimension.
-    #[arg(long, default_value_t = pl_core::score::DEFAULT_JACCARD_WEIGHT)]
+    #[arg(long, default_value_t = pl_core::score::DEFAULT_JACCARD_WEIGHT, value_parser = numbers::non_negative)]
     pub jaccard_weight: f64,
     /// Weight of the fuzzy ratio (0 = no fuzzy ratio).
-    #[arg(long, default_value_t = pl_core::score::DEFAULT_FUZZY_WEIGHT)]
+    #[arg(long, default_value_t = pl_core::score::DEFAULT_FUZZY_WEIGHT, value_parser = numbers::non_negative)]
     pub fuzzy_weight: f64,
     /// Characters of each normalized text compared by the fuzzy ratio (its cost grows with it).
     #[arg(long, default_value_t = DEFAULT_FUZZY_SAMPLE)]
@@ -89,23 +89,27 @@ pub struct Args {
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100_000))]
     pub max_words: usize,
     /// Conflict weight every verified pair may have (a digit conflict weighs 1).
-    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_ALLOW, value_name = "W")]
+    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_ALLOW, value_name = "W",
+          value_parser = numbers::non_negative)]
     pub allow_conflicts: f64,
     /// Conflict weight allowed per word of OCR damage the pair shows.
-    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_PER_GARBLED, value_name = "W")]
+    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_PER_GARBLED, value_name = "W",
+          value_parser = numbers::non_negative)]
     pub conflicts_per_garbled: f64,
     /// Weight of a conflicting word (a name, other wording) against a conflicting number.
-    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_WORD_WEIGHT, value_name = "W")]
+    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_WORD_WEIGHT, value_name = "W",
+          value_parser = numbers::non_negative)]
     pub word_conflict_weight: f64,
     /// Weight of a number that differs from its counterpart in one digit (a rough scan misreads
     /// a digit now and then; the next invoice number differs in one too).
-    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_ONE_DIGIT_WEIGHT, value_name = "W")]
+    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_ONE_DIGIT_WEIGHT, value_name = "W",
+          value_parser = numbers::non_negative)]
     pub one_digit_weight: f64,
     /// Drop pairs whose distinctive-token similarity is under this (0 = off).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = numbers::unit)]
     pub distinct_min: f64,
     /// Multiply the score by 1 − S·(1 − D) (0 = off).
-    #[arg(long, default_value_t = 0.0, value_name = "S")]
+    #[arg(long, default_value_t = 0.0, value_name = "S", value_parser = numbers::unit)]
     pub distinct_penalty: f64,
     /// Exact Jaccard and containment from the shingle sets (needs --shingles) instead of the
     /// signature estimate: slower, no estimation error.
@@ -202,11 +206,8 @@ impl Side {
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-score", &args.common);
-    if args.jaccard_weight < 0.0
-        || args.fuzzy_weight < 0.0
-        || args.jaccard_weight + args.fuzzy_weight <= 0.0
-    {
-        return Err(UsageError("weights must be non-negative and not both zero".into()).into());
+    if args.jaccard_weight + args.fuzzy_weight <= 0.0 {
+        return Err(UsageError("--jaccard-weight and --fuzzy-weight are both 0".into()).into());
     }
     let fuzzy = args.fuzzy_weight > 0.0;
     let distinct = args.distinct_min > 0.0 || args.distinct_penalty > 0.0;
