@@ -961,3 +961,28 @@ fn a_request_that_never_left_is_sent_on_resume() {
     );
     assert_eq!(server.trash(), vec![2, 3]);
 }
+
+#[test]
+fn a_server_that_echoes_the_token_leaves_it_out_of_journal_and_plan() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-echo");
+    let dec = setup(&server, &dir, 2, &[("duplicate", 1, &[1, 2])]);
+    for status in [400, 500] {
+        server.ctl(json!({"action": "fault", "kind": "echo", "status": status, "count": 10, "path": "bulk_edit"}));
+        // `apply` asserts that the token is in no output and in no file of the folder: the
+        // journal records the failure with the server's text.
+        let out = apply(
+            &server,
+            &dir,
+            &[dec.to_str().unwrap(), "--yes", "--retries", "1"],
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let j = journal(&dir.path("decisions.ndjson.journal.ndjson"));
+        let failed = j.iter().rev().find(|r| r["result"] == "failed").unwrap();
+        assert!(
+            failed["error"].as_str().unwrap().contains("<token>"),
+            "{failed}"
+        );
+        server.ctl(json!({"action": "clear_faults"}));
+    }
+}

@@ -685,3 +685,31 @@ fn dir_mode_reads_text_files_with_stable_ids() {
         );
     }
 }
+
+#[test]
+fn a_server_that_echoes_the_token_never_makes_us_repeat_it() {
+    let s = Server::start(TOKEN);
+    s.add(json!([
+        {"title": format!("note {TOKEN}"), "content": format!("the API token is {TOKEN}, keep it")}
+    ]));
+    let d = Tmp::new("fetch-echo");
+    let out = d.path("docs.ndjson");
+    let o = out.to_str().unwrap();
+    for status in [400, 401, 403, 404, 302, 500] {
+        s.ctl(json!({"action": "fault", "kind": "echo", "status": status, "count": 10}));
+        // `fetch` asserts that the token is in no output and no file of the folder.
+        let r = fetch(&s, &d, &["--retries", "1", "-o", o]);
+        let err = stderr(&r);
+        assert_eq!(r.status.code(), Some(1), "HTTP {status}: {err}");
+        // The server's text is still shown, with the token replaced.
+        if status != 404 {
+            assert!(err.contains("<token>"), "HTTP {status}: {err}");
+        }
+        s.ctl(json!({"action": "clear_faults"}));
+    }
+    // A document whose title and text hold the token: written, the token replaced.
+    ok(&fetch(&s, &d, &["-o", o]));
+    let doc = records(&out).into_values().next().unwrap();
+    assert_eq!(doc["title"], "note <token>");
+    assert_eq!(doc["content"], "the API token is <token>, keep it");
+}

@@ -37,6 +37,9 @@ Control (no auth), POST /__control__ with a JSON object {"action": ...}:
            kind 429      {"retry_after": s}         429 with Retry-After
            kind truncate                            send half the body, then close
            kind html                                200 text/html login page
+           kind echo     {"status": 401}            a hostile server: that status with the
+                         Authorization header repeated in the JSON detail, in an X-Echo header
+                         and (3xx) in the Location
            kind mutate   {"page": p, "delete": [ids], "add": [docs]}  change the library just
                          before answering a document list request for page p
   clear_faults
@@ -571,6 +574,14 @@ class Handler(BaseHTTPRequestHandler):
             return False
         if kind == "html":
             self.send(200, LOGIN_PAGE, ctype="text/html; charset=utf-8")
+            return True
+        if kind == "echo":
+            auth = self.headers.get("Authorization", "")
+            status = f.get("status", 401)
+            hdrs = [("X-Echo", auth)]
+            if 300 <= status < 400:
+                hdrs.append(("Location", f"/accounts/login/?auth={auth}"))
+            self.send(status, {"detail": f"Invalid token: {auth}"}, headers=hdrs)
             return True
         if kind == "truncate":
             with LOCK:

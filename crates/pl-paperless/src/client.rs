@@ -38,6 +38,36 @@ impl Token {
         Ok(Token(t.to_owned()))
     }
 
+    /// What a token is replaced with wherever a server repeats it.
+    pub const REDACTED: &'static str = "<token>";
+
+    /// `bytes` with every occurrence of the token replaced by [`Token::REDACTED`]: a server
+    /// that echoes the Authorization header in a body or header must not make us print or
+    /// write it.
+    pub fn redact(&self, bytes: Vec<u8>) -> Vec<u8> {
+        let finder = memchr::memmem::Finder::new(self.0.as_bytes());
+        if finder.find(&bytes).is_none() {
+            return bytes;
+        }
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut last = 0;
+        for at in finder.find_iter(&bytes) {
+            out.extend_from_slice(&bytes[last..at]);
+            out.extend_from_slice(Self::REDACTED.as_bytes());
+            last = at + self.0.len();
+        }
+        out.extend_from_slice(&bytes[last..]);
+        out
+    }
+
+    /// [`Token::redact`] for a text.
+    pub fn redact_str(&self, s: String) -> String {
+        if !s.contains(&self.0) {
+            return s;
+        }
+        s.replace(&self.0, Self::REDACTED)
+    }
+
     /// Reads the token from a file (its first line).
     pub fn from_file(path: &Path) -> Result<Token> {
         let s = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
@@ -450,13 +480,15 @@ impl Client {
                 .header("Accept", &accept)
                 .call(),
         };
-        let mut resp = sent.map_err(|e| transport_failure(url, e))?;
+        // Everything the server says passes through the token's redaction before we look at
+        // it: its headers, its body, the transport's error text.
+        let mut resp = sent.map_err(|e| transport_failure(url, e, &self.token))?;
         let status = resp.status().as_u16();
         let header = |name: &str| {
             resp.headers()
                 .get(name)
                 .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
+                .map(|v| self.token.redact_str(v.to_owned()))
         };
         let content_type = header("content-type")
             .unwrap_or_default()
@@ -469,7 +501,12 @@ impl Client {
         }
         let location = header("location");
         let retry_after = parse_retry_after(header("retry-after").as_deref());
-        let read = resp.body_mut().with_config().limit(u64::MAX).read_to_vec();
+        let read = resp
+            .body_mut()
+            .with_config()
+            .limit(u64::MAX)
+            .read_to_vec()
+            .map(|b| self.token.redact(b));
         let url = url.to_owned();
         match status {
             200..=299 => {
@@ -485,7 +522,7 @@ impl Client {
                     return Err(Failed::Fatal(Error::NotJson { url, content_type }));
                 }
                 let bytes = read.map_err(|e| Failed::Retry {
-                    msg: format!("answer cut short: {e}"),
+                    msg: self.token.redact_str(format!("answer cut short: {e}")),
                     status: None,
                     body: String::new(),
                     wait: None,
@@ -542,8 +579,8 @@ impl Client {
 }
 
 /// Sorts a ureq error into fatal (TLS, bad address) or worth retrying (network trouble).
-fn transport_failure(url: &str, e: ureq::Error) -> Failed {
-    let msg = e.to_string();
+fn transport_failure(url: &str, e: ureq::Error, token: &Token) -> Failed {
+    let msg = token.redact_str(e.to_string());
     let lower = msg.to_ascii_lowercase();
     let tls = matches!(
         e,
@@ -582,6 +619,18 @@ fn transport_failure(url: &str, e: ureq::Error) -> Failed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_token_is_redacted_wherever_it_appears() {
+        let t = Token::new("s3cr3t").unwrap();
+        assert_eq!(
+            t.redact(b"Token s3cr3t, again s3cr3ts3cr3t".to_vec()),
+            b"Token <token>, again <token><token>"
+        );
+        assert_eq!(t.redact(b"nothing here".to_vec()), b"nothing here");
+        assert_eq!(t.redact_str("x s3cr3t".into()), "x <token>");
+        assert_eq!(format!("{t:?}"), "Token(<hidden>)");
+    }
 
     #[test]
     fn base_urls_are_normalized() {
