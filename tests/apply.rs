@@ -120,6 +120,18 @@ fn ok(out: &Output) -> Vec<Value> {
         .collect()
 }
 
+/// The plan records of a run that refused some documents: exit 3, and the summary says so.
+fn refused(out: &Output) -> Vec<Value> {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "exit 3 expected: {err}");
+    assert!(err.contains("documents refused (exit 3)"), "{err}");
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 /// (id, status) of the plan records.
 fn statuses(plan: &[Value]) -> Vec<(u64, String)> {
     plan.iter()
@@ -182,11 +194,11 @@ fn plans_without_yes_and_changes_nothing() {
     let dec = setup(
         &server,
         &dir,
-        6,
+        7,
         &[
             ("duplicate", 1, &[1, 2, 3]),
             ("not-duplicate", 4, &[4, 5]),
-            ("ignore", 6, &[5, 6]),
+            ("ignore", 6, &[6, 7]),
         ],
     );
     let out = apply(&server, &dir, &[dec.to_str().unwrap()]);
@@ -305,7 +317,8 @@ fn tags_journals_and_reruns_idempotently() {
 fn never_touches_a_primary() {
     let server = Server::start(TOKEN);
     let dir = Tmp::new("apply-primary");
-    // #3 is the primary of group 2 and a plain member of group 1: it is never touched.
+    // #3 is the primary of group 2 and a plain member of group 1: a file no pl-cluster run
+    // makes, refused whole before any write.
     let dec = setup(
         &server,
         &dir,
@@ -316,15 +329,34 @@ fn never_touches_a_primary() {
         let mut args = vec![dec.to_str().unwrap(), "--yes"];
         args.extend_from_slice(mode);
         let out = apply(&server, &dir, &args);
-        let plan = ok(&out);
-        let s3 = plan.iter().find(|r| r["id"] == 3).unwrap();
-        assert_eq!(s3["status"], "refused");
-        assert!(s3["reason"]
-            .as_str()
-            .unwrap()
-            .contains("primary of group 2"));
-        assert!(stderr(&out).contains("refused #3"));
-        assert!(plan.iter().all(|r| r["id"] != 1));
+        assert_eq!(out.status.code(), Some(1));
+        let err = stderr(&out);
+        assert!(
+            err.contains(
+                "document 3 is in group 1 (line 1, primary 1) and group 2 (line 2, primary 3)"
+            ),
+            "{err}"
+        );
+        assert!(server.writes().is_empty(), "{:?}", server.writes());
+        assert!(!dir.path("decisions.ndjson.journal.ndjson").exists());
+    }
+    // One group each: the primaries are left alone, the others tagged, then trashed.
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-primary2");
+    let dec = setup(
+        &server,
+        &dir,
+        5,
+        &[("duplicate", 1, &[1, 2]), ("duplicate", 3, &[3, 4])],
+    );
+    for mode in [&[][..], &["--delete"][..]] {
+        let mut args = vec![dec.to_str().unwrap(), "--yes"];
+        args.extend_from_slice(mode);
+        let plan = ok(&apply(&server, &dir, &args));
+        assert!(
+            plan.iter().all(|r| r["id"] != 1 && r["id"] != 3),
+            "{plan:?}"
+        );
         for id in [1, 3] {
             let d = server.doc(id).expect("primary still there");
             assert!(d["tags"].as_array().unwrap().is_empty(), "#{id} tagged");
@@ -348,7 +380,7 @@ fn refuses_documents_changed_since_scoring() {
     server.ctl(json!({"action": "update", "id": 4, "content": "rewritten"}));
     server.clear_log();
     let out = apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]);
-    let plan = ok(&out);
+    let plan = refused(&out);
     assert_eq!(
         statuses(&plan),
         vec![
@@ -376,7 +408,7 @@ fn refuses_documents_changed_since_scoring() {
     let server2 = Server::start(TOKEN);
     let dec2 = setup(&server2, &dir2, 3, &[("duplicate", 1, &[1, 2, 3])]);
     server2.ctl(json!({"action": "delete", "ids": [1]}));
-    let plan = ok(&apply(
+    let plan = refused(&apply(
         &server2,
         &dir2,
         &[dec2.to_str().unwrap(), "--delete", "--yes"],
@@ -394,7 +426,7 @@ fn refuses_documents_changed_since_scoring() {
         "{\"group\":1,\"decision\":\"duplicate\",\"primary\":2,\"members\":[2,3]}\n",
     )
     .unwrap();
-    let plan = ok(&apply(&server2, &dir2, &[p.to_str().unwrap()]));
+    let plan = refused(&apply(&server2, &dir2, &[p.to_str().unwrap()]));
     assert_eq!(plan[0]["status"], "refused");
     assert!(plan[0]["reason"]
         .as_str()
@@ -892,7 +924,7 @@ fn an_interrupted_note_that_landed_is_not_an_edit() {
         Some(&json!({"note": "by hand"})),
         true,
     );
-    let plan = ok(&apply(
+    let plan = refused(&apply(
         &server2,
         &dir2,
         &[dec2.to_str().unwrap(), "--note", "--yes"],
@@ -985,4 +1017,55 @@ fn a_server_that_echoes_the_token_leaves_it_out_of_journal_and_plan() {
         );
         server.ctl(json!({"action": "clear_faults"}));
     }
+}
+
+#[test]
+fn contradictions_and_a_damaged_journal_are_refused_before_any_write() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-contradict");
+    let dec = setup(
+        &server,
+        &dir,
+        3,
+        &[("duplicate", 1, &[1, 2]), ("not-duplicate", 1, &[1, 2])],
+    );
+    // setup numbers the groups 1 and 2: make the second record decide group 1 again.
+    let text = std::fs::read_to_string(&dec)
+        .unwrap()
+        .replace("{\"group\":2,", "{\"group\":1,");
+    std::fs::write(&dec, &text).unwrap();
+    let out = apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("group 1 decided twice: duplicate on line 1, not-duplicate on line 2"),
+        "{err}"
+    );
+    assert!(server.writes().is_empty());
+    // Either order: refused.
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&dec, format!("{}\n{}\n", lines[1], lines[0])).unwrap();
+    let out = apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not-duplicate on line 1, duplicate on line 2"));
+    assert!(server.writes().is_empty());
+    // A sound file is applied; then a damaged line in the middle of the journal stops undo.
+    std::fs::write(&dec, format!("{}\n", lines[0])).unwrap();
+    ok(&apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]));
+    assert_eq!(server.tags_of(2).len(), 1);
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    let journal = std::fs::read_to_string(&jp).unwrap();
+    let mut damaged: Vec<String> = journal.lines().map(str::to_owned).collect();
+    let n = damaged.len();
+    assert!(n >= 3, "{journal}");
+    let half = damaged[1].len() / 2;
+    damaged[1].truncate(half);
+    std::fs::write(&jp, damaged.join("\n") + "\n").unwrap();
+    server.clear_log();
+    let out = apply(&server, &dir, &["--undo", jp.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("line 2") && err.contains("damaged"), "{err}");
+    assert!(server.writes().is_empty());
+    assert_eq!(server.tags_of(2).len(), 1, "still tagged");
 }

@@ -99,7 +99,21 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-/// Runs a tool: a closed pipe downstream ends quietly with 0, a usage error exits 2,
+/// The job ran, but some of it was refused on purpose (pl-apply: documents it would not
+/// touch): exit 3, so that a script notices.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Runs a tool: a closed pipe downstream ends quietly with 0, a usage error exits 2, work
+/// partly refused ([`Refused`]) 3,
 /// any other error is printed once as `tool: context: cause` and exits 1.
 pub fn main_with(tool: &str, run: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
     match run() {
@@ -119,6 +133,8 @@ pub fn main_with(tool: &str, run: impl FnOnce() -> anyhow::Result<()>) -> ExitCo
             eprintln!("{tool}: {err:#}");
             if err.chain().any(|e| e.is::<UsageError>()) {
                 ExitCode::from(2)
+            } else if err.chain().any(|e| e.is::<Refused>()) {
+                ExitCode::from(3)
             } else {
                 ExitCode::from(1)
             }

@@ -96,6 +96,11 @@ impl NdjsonReader {
         self.skipped
     }
 
+    /// The number of the last line read (that of the record `next_with` just returned).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
     /// The next non-blank line and its number, unparsed.
     pub fn next_line(&mut self) -> Result<Option<(u64, String)>> {
         loop {

@@ -180,6 +180,39 @@ impl Decision {
     }
 }
 
+/// Checks that the decisions of one file agree with each other, before anything acts on them:
+/// a group is decided once, and a document belongs to one group. `decisions` holds each
+/// decision with the line it was read from; the error names both lines.
+pub fn check_consistent(decisions: &[(u64, Decision)]) -> Result<(), String> {
+    let mut groups: BTreeMap<u64, (u64, &Decision)> = BTreeMap::new();
+    let mut owner: BTreeMap<u64, (u64, &Decision)> = BTreeMap::new();
+    for (line, d) in decisions {
+        if let Some((first, e)) = groups.insert(d.group, (*line, d)) {
+            let how = if e.decision != d.decision {
+                format!(
+                    "{} on line {first}, {} on line {line}",
+                    e.decision.as_str(),
+                    d.decision.as_str()
+                )
+            } else if e.primary != d.primary || e.members != d.members {
+                format!("other members or primary on line {first} and line {line}")
+            } else {
+                format!("on line {first} and line {line}")
+            };
+            return Err(format!("group {} decided twice: {how}", d.group));
+        }
+        for &m in &d.members {
+            if let Some((first, e)) = owner.insert(m, (*line, d)) {
+                return Err(format!(
+                    "document {m} is in group {} (line {first}, primary {}) and group {} (line {line}, primary {}): the file does not come from one pl-cluster run",
+                    e.group, e.primary, d.group, d.primary
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,5 +270,47 @@ mod tests {
             let e = Decision::from_obj(&obj(v.clone())).unwrap_err();
             assert!(e.contains(needle), "{v}: {e}");
         }
+    }
+
+    #[test]
+    fn contradictions_are_refused_with_both_lines() {
+        let d = |group: u64, decision: &str, primary: u64, members: &[u64]| {
+            Decision::from_obj(&obj(json!({"group": group, "decision": decision,
+                "primary": primary, "members": members})))
+            .unwrap()
+        };
+        let ok = vec![
+            (1, d(1, "duplicate", 2, &[2, 3])),
+            (2, d(2, "ignore", 4, &[4, 5])),
+        ];
+        assert_eq!(check_consistent(&ok), Ok(()));
+        let mut twice = ok.clone();
+        twice.push((4, d(1, "not-duplicate", 2, &[2, 3])));
+        let e = check_consistent(&twice).unwrap_err();
+        assert!(
+            e.contains("group 1 decided twice: duplicate on line 1, not-duplicate on line 4"),
+            "{e}"
+        );
+        let mut other = ok.clone();
+        other.push((3, d(1, "duplicate", 3, &[2, 3])));
+        let e = check_consistent(&other).unwrap_err();
+        assert!(
+            e.contains("other members or primary on line 1 and line 3"),
+            "{e}"
+        );
+        let mut same = ok.clone();
+        same.push((3, ok[0].1.clone()));
+        assert!(check_consistent(&same)
+            .unwrap_err()
+            .contains("on line 1 and line 3"));
+        let mut shared = ok;
+        shared.push((5, d(7, "duplicate", 9, &[3, 9])));
+        let e = check_consistent(&shared).unwrap_err();
+        assert!(
+            e.contains(
+                "document 3 is in group 1 (line 1, primary 2) and group 7 (line 5, primary 9)"
+            ),
+            "{e}"
+        );
     }
 }

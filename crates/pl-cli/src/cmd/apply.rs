@@ -9,13 +9,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, Context, Result};
 use clap::Parser;
-use pl_core::decision::{Decision, Verdict};
+use pl_core::decision::{check_consistent, Decision, Verdict};
 use pl_core::time::{format_utc, parse_rfc3339};
 use pl_paperless::write::DeleteMethod;
 use pl_paperless::{Client, Options, Retry};
 use serde_json::{json, Map, Value};
 
-use crate::common::{numbers, Common, Log, UsageError};
+use crate::common::{numbers, Common, Log, Refused, UsageError};
 use crate::io::{create_output, open_input, Output};
 use crate::ndjson::{get_f64, get_u64, parse_object, write_obj, NdjsonReader};
 use crate::sides::read_field;
@@ -244,15 +244,26 @@ impl Journal {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(h),
             Err(e) => return Err(e).with_context(|| format!("{}: cannot open", path.display())),
         };
+        // A run killed mid-write leaves a cut last line: it recorded nothing done. A bad line
+        // with records after it is damage, and what it said is unknown: refused.
+        let mut cut: Option<(usize, String)> = None;
         for (i, line) in BufReader::new(f).lines().enumerate() {
             let line = line.with_context(|| format!("{}: read failed", path.display()))?;
             if line.trim().is_empty() {
                 continue;
             }
+            if let Some((at, msg)) = cut.take() {
+                return Err(anyhow!(
+                    "{}: line {at}: {msg}, and records follow it: the journal is damaged (only a run killed mid-write leaves a cut line, at the end); repair the line or restore the file",
+                    path.display()
+                ));
+            }
             let mut o = match parse_object(&line) {
                 Ok(o) => o,
-                // A run killed mid-write leaves a cut last line: it recorded nothing done.
-                Err(_) => continue,
+                Err(msg) => {
+                    cut = Some((i + 1, msg));
+                    continue;
+                }
             };
             let (Some(op), Some(id)) = (
                 o.get("op").and_then(Value::as_str).and_then(Op::parse),
@@ -337,6 +348,17 @@ fn step_journal(s: &Step, result: &str, tag: &str, extra: &[(&str, Value)]) -> M
 }
 
 /// Marks a step failed with the server's error, in the plan and in the journal.
+/// Exit 3 when any document was refused (the plan and summary name them), 0 otherwise.
+fn refused_exit(refused: usize) -> Result<()> {
+    if refused == 0 {
+        return Ok(());
+    }
+    Err(Refused(format!(
+        "{refused} documents refused (exit 3): see the records with \"status\":\"refused\""
+    ))
+    .into())
+}
+
 fn record_failure(journal: &mut Journal, s: &mut Step, tag: &str, msg: String) -> Result<()> {
     s.status = "failed";
     s.reason = Some(msg.clone());
@@ -376,7 +398,7 @@ fn read_input(args: &Args, log: &Log) -> Result<(String, Vec<Decision>)> {
     let input = open_input(args.input.as_deref())?;
     let name = input.name.clone();
     let mut reader = NdjsonReader::new(input, false);
-    let mut out = Vec::new();
+    let mut read = Vec::new();
     let mut groups_seen = false;
     let mut decisions_seen = false;
     while let Some(d) = reader.next_with(|o| {
@@ -404,17 +426,22 @@ fn read_input(args: &Args, log: &Log) -> Result<(String, Vec<Decision>)> {
         Decision::from_obj(&g).map(Some)
     })? {
         if let Some(d) = d {
-            if let (Some(min), Some(c)) = (args.min_confidence, d.confidence) {
-                if c < min {
-                    continue;
-                }
-            }
-            out.push(d);
+            read.push((reader.line(), d));
         }
     }
     if groups_seen && decisions_seen {
         return Err(anyhow!("{name}: mixes decisions and groups"));
     }
+    // Contradictions are refused before anything is planned, let alone written.
+    check_consistent(&read).map_err(|msg| anyhow!("{name}: {msg}"))?;
+    let mut out: Vec<Decision> = read
+        .into_iter()
+        .map(|(_, d)| d)
+        .filter(|d| match (args.min_confidence, d.confidence) {
+            (Some(min), Some(c)) => c >= min,
+            _ => true,
+        })
+        .collect();
     if groups_seen && args.docs.is_none() {
         return Err(UsageError(
             "groups carry no `modified`: pass --docs FILE (the docs they were scored from)".into(),
@@ -732,7 +759,7 @@ fn apply(
             count(&steps, "skipped"),
             count(&steps, "refused")
         ));
-        return Ok(());
+        return refused_exit(count(&steps, "refused"));
     }
     // Journal first: a run that dies after this point can be resumed or undone.
     let mut journal = Journal::open(journal_path)?;
@@ -876,7 +903,7 @@ fn apply(
     }
     match failed {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => refused_exit(count(&steps, "refused")),
     }
 }
 
@@ -1014,7 +1041,7 @@ fn undo(
             count(&steps, "skipped"),
             count(&steps, "refused")
         ));
-        return Ok(());
+        return refused_exit(count(&steps, "refused"));
     }
     let mut journal = Journal::open(journal_path)?;
     let mut run = Map::new();
@@ -1125,7 +1152,7 @@ fn undo(
     ));
     match failed {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => refused_exit(count(&steps, "refused")),
     }
 }
 
@@ -1166,5 +1193,20 @@ mod tests {
             None,
             "a cut last line records nothing"
         );
+    }
+
+    #[test]
+    fn a_damaged_line_before_others_is_refused() {
+        let dir = std::env::temp_dir().join(format!("pl-apply-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("damaged.ndjson");
+        std::fs::write(
+            &p,
+            "{\"op\":\"tag\",\"id\":5,\"result\":\"ok\"}\n{\"op\":\"trash\",\"id\n{\"op\":\"tag\",\"id\":6,\"result\":\"ok\"}\n",
+        )
+        .unwrap();
+        let e = format!("{:#}", Journal::read(&p).unwrap_err());
+        let _ = std::fs::remove_file(&p);
+        assert!(e.contains("line 2") && e.contains("damaged"), "{e}");
     }
 }
