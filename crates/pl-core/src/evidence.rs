@@ -252,7 +252,8 @@ pub fn evidence_until(
             (&x, &pa.ids[h.old.clone()], pb, &all_b[near_b], Side::A),
             (&y, &pb.ids[h.new.clone()], pa, &all_a[near_a], Side::B),
         ] {
-            let joined = fold_joined(other_words);
+            // Folded once for every word of the block compared with them, when one is.
+            let mut near: Option<Around> = None;
             let before = e.conflicts.len();
             let mut unknown = 0;
             for (w, &id) in words.iter().zip(ids) {
@@ -267,14 +268,23 @@ pub fn evidence_until(
                         && w.chars().filter(|c| c.is_alphabetic()).count() >= 4
                         && w.chars().all(char::is_alphabetic)
                         && !other.has(w, &mut buf)
-                        && matches!(near_any(w, false, other_words, &joined, &mut buf), Near::No)
+                        && matches!(
+                            near_any(
+                                w,
+                                false,
+                                near.get_or_insert_with(|| Around::new(other_words)),
+                                &mut buf
+                            ),
+                            Near::No
+                        )
                     {
                         unknown += 1;
                     }
                     e.garbled += 1;
                     continue;
                 }
-                let one_digit = match near_any(w, digits, other_words, &joined, &mut buf) {
+                let around = near.get_or_insert_with(|| Around::new(other_words));
+                let one_digit = match near_any(w, digits, around, &mut buf) {
                     Near::Yes => {
                         e.garbled += 1;
                         continue;
@@ -354,49 +364,99 @@ const EDGE_BLOCK: usize = 12;
 /// Words on either side of a replaced block searched for a garbled word's counterpart.
 const NEAR_WINDOW: usize = 6;
 
-/// The OCR-folded form of words joined without spaces.
-fn fold_joined(words: &[&str]) -> Vec<char> {
-    let mut out = Vec::new();
-    fold_into(words, &mut out);
-    out
+/// The words around a block on the other side, folded once for all the words compared with
+/// them.
+struct Around {
+    /// The words joined without spaces, sequence-folded.
+    joined: Vec<char>,
+    /// Each word: sequence-folded, character-folded, its digits, its length in bytes.
+    words: Vec<AroundWord>,
 }
 
-/// Whether `w` is what OCR could make of one of `others` (or of a piece of their joined,
-/// folded form `joined`): a token with digits may lose or gain one character; a word may
-/// differ by about one character in four.
-fn near_any(w: &str, digits: bool, others: &[&str], joined: &[char], buf: &mut Vec<char>) -> Near {
+struct AroundWord {
+    folded: Vec<char>,
+    chars: Vec<char>,
+    skeleton: Vec<u8>,
+    bytes: Vec<u8>,
+}
+
+fn skeleton(t: &str) -> Vec<u8> {
+    t.bytes().filter(u8::is_ascii_digit).collect()
+}
+
+impl Around {
+    fn new(others: &[&str]) -> Around {
+        let mut joined = Vec::new();
+        fold_into(others, &mut joined);
+        let words = others
+            .iter()
+            .map(|o| {
+                let mut folded = Vec::new();
+                fold_into(&[*o], &mut folded);
+                AroundWord {
+                    folded,
+                    chars: o.chars().map(fold_char).collect(),
+                    skeleton: skeleton(o),
+                    bytes: o.as_bytes().to_vec(),
+                }
+            })
+            .collect();
+        Around { joined, words }
+    }
+}
+
+/// Whether `w` is what OCR could make of one of the words `around` (or of a piece of their
+/// joined, folded form): a token with digits may lose or gain one character; a word may differ
+/// by about one character in four. An Indel distance is at least the difference of the
+/// lengths: a word whose lengths already rule it out is not measured.
+fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Vec<char>) -> Near {
+    use rapidfuzz::distance::indel::BatchComparator;
     fold_into(&[w], buf);
     let fw = buf.clone();
     // Short tokens are inside every text and one character from many others: only the same
     // token, up to OCR, is near.
     if fw.len() < 4 {
-        let same = others.iter().any(|o| {
-            fold_into(&[*o], buf);
-            *buf == fw
-        });
+        let same = around.words.iter().any(|o| o.folded == fw);
         return if same { Near::Yes } else { Near::No };
     }
+    let joined = &around.joined;
     if fw.len() <= joined.len() && joined.windows(fw.len()).any(|win| win == fw.as_slice()) {
         return Near::Yes;
     }
     // Characters folded one by one too: the sequence fold reads `ri` as `n`, which a
     // misread `1` next to an `r` also makes.
     let cw: Vec<char> = w.chars().map(fold_char).collect();
-    let skeleton = |t: &str| -> Vec<u8> { t.bytes().filter(u8::is_ascii_digit).collect() };
     let sw = skeleton(w);
+    let mut cmp: Option<(BatchComparator<char>, BatchComparator<char>)> = None;
     let mut near = Near::No;
-    for o in others {
-        fold_into(&[*o], buf);
-        let d1 = rapidfuzz::distance::indel::distance(fw.iter().copied(), buf.iter().copied());
-        let co = o.chars().map(fold_char);
-        let d2 = rapidfuzz::distance::indel::distance(cw.iter().copied(), co);
-        let (d, la, lb) = if d2 < d1 {
-            (d2, cw.len(), o.chars().count())
+    for o in &around.words {
+        let (fa, fb) = (fw.len(), o.folded.len());
+        let (ca, cb) = (cw.len(), o.chars.len());
+        // Lower bounds of the two distances below.
+        let (lb1, lb2) = (fa.abs_diff(fb), ca.abs_diff(cb));
+        let measurable = if digits {
+            lb1.min(lb2) <= 2
         } else {
-            (d1, fw.len(), buf.len())
+            lb1 * 4 <= fa + fb || lb2 * 4 <= ca + cb
         };
+        // The distance chosen as below, or None when both bounds already fail every test.
+        let measured = measurable.then(|| {
+            let (f, c) = cmp.get_or_insert_with(|| {
+                (
+                    BatchComparator::new(fw.iter().copied()),
+                    BatchComparator::new(cw.iter().copied()),
+                )
+            });
+            let d1 = f.distance(o.folded.iter().copied());
+            let d2 = c.distance(o.chars.iter().copied());
+            if d2 < d1 {
+                (d2, ca, cb)
+            } else {
+                (d1, fa, fb)
+            }
+        });
         if !digits {
-            if d * 4 <= la + lb {
+            if measured.is_some_and(|(d, la, lb)| d * 4 <= la + lb) {
                 return Near::Yes;
             }
             continue;
@@ -404,15 +464,18 @@ fn near_any(w: &str, digits: bool, others: &[&str], joined: &[char], buf: &mut V
         // An Indel distance of 1 is one character dropped or added; long tokens may gain or
         // lose two. Of one length, a digit read as a letter leaves the other digits in
         // order; a digit read as another digit is another number, or a rough scan.
-        let so = skeleton(o);
-        if d <= 1
-            || (d == 2 && la != lb && la + lb >= 12)
-            || (w.len() == o.len() && rapidfuzz::distance::indel::distance(&sw, &so) <= 1)
+        let same_len = w.len() == o.bytes.len();
+        if measured.is_some_and(|(d, la, lb)| d <= 1 || (d == 2 && la != lb && la + lb >= 12))
+            || (same_len && rapidfuzz::distance::indel::distance(&sw, &o.skeleton) <= 1)
         {
             return Near::Yes;
         }
-        if w.len() == o.len() && w.len() >= 4 && sw.len() == so.len() {
-            let diff = w.bytes().zip(o.bytes()).filter(|(x, y)| x != y).count();
+        if same_len && w.len() >= 4 && sw.len() == o.skeleton.len() {
+            let diff = w
+                .bytes()
+                .zip(o.bytes.iter())
+                .filter(|(x, y)| x != *y)
+                .count();
             if diff == 1 {
                 near = Near::OneDigit;
             }
