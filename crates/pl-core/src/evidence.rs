@@ -205,7 +205,7 @@ pub fn evidence_until(
     // Every word of both texts, made on the first block OCR does not explain as a whole: a
     // garbled word's counterpart may sit in the block before or after (the alignment matched
     // a repeated word across it).
-    let mut all: Option<(Vec<&str>, Vec<&str>)> = None;
+    let (mut all_a, mut all_b) = (seen_words(a), seen_words(b));
     let mut matched_a = 0;
     let mut last = 0;
     for h in crate::diff::hunks(&pa.ids, &pb.ids) {
@@ -218,12 +218,10 @@ pub fn evidence_until(
         if h.old.is_empty() || h.new.is_empty() {
             e.added += h.old.len() + h.new.len();
             if inner {
-                let (all_a, all_b) =
-                    all.get_or_insert_with(|| (words(a).collect(), words(b).collect()));
                 let (mine, ids, other) = if h.old.is_empty() {
-                    (&all_b[h.new.clone()], &pb.ids[h.new.clone()], pa)
+                    (all_b.range(h.new.clone()), &pb.ids[h.new.clone()], pa)
                 } else {
-                    (&all_a[h.old.clone()], &pa.ids[h.old.clone()], pb)
+                    (all_a.range(h.old.clone()), &pa.ids[h.old.clone()], pb)
                 };
                 for (w, &id) in mine.iter().zip(ids) {
                     if meaningful(w, id, known) && !other.has(w, &mut buf) {
@@ -241,16 +239,16 @@ pub fn evidence_until(
             e.garbled += x.len() + y.len();
             continue;
         }
-        let (all_a, all_b) = all.get_or_insert_with(|| (words(a).collect(), words(b).collect()));
-        let around = |all: &[&'_ str], r: &std::ops::Range<usize>| {
-            r.start.saturating_sub(NEAR_WINDOW)..(r.end + NEAR_WINDOW).min(all.len())
+        let around = |r: &std::ops::Range<usize>, len: usize| {
+            r.start.saturating_sub(NEAR_WINDOW)..(r.end + NEAR_WINDOW).min(len)
         };
-        let (near_a, near_b) = (around(all_a, &h.old), around(all_b, &h.new));
+        let near_a = all_a.range(around(&h.old, pa.ids.len()));
+        let near_b = all_b.range(around(&h.new, pb.ids.len()));
         let mut count = [(0, 0, 0); 2];
         let mut unknowns = [0; 2];
         for (words, ids, other, other_words, side) in [
-            (&x, &pa.ids[h.old.clone()], pb, &all_b[near_b], Side::A),
-            (&y, &pb.ids[h.new.clone()], pa, &all_a[near_a], Side::B),
+            (&x, &pa.ids[h.old.clone()], pb, near_b, Side::A),
+            (&y, &pb.ids[h.new.clone()], pa, near_a, Side::B),
         ] {
             // Folded once for every word of the block compared with them, when one is.
             let mut near: Option<Around> = None;
@@ -363,6 +361,33 @@ const EDGE_BLOCK: usize = 12;
 
 /// Words on either side of a replaced block searched for a garbled word's counterpart.
 const NEAR_WINDOW: usize = 6;
+
+/// A text's words from its start as far as a block has needed them: a pair decided at its
+/// first differing block does not split the rest of its texts.
+struct SeenWords<'a, I: Iterator<Item = &'a str>> {
+    rest: I,
+    words: Vec<&'a str>,
+}
+
+fn seen_words(text: &str) -> SeenWords<'_, impl Iterator<Item = &str>> {
+    SeenWords {
+        rest: words(text),
+        words: Vec::new(),
+    }
+}
+
+impl<'a, I: Iterator<Item = &'a str>> SeenWords<'a, I> {
+    /// Words `r` (as many of them as the text has).
+    fn range(&mut self, r: std::ops::Range<usize>) -> &[&'a str] {
+        while self.words.len() < r.end {
+            match self.rest.next() {
+                Some(w) => self.words.push(w),
+                None => break,
+            }
+        }
+        &self.words[r.start.min(self.words.len())..r.end.min(self.words.len())]
+    }
+}
 
 /// The words around a block on the other side, folded once for all the words compared with
 /// them.
