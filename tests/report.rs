@@ -33,7 +33,7 @@ const EVIL: &str =
     "</script><script>window.__pwned=1</script>\"><img src=x onerror=alert(1)>\u{2028}<!--";
 
 fn corpus(dir: &std::path::Path) -> (String, String) {
-    let docs: String = (1..=3)
+    let docs: String = (1..=4)
         .map(|id| {
             format!(
                 "{}\n",
@@ -43,7 +43,7 @@ fn corpus(dir: &std::path::Path) -> (String, String) {
             )
         })
         .collect();
-    let groups = "{\"group\":2,\"confidence\":0.8,\"jaccard\":0.7,\"fuzzy\":0.9,\"pair\":[1,3],\"primary\":1,\"members\":[1,3]}\n\
+    let groups = "{\"group\":2,\"confidence\":0.8,\"jaccard\":0.7,\"fuzzy\":0.9,\"pair\":[1,4],\"primary\":1,\"members\":[1,4]}\n\
                   {\"group\":1,\"confidence\":0.95,\"jaccard\":null,\"fuzzy\":null,\"pair\":[2,3],\"primary\":2,\"members\":[2,3]}\n";
     (
         write(dir, "docs.ndjson", docs.as_bytes())
@@ -134,6 +134,37 @@ fn errors_name_input_and_line() {
         "pl-report",
         &["g.ndjson", "line 1", "primary 7 is not a member"],
     );
+    // What the page could not show truthfully: an id a JavaScript number cannot hold, a group
+    // twice, a document in two groups, a confidence out of range.
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "{\"group\":1,\"confidence\":0.9,\"primary\":9007199254740993,\"members\":[1,9007199254740993]}\n",
+            &["line 1", "id 9007199254740993 is over 9007199254740991"],
+        ),
+        (
+            "{\"group\":1,\"confidence\":0.9,\"primary\":1,\"members\":[1,2]}\n{\"group\":1,\"confidence\":0.8,\"primary\":3,\"members\":[3,4]}\n",
+            &["line 2", "group 1 repeated (first on line 1)"],
+        ),
+        (
+            "{\"group\":1,\"confidence\":0.9,\"primary\":1,\"members\":[1,2]}\n{\"group\":2,\"confidence\":0.8,\"primary\":3,\"members\":[3,2]}\n",
+            &["line 2", "document 2 is in group 2 and in the group on line 1"],
+        ),
+        (
+            "{\"group\":1,\"confidence\":1.5,\"primary\":1,\"members\":[1,2]}\n",
+            &["line 1", "confidence 1.5 is not from 0 to 1"],
+        ),
+    ];
+    for (text, needles) in cases {
+        let g = write(&dir, "bad.ndjson", text.as_bytes());
+        let mut want = vec!["bad.ndjson"];
+        want.extend_from_slice(needles);
+        fails(
+            run("pl-report", &[g.to_str().unwrap()], b""),
+            1,
+            "pl-report",
+            &want,
+        );
+    }
     fails(
         run("pl-report", &["--serve"], b""),
         2,
@@ -188,7 +219,7 @@ fn serve_writes_checked_decisions_atomically() {
     let (s, body) = http(port, &format!("GET /decisions HTTP/1.1\r\n{host}\r\n\r\n"));
     assert_eq!((s, body.as_str()), (200, ""));
     // A decision: saved with `modified` from the docs, whatever the page sent.
-    let d = "{\"group\":2,\"decision\":\"duplicate\",\"primary\":3,\"members\":[1,3],\"modified\":{\"1\":\"forged\"},\"decided_at\":\"2026-11-23T04:00:00.000Z\"}\n";
+    let d = "{\"group\":2,\"decision\":\"duplicate\",\"primary\":4,\"members\":[1,4],\"modified\":{\"1\":\"forged\"},\"decided_at\":\"2026-11-23T04:00:00.000Z\"}\n";
     let put = |body: &str, extra: &str| {
         http(
             port,
@@ -203,7 +234,7 @@ fn serve_writes_checked_decisions_atomically() {
     let saved = std::fs::read_to_string(&file).unwrap();
     assert_eq!(
         saved,
-        "{\"group\":2,\"decision\":\"duplicate\",\"primary\":3,\"members\":[1,3],\"modified\":{\"1\":\"2026-01-01T00:00:00Z\",\"3\":\"2026-01-01T00:00:00Z\"},\"confidence\":null,\"decided_at\":\"2026-11-23T04:00:00.000Z\"}\n"
+        "{\"group\":2,\"decision\":\"duplicate\",\"primary\":4,\"members\":[1,4],\"modified\":{\"1\":\"2026-01-01T00:00:00Z\",\"4\":\"2026-01-01T00:00:00Z\"},\"confidence\":null,\"decided_at\":\"2026-11-23T04:00:00.000Z\"}\n"
     );
     // Refused, file untouched: a foreign Origin, another Host, an unknown group, members that
     // differ, a primary outside the group.
@@ -215,8 +246,8 @@ fn serve_writes_checked_decisions_atomically() {
     assert_eq!(s, 403);
     for bad in [
         "{\"group\":9,\"decision\":\"duplicate\",\"primary\":1,\"members\":[1,3]}\n",
-        "{\"group\":2,\"decision\":\"duplicate\",\"primary\":1,\"members\":[1,2,3]}\n",
-        "{\"group\":2,\"decision\":\"duplicate\",\"primary\":2,\"members\":[1,3]}\n",
+        "{\"group\":2,\"decision\":\"duplicate\",\"primary\":1,\"members\":[1,2,4]}\n",
+        "{\"group\":2,\"decision\":\"duplicate\",\"primary\":2,\"members\":[1,4]}\n",
         "not json\n",
     ] {
         let (s, body) = put(bad, "");

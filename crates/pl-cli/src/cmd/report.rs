@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Parser;
 use pl_core::sha256::{base64, hex, sha256};
+use rustc_hash::FxHashMap;
 use serde_json::{json, Map, Value};
 
 use crate::common::{Common, Log, UsageError};
@@ -18,6 +19,8 @@ use crate::ndjson::{get_f64, get_u64, NdjsonReader, Obj};
 use crate::sides::read_field;
 
 const TEMPLATE: &str = include_str!("report/page.html");
+/// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
+const MAX_PAGE_ID: u64 = (1 << 53) - 1;
 const STYLE: &str = include_str!("report/page.css");
 const SCRIPT: &str = include_str!("report/page.js");
 
@@ -83,9 +86,16 @@ fn read_groups(args: &Args) -> Result<Vec<Group>> {
         args.common.skip_invalid,
     );
     let mut groups = Vec::new();
+    // Where each group number and each member was first read: one group per number, one
+    // group per document.
+    let mut numbers: FxHashMap<u64, u64> = FxHashMap::default();
+    let mut owners: FxHashMap<u64, u64> = FxHashMap::default();
     while let Some(g) = reader.next_with(|o| {
         let number = get_u64(&o, "group")?;
         let confidence = get_f64(&o, "confidence")?;
+        if !(0.0..=1.0).contains(&confidence) {
+            return Err(format!("group {number}: confidence {confidence} is not from 0 to 1"));
+        }
         let primary = get_u64(&o, "primary")?;
         let members: Vec<u64> = o
             .get("members")
@@ -97,6 +107,16 @@ fn read_groups(args: &Args) -> Result<Vec<Group>> {
         if !members.contains(&primary) {
             return Err(format!("group {number}: primary {primary} is not a member"));
         }
+        // The page's JavaScript numbers hold integers exactly up to 2^53 - 1: a larger id
+        // would come back from the page as another document's.
+        for &id in members.iter().chain([&number]) {
+            if id > MAX_PAGE_ID {
+                return Err(format!(
+                    "group {number}: id {id} is over {MAX_PAGE_ID}, the largest the review page holds exactly"
+                ));
+            }
+        }
+
         Ok(Group {
             obj: o,
             confidence,
@@ -104,6 +124,19 @@ fn read_groups(args: &Args) -> Result<Vec<Group>> {
             members,
         })
     })? {
+        let line = reader.line();
+        let name = reader.name();
+        if let Some(first) = numbers.insert(g.number, line) {
+            bail!("{name}: line {line}: group {} repeated (first on line {first})", g.number);
+        }
+        for &m in &g.members {
+            if let Some(first) = owners.insert(m, line) {
+                bail!(
+                    "{name}: line {line}: document {m} is in group {} and in the group on line {first}",
+                    g.number
+                );
+            }
+        }
         groups.push(g);
     }
     // Highest confidence first; ties by group number (pl-cluster's order already).
