@@ -713,3 +713,49 @@ fn a_server_that_echoes_the_token_never_makes_us_repeat_it() {
     assert_eq!(doc["title"], "note <token>");
     assert_eq!(doc["content"], "the API token is <token>, keep it");
 }
+
+#[test]
+fn a_trickling_server_meets_the_deadline_and_a_huge_answer_the_cap() {
+    let s = Server::start(TOKEN);
+    s.add(corpus());
+    let d = Tmp::new("fetch-drip");
+    let out = d.path("docs.ndjson");
+    let o = out.to_str().unwrap();
+    // One byte every 0.3 s is never 1 s of silence: only the deadline stops it.
+    s.ctl(json!({"action": "fault", "kind": "drip", "interval": 0.3, "count": 5}));
+    let started = std::time::Instant::now();
+    let r = fetch(
+        &s,
+        &d,
+        &[
+            "--timeout",
+            "1",
+            "--deadline",
+            "2",
+            "--retries",
+            "0",
+            "-o",
+            o,
+        ],
+    );
+    let took = started.elapsed();
+    fails(&r, &["timed out"]);
+    // The answer would take about 20 s.
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    assert!(!out.exists(), "no output on error");
+    s.ctl(json!({"action": "clear_faults"}));
+    // An answer over the cap: one line, no retry, nothing written.
+    s.ctl(json!({"action": "fault", "kind": "huge", "mb": 3, "count": 5}));
+    let r = fetch(&s, &d, &["--max-answer-mb", "1", "-o", o]);
+    let err = fails(&r, &["over 1 MiB", "--page-size"]);
+    assert!(!err.contains("retry"), "{err}");
+    assert!(!out.exists());
+    s.ctl(json!({"action": "clear_faults"}));
+    // Within both, the same library is fetched.
+    ok(&fetch(
+        &s,
+        &d,
+        &["--deadline", "30", "--max-answer-mb", "1", "-o", o],
+    ));
+    assert_eq!(records(&out).len(), 5);
+}

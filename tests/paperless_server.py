@@ -37,6 +37,8 @@ Control (no auth), POST /__control__ with a JSON object {"action": ...}:
            kind 429      {"retry_after": s}         429 with Retry-After
            kind truncate                            send half the body, then close
            kind html                                200 text/html login page
+           kind drip     {"interval": s}            a 200 answer sent one byte every s seconds
+           kind huge     {"mb": n}                  a 200 JSON answer of n MiB
            kind echo     {"status": 401}            a hostile server: that status with the
                          Authorization header repeated in the JSON detail, in an X-Echo header
                          and (3xx) in the Location
@@ -574,6 +576,31 @@ class Handler(BaseHTTPRequestHandler):
             return False
         if kind == "html":
             self.send(200, LOGIN_PAGE, ctype="text/html; charset=utf-8")
+            return True
+        if kind == "drip":
+            data = b'{"count":0,"next":null,"previous":null,"all":[],"results":[]}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.flush()
+            for i in range(len(data)):
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+                time.sleep(f.get("interval", 0.5))
+            return True
+        if kind == "huge":
+            head, tail = b'{"count":0,"next":null,"previous":null,"results":[],"pad":"', b'"}'
+            n = f.get("mb", 3) << 20
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(head) + n + len(tail)))
+            self.end_headers()
+            self.wfile.write(head)
+            chunk = b"x" * (1 << 16)
+            for _ in range(n >> 16):
+                self.wfile.write(chunk)
+            self.wfile.write(tail)
             return True
         if kind == "echo":
             auth = self.headers.get("Authorization", "")

@@ -120,6 +120,11 @@ pub struct Options {
     pub connect_timeout: Duration,
     /// Longest silence while waiting for or reading an answer.
     pub read_timeout: Duration,
+    /// Longest a request may take from start to its answer's last byte, however steadily
+    /// the server trickles it.
+    pub deadline: Duration,
+    /// Largest answer body read, in bytes: a bigger one is an error, not a memory blow-up.
+    pub max_answer: u64,
     /// API version asked for in `Accept` (9 works on Paperless-NGX 2.15+ and 3.x).
     pub api_version: u32,
     /// Retry policy.
@@ -128,11 +133,18 @@ pub struct Options {
     pub ca_cert: Option<PathBuf>,
 }
 
+/// Default of [`Options::deadline`], in seconds.
+pub const DEFAULT_DEADLINE_SECS: u64 = 600;
+/// Default of [`Options::max_answer`], in MiB.
+pub const DEFAULT_MAX_ANSWER_MB: u64 = 1024;
+
 impl Default for Options {
     fn default() -> Options {
         Options {
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(60),
+            deadline: Duration::from_secs(DEFAULT_DEADLINE_SECS),
+            max_answer: DEFAULT_MAX_ANSWER_MB << 20,
             api_version: 9,
             retry: Retry::default(),
             ca_cert: None,
@@ -158,6 +170,7 @@ pub struct Client {
     retry: Retry,
     server: RefCell<ServerInfo>,
     notify: Box<dyn Fn(&str)>,
+    max_answer: u64,
 }
 
 impl std::fmt::Debug for Client {
@@ -285,6 +298,7 @@ impl Client {
             .timeout_connect(Some(opts.connect_timeout))
             .timeout_per_read(Some(opts.read_timeout))
             .timeout_send_request(Some(opts.read_timeout))
+            .timeout_global(Some(opts.deadline))
             .user_agent(concat!("pl-fetch/", env!("CARGO_PKG_VERSION")));
         if let Some(ca) = &opts.ca_cert {
             let certs = load_ca(ca)?;
@@ -302,6 +316,7 @@ impl Client {
             retry: opts.retry.clone(),
             server: RefCell::new(ServerInfo::default()),
             notify: Box::new(|_| {}),
+            max_answer: opts.max_answer,
         })
     }
 
@@ -504,7 +519,7 @@ impl Client {
         let read = resp
             .body_mut()
             .with_config()
-            .limit(u64::MAX)
+            .limit(self.max_answer)
             .read_to_vec()
             .map(|b| self.token.redact(b));
         let url = url.to_owned();
@@ -521,11 +536,23 @@ impl Client {
                     }
                     return Err(Failed::Fatal(Error::NotJson { url, content_type }));
                 }
-                let bytes = read.map_err(|e| Failed::Retry {
-                    msg: self.token.redact_str(format!("answer cut short: {e}")),
-                    status: None,
-                    body: String::new(),
-                    wait: None,
+                let bytes = read.map_err(|e| match e {
+                    ureq::Error::BodyExceedsLimit(_) => Failed::Fatal(Error::TooLarge {
+                        url: url.clone(),
+                        limit_mb: self.max_answer >> 20,
+                    }),
+                    ureq::Error::Timeout(t) => Failed::Retry {
+                        msg: timed_out(t),
+                        status: None,
+                        body: String::new(),
+                        wait: None,
+                    },
+                    e => Failed::Retry {
+                        msg: self.token.redact_str(format!("answer cut short: {e}")),
+                        status: None,
+                        body: String::new(),
+                        wait: None,
+                    },
                 })?;
                 serde_json::from_slice(&bytes).map_err(|e| Failed::Retry {
                     msg: format!("answer is not valid JSON (cut short?): {e}"),
@@ -578,6 +605,14 @@ impl Client {
     }
 }
 
+/// What a timeout of ureq's means here.
+fn timed_out(t: ureq::Timeout) -> String {
+    match t {
+        ureq::Timeout::Global => "timed out: the request took longer than --deadline".into(),
+        t => format!("timed out ({t})"),
+    }
+}
+
 /// Sorts a ureq error into fatal (TLS, bad address) or worth retrying (network trouble).
 fn transport_failure(url: &str, e: ureq::Error, token: &Token) -> Failed {
     let msg = token.redact_str(e.to_string());
@@ -602,7 +637,7 @@ fn transport_failure(url: &str, e: ureq::Error, token: &Token) -> Failed {
             Failed::Fatal(Error::Config(format!("{url}: not a usable address: {msg}")))
         }
         ureq::Error::Timeout(t) => Failed::Retry {
-            msg: format!("timed out ({t})"),
+            msg: timed_out(t),
             status: None,
             body: String::new(),
             wait: None,

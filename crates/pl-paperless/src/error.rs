@@ -60,6 +60,14 @@ pub enum Error {
         /// The `Location` header.
         location: String,
     },
+    /// An answer over `--max-answer-mb`.
+    #[error("{url}: the answer is over {limit_mb} MiB (--max-answer-mb); ask for fewer documents per request with --page-size")]
+    TooLarge {
+        /// The request URL.
+        url: String,
+        /// The limit.
+        limit_mb: u64,
+    },
     /// TLS handshake or certificate failure.
     #[error("{url}: TLS failed: {msg}; for a self-signed certificate pass its CA with --ca-cert")]
     Tls {

@@ -66,6 +66,16 @@ pub struct Args {
     /// Seconds of silence from the server before a request counts as failed (and is retried).
     #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = numbers::seconds)]
     pub timeout: f64,
+    /// Seconds one request may take from start to its answer's last byte, however steadily
+    /// the server sends it (a request over it fails, and is retried).
+    #[arg(long, value_name = "SECS", value_parser = numbers::seconds,
+          default_value_t = pl_paperless::client::DEFAULT_DEADLINE_SECS as f64)]
+    pub deadline: f64,
+    /// Largest answer read, in MiB: a bigger one stops the run with an error (lower
+    /// --page-size) instead of filling memory.
+    #[arg(long, value_name = "MB", default_value_t = pl_paperless::client::DEFAULT_MAX_ANSWER_MB,
+          value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    pub max_answer_mb: u64,
     /// Retries of a request after connection errors, timeouts, cut-short answers, HTTP 429
     /// and 5xx; the delay doubles from --backoff, with jitter, up to 30 s.
     #[arg(long, default_value_t = 5, value_name = "N")]
@@ -140,6 +150,8 @@ pub fn run(args: Args) -> Result<()> {
     let opts = Options {
         connect_timeout: Duration::from_secs_f64(args.connect_timeout),
         read_timeout: Duration::from_secs_f64(args.timeout),
+        deadline: Duration::from_secs_f64(args.deadline),
+        max_answer: args.max_answer_mb << 20,
         api_version: args.api_version.unwrap_or(9),
         retry: Retry {
             retries: args.retries,
