@@ -1069,3 +1069,92 @@ fn contradictions_and_a_damaged_journal_are_refused_before_any_write() {
     assert!(server.writes().is_empty());
     assert_eq!(server.tags_of(2).len(), 1, "still tagged");
 }
+
+#[test]
+fn an_undo_that_landed_before_it_was_stopped_is_journaled_on_resume() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-undo-landed");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    ok(&apply(
+        &server,
+        &dir,
+        &[dec.to_str().unwrap(), "--delete", "--yes"],
+    ));
+    assert_eq!(server.trash(), vec![2, 3]);
+    // The undo's restore of #2 and #3 reached Paperless, and the run was killed before it
+    // journaled the outcome: the journal ends with the two `started` records.
+    let js = dir.path("decisions.ndjson.journal.ndjson");
+    let mut text = std::fs::read_to_string(&js).unwrap();
+    for id in [2, 3] {
+        text += &format!(
+            "{}\n",
+            json!({"op": "restore", "id": id, "group": 1, "primary": 1, "result": "started"})
+        );
+    }
+    std::fs::write(&js, text).unwrap();
+    let (status, _) = server.http(
+        "POST",
+        "/api/trash/",
+        Some(&json!({"action": "restore", "documents": [2, 3]})),
+        true,
+    );
+    assert_eq!(status, 200);
+    let plan = ok(&apply(
+        &server,
+        &dir,
+        &["--undo", js.to_str().unwrap(), "--yes"],
+    ));
+    assert!(
+        plan.iter().all(|r| r["status"] == "skipped"
+            && r["reason"].as_str().unwrap().contains("restored already")),
+        "{plan:?}"
+    );
+    let j = journal(&js);
+    let landed: Vec<u64> = j
+        .iter()
+        .filter(|r| r["op"] == "restore" && r["result"] == "ok" && r["modified"].is_string())
+        .map(|r| r["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(landed, vec![2, 3]);
+    // The journal no longer holds the trash in force: the same decisions trash them again
+    // (before, both were skipped as "done in an earlier run" although live).
+    server.clear_log();
+    let out = apply(&server, &dir, &[dec.to_str().unwrap(), "--delete", "--yes"]);
+    let plan: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        statuses(&plan),
+        vec![(2, "done".into()), (3, "done".into())],
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.trash(), vec![2, 3]);
+    // Restored by hand, with no request of ours under way: journaled as `found`, and a later
+    // run refuses the documents (restoring changed them), rather than trusting the change.
+    let (status, _) = server.http(
+        "POST",
+        "/api/trash/",
+        Some(&json!({"action": "restore", "documents": [2, 3]})),
+        true,
+    );
+    assert_eq!(status, 200);
+    ok(&apply(
+        &server,
+        &dir,
+        &["--undo", js.to_str().unwrap(), "--yes"],
+    ));
+    let j = journal(&js);
+    let found = j
+        .iter()
+        .filter(|r| r["op"] == "restore" && r["found"] == true)
+        .count();
+    assert_eq!(found, 2);
+    let plan = refused(&apply(
+        &server,
+        &dir,
+        &[dec.to_str().unwrap(), "--delete", "--yes"],
+    ));
+    assert!(plan.iter().all(|r| r["status"] == "refused"), "{plan:?}");
+}

@@ -769,11 +769,14 @@ fn apply(
             // So that an undo leaves a tag alone that was there before.
             journal.write(step_journal(s, "already", &args.tag, &[]))?;
         } else if reason.contains("landed") {
-            let modified = live
+            // As a change made in this run is journaled: `modified` when the document is
+            // live (a trashed one has none to give).
+            let modified: Vec<(&str, Value)> = live
                 .get(&s.id)
-                .map(|d| json!(d.modified))
-                .unwrap_or(Value::Null);
-            journal.write(step_journal(s, "ok", &args.tag, &[("modified", modified)]))?;
+                .map(|d| ("modified", json!(d.modified)))
+                .into_iter()
+                .collect();
+            journal.write(step_journal(s, "ok", &args.tag, &modified))?;
         }
     }
     let mut run = Map::new();
@@ -1050,6 +1053,20 @@ fn undo(
     run.insert("server".into(), client.base().into());
     run.insert("release".into(), json!(client.server().release));
     journal.write(run)?;
+    // Found undone already: journaled as undone, so that the journal no longer holds the
+    // change in force and a later run does not skip the document as done. When the journal
+    // shows our own request started (a resumed undo whose request landed before the run
+    // stopped), the change is ours and so is `modified`; otherwise (a change by hand) it is
+    // marked `found` and carries no `modified`, so a later run refuses the edited document.
+    for s in steps.iter().filter(|s| s.status == "skipped") {
+        let extra = match live.get(&s.id) {
+            Some(d) if history.result(s.op, s.id) == Some("started") => {
+                vec![("modified", json!(d.modified))]
+            }
+            _ => vec![("found", json!(true))],
+        };
+        journal.write(step_journal(s, "ok", &args.tag, &extra))?;
+    }
     let mut failed = None;
     // One request per batch of the same operation (and tag).
     let mut keys: Vec<(Op, Option<u64>)> = steps
