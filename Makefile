@@ -72,9 +72,13 @@ ifdef PAPERLESS_URL
 # incrementally (state in docs.ndjson.state.json); the file is left untouched when nothing
 # changed, so the stages after it rerun only after real changes. See docs/PAPERLESS.md.
 $(WORK)/docs.ndjson: FORCE $(BIN)/pl-fetch | $(WORK)
+	@scripts/source-guard.sh $(WORK) 'paperless $(PAPERLESS_URL)'
 	$(BIN)/pl-fetch -o $@
+	@echo 'paperless $(PAPERLESS_URL)' > $(WORK)/docs.source
 else
+# A folder holding a fetched library is not silently switched to a file (SWITCH_SOURCE=1 does).
 $(WORK)/docs.ndjson: $(DOCS) $(WORK)/docs.params
+	@scripts/source-guard.sh $(WORK) 'file $(DOCS)'
 	cp $(DOCS) $@.tmp && mv $@.tmp $@
 endif
 

@@ -288,3 +288,61 @@ fn explain_prints_the_s_curve() {
     assert!(out.contains("32 bands x 8 rows"), "{out}");
     assert!(out.contains("50% at similarity 0.6"), "{out}");
 }
+
+#[test]
+fn a_work_folder_holding_a_fetched_library_is_not_switched_to_a_file() {
+    let d = corpus_dir(20);
+    let work = d.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let library = "{\"id\":7,\"content\":\"a fetched document\"}\n";
+    let make = |extra: &[&str]| {
+        std::process::Command::new("make")
+            .arg("-C")
+            .arg(repo())
+            .arg("groups")
+            .arg(format!("WORK={}", work.display()))
+            .arg(format!("DOCS={}", d.path().join("docs.ndjson").display()))
+            .arg(format!("BIN={}", bin_dir().display()))
+            .arg("CARGO_BUILD=true")
+            .args(extra)
+            .env_remove("PAPERLESS_URL")
+            .output()
+            .unwrap()
+    };
+    // Recorded by a Paperless fetch, and (older folders) known by pl-fetch's state file.
+    for (source, state) in [
+        (Some("paperless http://paperless.local:8000"), false),
+        (None, true),
+    ] {
+        std::fs::write(work.join("docs.ndjson"), library).unwrap();
+        let _ = std::fs::remove_file(work.join("docs.source"));
+        let _ = std::fs::remove_file(work.join("docs.params"));
+        if let Some(s) = source {
+            std::fs::write(work.join("docs.source"), format!("{s}\n")).unwrap();
+        }
+        if state {
+            std::fs::write(work.join("docs.ndjson.state.json"), "{}").unwrap();
+        }
+        let out = make(&[]);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!out.status.success(), "{err}");
+        assert!(
+            err.contains("holds the documents of")
+                && err.contains("make clean")
+                && err.contains("SWITCH_SOURCE=1"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(work.join("docs.ndjson")).unwrap(),
+            library
+        );
+    }
+    // Asked for: replaced, and the folder forgets the library.
+    ok(make(&["SWITCH_SOURCE=1"]));
+    assert_ne!(
+        std::fs::read_to_string(work.join("docs.ndjson")).unwrap(),
+        library
+    );
+    assert!(!work.join("docs.ndjson.state.json").exists());
+    assert!(work.join("groups.ndjson").exists());
+}

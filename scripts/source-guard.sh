@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A work folder keeps the documents of one Paperless server: before its docs.ndjson is
+# replaced from another source (the bundled example, another file, another server), stop,
+# unless SWITCH_SOURCE=1. Otherwise `make report` without PAPERLESS_URL in a folder that holds
+# a fetched library would silently review the example corpus instead.
+#   scripts/source-guard.sh WORK NEW   (NEW: "paperless URL" or "file PATH")
+set -euo pipefail
+work=$1 new=$2
+old=""
+if [ -s "$work/docs.source" ]; then
+  old=$(cat "$work/docs.source")
+elif [ -e "$work/docs.ndjson.state.json" ]; then
+  old="paperless (fetched before this folder recorded its source)"
+fi
+case "$old" in
+  paperless*) ;;
+  *) exit 0 ;;   # nothing fetched here: files may replace each other as before
+esac
+case "$old|$new" in
+  "$new|$new") exit 0 ;;
+  "paperless (fetched before"*"|paperless "*) exit 0 ;;
+esac
+if [ -n "${SWITCH_SOURCE:-}" ]; then
+  echo "make: $work: replacing the documents of ${old#paperless } with those of ${new#* } (SWITCH_SOURCE)" >&2
+  rm -f "$work/docs.source" "$work/docs.ndjson.state.json"
+  exit 0
+fi
+echo "make: $work/docs.ndjson holds the documents of ${old#paperless }, not of ${new#* }: run 'make clean' (or use WORK=another folder) first, or SWITCH_SOURCE=1 to replace them" >&2
+exit 1
