@@ -282,3 +282,138 @@ fn serve_writes_checked_decisions_atomically() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Starts `pl-report --serve` on `groups` and `docs`; the child and its port.
+fn serve_on(groups: &str, docs: &str, file: &std::path::Path) -> (std::process::Child, u16) {
+    let mut child = Command::new(BIN)
+        .args([groups, "--docs", docs, "--serve", "--decisions"])
+        .arg(file)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    (child, port)
+}
+
+#[test]
+fn serve_merges_saves_per_group_and_stays_bounded() {
+    let dir = tmp("serve-merge");
+    // 50 groups of two documents each.
+    let docs: String = (1..=100)
+        .map(|id| format!("{}\n", json!({"id": id, "title": format!("doc {id}"), "content": "x", "modified": "2026-01-01T00:00:00Z"})))
+        .collect();
+    let groups: String = (1..=50u64)
+        .map(|g| format!("{}\n", json!({"group": g, "confidence": 0.9, "primary": 2 * g - 1, "members": [2 * g - 1, 2 * g]})))
+        .collect();
+    let docs = write(&dir, "docs.ndjson", docs.as_bytes())
+        .display()
+        .to_string();
+    let groups = write(&dir, "groups.ndjson", groups.as_bytes())
+        .display()
+        .to_string();
+    let file = dir.join("decisions.ndjson");
+    let (mut child, port) = serve_on(&groups, &docs, &file);
+    let put = move |body: String| {
+        http(
+            port,
+            &format!(
+                "PUT /decisions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/x-ndjson\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    let decision = |g: u64, verdict: &str| {
+        format!(
+            "{}\n",
+            json!({"group": g, "decision": verdict, "primary": 2 * g - 1, "members": [2 * g - 1, 2 * g]})
+        )
+    };
+    // Fifty single-decision saves at once, as fifty tabs would send them: all fifty kept.
+    let threads: Vec<_> = (1..=50u64)
+        .map(|g| {
+            let body = decision(g, if g % 2 == 0 { "duplicate" } else { "ignore" });
+            std::thread::spawn(move || put(body))
+        })
+        .collect();
+    for t in threads {
+        assert_eq!(t.join().unwrap().0, 200);
+    }
+    let lines = |f: &std::path::Path| -> Vec<Value> {
+        std::fs::read_to_string(f)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let saved = lines(&file);
+    assert_eq!(saved.len(), 50);
+    assert!(saved.iter().all(|d| d["decision"]
+        == if d["group"].as_u64().unwrap() % 2 == 0 {
+            "duplicate"
+        } else {
+            "ignore"
+        }));
+    // Two writers: one changes group 3, the other takes group 4 back; the rest stays.
+    assert_eq!(put(decision(3, "not-duplicate")).0, 200);
+    let (s, body) = put("{\"group\":4,\"decision\":\"pending\"}\n".into());
+    assert_eq!((s, body.as_str()), (200, "{\"saved\":49}"));
+    let saved = lines(&file);
+    assert_eq!(saved.len(), 49);
+    assert!(saved
+        .iter()
+        .any(|d| d["group"] == 3 && d["decision"] == "not-duplicate"));
+    assert!(saved.iter().all(|d| d["group"] != 4));
+    // A group named twice in one body is refused, the file untouched.
+    let before = std::fs::read_to_string(&file).unwrap();
+    let (s, body) = put(decision(5, "duplicate") + &decision(5, "ignore"));
+    assert_eq!(s, 400, "{body}");
+    assert!(body.contains("group 5 named twice"), "{body}");
+    // A request head over the bound: 431, nothing read further.
+    let huge = format!(
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Pad: {}\r\n\r\n",
+        "a".repeat(20 << 10)
+    );
+    assert_eq!(http(port, &huge).0, 431);
+    // Idle connections beyond the bound are turned away at once, and the server still
+    // answers when they are gone.
+    let idle: Vec<TcpStream> = (0..70)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Turned away unread: a 503, or the reset that closing on an unread request makes.
+    let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let _ = c
+        .write_all(format!("GET /decisions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").as_bytes());
+    let mut resp = String::new();
+    match c.read_to_string(&mut resp) {
+        Ok(_) => assert!(resp.starts_with("HTTP/1.1 503"), "{resp}"),
+        Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}"),
+    }
+    drop(idle);
+    let mut answered = false;
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let (s, body) = http(
+            port,
+            &format!("GET /decisions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"),
+        );
+        if s == 200 {
+            assert_eq!(body, before);
+            answered = true;
+            break;
+        }
+    }
+    assert!(answered, "the server never answered again");
+    child.kill().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

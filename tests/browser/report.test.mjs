@@ -342,6 +342,21 @@ test("--serve saves each decision to the file", async () => {
     recs = ndjson(decisions);
     assert.deepEqual(recs.map((r) => [r.group, r.decision]).sort((a, b) => a[0] - b[0]),
       [[sorted[0].group, "duplicate"], [sorted[1].group, "ignore"]].sort((a, b) => a[0] - b[0]));
+    // Another writer (a second tab) decides a third group meanwhile: the page's next save
+    // merges, it does not erase it. Then "u" takes the second group's decision back.
+    const third = sorted[2].group;
+    const other = JSON.stringify({ group: third, decision: "not-duplicate", primary: sorted[2].primary, members: sorted[2].members }) + "\n";
+    let w = await request(port, "PUT", "/decisions", other, { "Content-Type": "application/x-ndjson", "Content-Length": Buffer.byteLength(other) });
+    assert.equal(w.status, 200);
+    await page.keyboard.press("u");
+    // The page said "saved 2 decisions" before too: wait for the file itself.
+    const want = JSON.stringify([[sorted[0].group, "duplicate"], [third, "not-duplicate"]].sort((a, b) => a[0] - b[0]));
+    const got = () => JSON.stringify(ndjson(decisions).map((r) => [r.group, r.decision]).sort((a, b) => a[0] - b[0]));
+    for (let i = 0; i < 100 && got() !== want; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(got(), want);
+    await page.keyboard.press("i");
+    await page.waitForFunction(() => /saved 3 decisions/.test(document.getElementById("save-state").textContent));
+    fs.writeFileSync(decisions, fs.readFileSync(decisions, "utf8").split("\n").filter((l) => l && JSON.parse(l).group !== third).join("\n") + "\n");
     assert.deepEqual(problems, []);
     assert.ok(requests.every((u) => u.startsWith(`http://127.0.0.1:${port}/`)), requests.join(" "));
     await context.close();

@@ -79,9 +79,12 @@
     s.textContent = text;
     s.className = error ? "error" : "";
   }
-  function persist() {
+  // With --serve, only the group that changed is sent: the server merges it into the file, so
+  // another tab's decisions are never overwritten.
+  function persist(g) {
     if (META.serve) {
-      fetch("/decisions", { method: "PUT", headers: { "Content-Type": "application/x-ndjson" }, body: ndjson() })
+      const body = JSON.stringify(decisions[g.group] ? record(g) : { group: g.group, decision: "pending" }) + "\n";
+      fetch("/decisions", { method: "PUT", headers: { "Content-Type": "application/x-ndjson" }, body: body })
         .then((r) => {
           if (!r.ok) return r.text().then((t) => { throw new Error(t || r.status); });
           return r.json().then((j) => setSaveState("saved " + j.saved + " decisions to " + str(META.decisions_file), false));
@@ -125,7 +128,7 @@
   function decide(g, verdict) {
     if (verdict === null) delete decisions[g.group];
     else decisions[g.group] = { decision: verdict, primary: primaryOf(g), decided_at: new Date().toISOString() };
-    persist();
+    persist(g);
     render();
   }
   function choosePrimary(g, id) {
@@ -136,7 +139,7 @@
       decisions[g.group].decided_at = new Date().toISOString();
     }
     delete compared[g.group]; // compare the new primary with the next member
-    persist();
+    persist(g);
     render();
   }
 

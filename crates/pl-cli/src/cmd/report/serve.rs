@@ -4,9 +4,16 @@
 //!
 //! - `GET /` → the page.
 //! - `GET /decisions` → the decisions file (NDJSON; empty when there is none yet).
-//! - `PUT /decisions` → the page's whole set of decisions as NDJSON; each record is checked
-//!   (a known group, its members, a primary among them), its `modified` filled from the
-//!   docs, and the file is replaced atomically (temporary file + rename).
+//! - `PUT /decisions` → decisions as NDJSON, merged into the file per group: each record is
+//!   checked (a known group, its members, a primary among them), its `modified` filled from
+//!   the docs, and replaces its group's decision; `{"group":N,"decision":"pending"}` takes a
+//!   group's decision back; groups the body does not name are kept. The page sends the one
+//!   group it changed, so two tabs (or fifty requests at once) lose nothing of each other's.
+//!   The file is rewritten atomically (temporary file + rename) under a lock.
+//!
+//! Bounded: at most [`MAX_CONNECTIONS`] connections at once (more are answered 503 and
+//! closed), a request head of at most [`MAX_HEAD`] bytes, a body of at most [`MAX_BODY`], and
+//! [`IO_TIMEOUT`] of silence.
 //!
 //! Only requests whose `Host` is this address are answered (a DNS-rebinding page cannot
 //! reach it), a `PUT` with another `Origin` is refused, and `PUT` is not a method a page on
@@ -16,6 +23,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -30,6 +38,12 @@ use crate::ndjson::{parse_object, write_obj};
 
 /// Largest request body accepted (a decisions set for a very large library fits easily).
 const MAX_BODY: usize = 64 << 20;
+/// Largest request line and headers together.
+const MAX_HEAD: u64 = 16 << 10;
+/// Connections served at once: a local page opening hundreds cannot exhaust threads.
+const MAX_CONNECTIONS: usize = 64;
+/// Silence on a connection before it is dropped.
+const IO_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// group number → (members ascending, `modified` per member from the docs).
 type GroupIndex = BTreeMap<u64, (Vec<u64>, BTreeMap<u64, Option<String>>)>;
@@ -41,8 +55,19 @@ struct State {
     file: PathBuf,
     hosts: [String; 2],
     origins: [String; 2],
-    /// Serializes writes of the decisions file.
+    /// Serializes reads and merges of the decisions file.
     lock: Mutex<()>,
+    /// Connections being served.
+    active: AtomicUsize,
+}
+
+/// Counts a connection while it is served.
+struct Active<'a>(&'a AtomicUsize);
+
+impl Drop for Active<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Serves until killed.
@@ -82,6 +107,7 @@ pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
             format!("http://localhost:{port}"),
         ],
         lock: Mutex::new(()),
+        active: AtomicUsize::new(0),
     });
     // Always printed (also with -q): it is the only way to learn a free port's number.
     eprintln!(
@@ -89,10 +115,17 @@ pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
         file.display()
     );
     for conn in listener.incoming() {
-        let Ok(stream) = conn else { continue };
+        let Ok(mut stream) = conn else { continue };
+        if state.active.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            state.active.fetch_sub(1, Ordering::SeqCst);
+            let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+            let _ = respond(&mut stream, 503, "text/plain", b"too many connections\n");
+            continue;
+        }
         let st = Arc::clone(&state);
         let log = log.clone();
         std::thread::spawn(move || {
+            let _active = Active(&st.active);
             if let Err(e) = handle(stream, &st) {
                 log.info(format!("request failed: {e:#}"));
             }
@@ -112,15 +145,37 @@ fn load(file: &Path, groups: &GroupIndex) -> Result<Vec<Decision>> {
 
 /// Parses NDJSON decisions against the report's groups; `modified` comes from the docs.
 fn parse_decisions(text: &str, groups: &GroupIndex) -> std::result::Result<Vec<Decision>, String> {
-    let mut out: BTreeMap<u64, Decision> = BTreeMap::new();
+    let changes = parse_changes(text, groups)?;
+    Ok(changes.into_values().flatten().collect())
+}
+
+/// Parses NDJSON decisions against the report's groups, by group: `None` for a group taken
+/// back (`"decision":"pending"`). A group named twice is refused.
+fn parse_changes(
+    text: &str,
+    groups: &GroupIndex,
+) -> std::result::Result<BTreeMap<u64, Option<Decision>>, String> {
+    let mut out: BTreeMap<u64, Option<Decision>> = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let at = |m: String| format!("line {}: {m}", i + 1);
-        let mut d = parse_object(line)
-            .and_then(|o| Decision::from_obj(&o))
-            .map_err(at)?;
+        let o = parse_object(line).map_err(at)?;
+        if o.get("decision").and_then(Value::as_str) == Some("pending") {
+            let g = o
+                .get("group")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| at("missing or invalid \"group\"".into()))?;
+            if !groups.contains_key(&g) {
+                return Err(at(format!("group {g} is not in this report")));
+            }
+            if out.insert(g, None).is_some() {
+                return Err(at(format!("group {g} named twice")));
+            }
+            continue;
+        }
+        let mut d = Decision::from_obj(&o).map_err(at)?;
         let (members, modified) = groups
             .get(&d.group)
             .ok_or_else(|| at(format!("group {} is not in this report", d.group)))?;
@@ -131,26 +186,36 @@ fn parse_decisions(text: &str, groups: &GroupIndex) -> std::result::Result<Vec<D
             )));
         }
         d.modified = modified.clone();
-        out.insert(d.group, d);
+        let g = d.group;
+        if out.insert(g, Some(d)).is_some() {
+            return Err(at(format!("group {g} named twice")));
+        }
     }
-    Ok(out.into_values().collect())
+    Ok(out)
 }
 
 /// One request, one answer.
 fn handle(stream: TcpStream, st: &State) -> Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    stream.set_read_timeout(Some(IO_TIMEOUT))?;
+    stream.set_write_timeout(Some(IO_TIMEOUT))?;
     let mut r = BufReader::new(stream.try_clone()?);
+    let mut head = (&mut r).take(MAX_HEAD);
     let mut line = String::new();
-    r.read_line(&mut line)?;
+    head.read_line(&mut line)?;
     let mut parts = line.split_whitespace();
     let (method, path) = (
         parts.next().unwrap_or("").to_owned(),
         parts.next().unwrap_or("").to_owned(),
     );
     let mut headers = BTreeMap::new();
+    let mut ended = false;
     loop {
         let mut h = String::new();
-        if r.read_line(&mut h)? == 0 || h.trim().is_empty() {
+        if head.read_line(&mut h)? == 0 {
+            break;
+        }
+        if h.trim().is_empty() {
+            ended = true;
             break;
         }
         if let Some((k, v)) = h.split_once(':') {
@@ -158,6 +223,14 @@ fn handle(stream: TcpStream, st: &State) -> Result<()> {
         }
     }
     let mut w = stream;
+    if !ended {
+        respond(&mut w, 431, "text/plain", b"request head too large\n")?;
+        // Read what the client still sends (bounded) before closing: closing on unread
+        // bytes resets the connection, and the client would never see the answer.
+        w.set_read_timeout(Some(Duration::from_secs(1)))?;
+        let _ = std::io::copy(&mut r.take(MAX_BODY as u64), &mut std::io::sink());
+        return Ok(());
+    }
     let host = headers.get("host").map(String::as_str).unwrap_or("");
     if !st.hosts.iter().any(|h| h == host) {
         return respond(&mut w, 403, "text/plain", b"unknown Host\n");
@@ -197,16 +270,16 @@ fn handle(stream: TcpStream, st: &State) -> Result<()> {
             let mut body = vec![0; n];
             r.read_exact(&mut body)?;
             let text = String::from_utf8_lossy(&body);
-            match parse_decisions(&text, &st.groups) {
+            match parse_changes(&text, &st.groups) {
                 Err(msg) => respond(&mut w, 400, "text/plain", msg.as_bytes()),
-                Ok(ds) => {
+                Ok(changes) => {
                     let _g = st.lock.lock().unwrap_or_else(|e| e.into_inner());
-                    match save(&st.file, &ds) {
-                        Ok(()) => respond(
+                    match merge(&st.file, &st.groups, changes) {
+                        Ok(n) => respond(
                             &mut w,
                             200,
                             "application/json",
-                            format!("{{\"saved\":{}}}", ds.len()).as_bytes(),
+                            format!("{{\"saved\":{n}}}").as_bytes(),
                         ),
                         Err(e) => respond(&mut w, 500, "text/plain", format!("{e:#}").as_bytes()),
                     }
@@ -216,6 +289,29 @@ fn handle(stream: TcpStream, st: &State) -> Result<()> {
         (_, "/") | (_, "/decisions") => respond(&mut w, 405, "text/plain", b"method not allowed\n"),
         _ => respond(&mut w, 404, "text/plain", b"not found\n"),
     }
+}
+
+/// Merges changes into the decisions file (the caller holds the lock); the number of
+/// decisions it then holds.
+fn merge(
+    file: &Path,
+    groups: &GroupIndex,
+    changes: BTreeMap<u64, Option<Decision>>,
+) -> Result<usize> {
+    let mut all: BTreeMap<u64, Decision> = load(file, groups)
+        .with_context(|| file.display().to_string())?
+        .into_iter()
+        .map(|d| (d.group, d))
+        .collect();
+    for (g, d) in changes {
+        match d {
+            Some(d) => all.insert(g, d),
+            None => all.remove(&g),
+        };
+    }
+    let ds: Vec<Decision> = all.into_values().collect();
+    save(file, &ds)?;
+    Ok(ds.len())
 }
 
 /// Replaces the decisions file atomically.
