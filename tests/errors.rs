@@ -354,3 +354,64 @@ fn numbers_that_are_not_numbers_in_range_are_usage_errors() {
     );
     fails(out, 2, "pl-score", &["both 0"]);
 }
+
+#[test]
+fn invalid_utf8_a_full_disk_and_stale_temporaries() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "docs.ndjson",
+        b"{\"id\":1,\"content\":\"a b\"}\n{\"id\":2,\"content\":\"\xff\xfe\"}\n{\"id\":3,\"content\":\"c\"}\n",
+    );
+    // A line that is not UTF-8 is named; the record before it is written.
+    let out = sh(d.path(), "pl-normalize docs.ndjson");
+    assert_eq!(ndjson(&out.stdout).len(), 1);
+    fails(
+        out,
+        1,
+        "pl-normalize",
+        &["docs.ndjson", "line 2", "not UTF-8"],
+    );
+    // --skip-invalid skips it like any bad record.
+    let out = sh(d.path(), "pl-normalize --skip-invalid docs.ndjson");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(ndjson(&ok(out)).len(), 2);
+    assert!(err.contains("skipped 1 invalid records"), "{err}");
+    // A full disk names the output.
+    fails(
+        sh(
+            d.path(),
+            "pl-normalize -q --skip-invalid docs.ndjson -o /dev/full",
+        ),
+        1,
+        "pl-normalize",
+        &["/dev/full", "write failed", "No space left"],
+    );
+    fails(
+        sh(
+            d.path(),
+            "pl-normalize -q --skip-invalid docs.ndjson > /dev/full",
+        ),
+        1,
+        "pl-normalize",
+        &["<stdout>", "write failed"],
+    );
+    // The temporary of a run killed long ago is removed by the next run of that output; one
+    // of a live process is not.
+    let dead = d.path().join(".norm.ndjson.999999999.tmp");
+    let live = d
+        .path()
+        .join(format!(".norm.ndjson.{}.tmp", std::process::id()));
+    std::fs::write(&dead, b"half").unwrap();
+    std::fs::write(&live, b"half").unwrap();
+    ok(sh(
+        d.path(),
+        "pl-normalize -q --skip-invalid docs.ndjson -o norm.ndjson",
+    ));
+    assert!(!dead.exists());
+    assert!(live.exists());
+    assert_eq!(
+        ndjson(&std::fs::read(d.path().join("norm.ndjson")).unwrap()).len(),
+        2
+    );
+}

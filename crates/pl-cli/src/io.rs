@@ -44,7 +44,7 @@ pub enum Output {
     File(AtomicFile),
     /// A target that is not a regular file (`/dev/null`, a FIFO): written in place, since
     /// renaming over it would replace the device or pipe with a plain file.
-    Special(BufWriter<File>),
+    Special(BufWriter<File>, PathBuf),
 }
 
 /// A file written under a temporary name and renamed into place only on success, so an
@@ -72,7 +72,10 @@ pub fn create_output(path: Option<&Path>) -> Result<Output> {
                 .write(true)
                 .open(p)
                 .with_context(|| format!("{}: cannot open for writing", p.display()))?;
-            Ok(Output::Special(BufWriter::with_capacity(1 << 16, f)))
+            Ok(Output::Special(
+                BufWriter::with_capacity(1 << 16, f),
+                p.to_path_buf(),
+            ))
         }
         Some(p) if p != Path::new("-") => {
             let dir = p
@@ -82,6 +85,7 @@ pub fn create_output(path: Option<&Path>) -> Result<Output> {
             let name = p
                 .file_name()
                 .with_context(|| format!("{}: not a file name", p.display()))?;
+            remove_stale_temporaries(dir, &name.to_string_lossy());
             let tmp = dir.join(format!(
                 ".{}.{}.tmp",
                 name.to_string_lossy(),
@@ -102,20 +106,61 @@ pub fn create_output(path: Option<&Path>) -> Result<Output> {
     }
 }
 
+/// Removes the temporaries `.NAME.PID.tmp` that runs killed before they finished left beside
+/// the output `NAME` (their process is gone), so they do not pile up. Linux only (`/proc`).
+fn remove_stale_temporaries(dir: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let file = file.to_string_lossy();
+        let pid = file
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(".tmp"))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
 impl Output {
+    /// What this output is called in errors: the target file, or `<stdout>`.
+    fn name(&self) -> String {
+        match self {
+            Output::Stdout(_) => "<stdout>".into(),
+            Output::Special(_, p) => p.display().to_string(),
+            Output::File(a) => a.target.display().to_string(),
+        }
+    }
+
+    /// An I/O error that names the output, keeping its kind (a closed pipe stays one).
+    fn named(&self, e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), format!("{}: write failed: {e}", self.name()))
+    }
+
     /// Flushes, and for a file renames it into place. Errors name the file.
     pub fn finish(self) -> Result<()> {
         match self {
-            Output::Stdout(mut w) => Ok(w.flush()?),
-            Output::Special(mut w) => Ok(w.flush()?),
+            Output::Stdout(mut w) => w.flush().context("<stdout>: write failed"),
+            Output::Special(mut w, p) => w
+                .flush()
+                .with_context(|| format!("{}: write failed", p.display())),
             Output::File(mut a) => {
                 let w = a.w.take().expect("open until finish");
                 let f = w
                     .into_inner()
                     .map_err(|e| e.into_error())
-                    .with_context(|| format!("{}: write failed", a.tmp.display()))?;
+                    .with_context(|| format!("{}: write failed", a.target.display()))?;
                 f.sync_all()
-                    .with_context(|| format!("{}: sync failed", a.tmp.display()))?;
+                    .with_context(|| format!("{}: sync failed", a.target.display()))?;
                 std::fs::rename(&a.tmp, &a.target)
                     .with_context(|| format!("{}: cannot rename into place", a.target.display()))?;
                 Ok(())
@@ -126,24 +171,27 @@ impl Output {
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
+        let r = match self {
             Output::Stdout(w) => w.write(buf),
-            Output::Special(w) => w.write(buf),
+            Output::Special(w, _) => w.write(buf),
             Output::File(a) => a.w.as_mut().expect("open until finish").write(buf),
-        }
+        };
+        r.map_err(|e| self.named(e))
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
+        let r = match self {
             Output::Stdout(w) => w.write_all(buf),
-            Output::Special(w) => w.write_all(buf),
+            Output::Special(w, _) => w.write_all(buf),
             Output::File(a) => a.w.as_mut().expect("open until finish").write_all(buf),
-        }
+        };
+        r.map_err(|e| self.named(e))
     }
     fn flush(&mut self) -> io::Result<()> {
-        match self {
+        let r = match self {
             Output::Stdout(w) => w.flush(),
-            Output::Special(w) => w.flush(),
+            Output::Special(w, _) => w.flush(),
             Output::File(a) => a.w.as_mut().expect("open until finish").flush(),
-        }
+        };
+        r.map_err(|e| self.named(e))
     }
 }

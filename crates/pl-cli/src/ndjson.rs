@@ -18,10 +18,12 @@ pub struct NdjsonReader {
     name: String,
     reader: Box<dyn BufRead + Send>,
     line: u64,
-    buf: String,
+    buf: Vec<u8>,
     skip_invalid: bool,
     skipped: u64,
     ids: IdLines,
+    /// An error met while filling a chunk, given after that chunk's records are handled.
+    deferred: Option<anyhow::Error>,
 }
 
 /// The line each document id was first read on: every stage keys documents by id, so a
@@ -51,10 +53,11 @@ impl NdjsonReader {
             name: input.name,
             reader: input.reader,
             line: 0,
-            buf: String::new(),
+            buf: Vec::new(),
             skip_invalid,
             skipped: 0,
             ids: IdLines::default(),
+            deferred: None,
         }
     }
 
@@ -101,31 +104,49 @@ impl NdjsonReader {
         self.line
     }
 
-    /// The next non-blank line and its number, unparsed.
+    /// The next non-blank line and its number, unparsed. A line that is not UTF-8 is a bad
+    /// record like any other: an error naming it, or skipped with `--skip-invalid`.
     pub fn next_line(&mut self) -> Result<Option<(u64, String)>> {
         loop {
             self.buf.clear();
             let n = self
                 .reader
-                .read_line(&mut self.buf)
+                .read_until(b'\n', &mut self.buf)
                 .with_context(|| format!("{}: line {}: read failed", self.name, self.line + 1))?;
             if n == 0 {
                 return Ok(None);
             }
             self.line += 1;
-            if !is_blank(self.buf.as_bytes()) {
-                return Ok(Some((self.line, std::mem::take(&mut self.buf))));
+            if is_blank(&self.buf) {
+                continue;
+            }
+            match String::from_utf8(std::mem::take(&mut self.buf)) {
+                Ok(text) => return Ok(Some((self.line, text))),
+                Err(e) => {
+                    let at = e.utf8_error().valid_up_to();
+                    self.invalid(self.line, &format!("not UTF-8 text (byte {})", at + 1))?;
+                }
             }
         }
     }
 
     /// Refills `chunk` with up to `n` unparsed lines; `false` when none were left.
+    /// A bad line ends the chunk before it; its error comes with the next call, so the
+    /// records before it are still handled (and written).
     pub fn next_chunk(&mut self, chunk: &mut Vec<(u64, String)>, n: usize) -> Result<bool> {
         chunk.clear();
+        if let Some(e) = self.deferred.take() {
+            return Err(e);
+        }
         while chunk.len() < n {
-            match self.next_line()? {
-                Some(l) => chunk.push(l),
-                None => break,
+            match self.next_line() {
+                Ok(Some(l)) => chunk.push(l),
+                Ok(None) => break,
+                Err(e) if chunk.is_empty() => return Err(e),
+                Err(e) => {
+                    self.deferred = Some(e);
+                    break;
+                }
             }
         }
         Ok(!chunk.is_empty())
