@@ -415,3 +415,51 @@ fn invalid_utf8_a_full_disk_and_stale_temporaries() {
         2
     );
 }
+
+#[test]
+fn groups_and_scores_out_of_shape_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "twice.ndjson",
+        b"{\"group\":1,\"confidence\":0.9,\"primary\":1,\"members\":[1,2,2]}\n",
+    );
+    write(
+        d.path(),
+        "stranger.ndjson",
+        b"{\"group\":1,\"confidence\":0.9,\"primary\":7,\"members\":[1,2]}\n",
+    );
+    write(
+        d.path(),
+        "truth.ndjson",
+        b"{\"id\":1,\"cluster\":1}\n{\"id\":2,\"cluster\":1}\n",
+    );
+    for tool in ["pl-cat --table", "pl-eval --truth truth.ndjson"] {
+        let name = tool.split(' ').next().unwrap();
+        fails(
+            sh(d.path(), &format!("{tool} twice.ndjson")),
+            1,
+            name,
+            &["twice.ndjson", "line 1", "member 2 is listed twice"],
+        );
+        fails(
+            sh(d.path(), &format!("{tool} stranger.ndjson")),
+            1,
+            name,
+            &["stranger.ndjson", "line 1", "primary 7 is not a member"],
+        );
+    }
+    for score in ["1.5", "-0.1"] {
+        write(
+            d.path(),
+            "scores.ndjson",
+            format!("{{\"a\":1,\"b\":2,\"score\":{score}}}\n").as_bytes(),
+        );
+        fails(
+            sh(d.path(), "pl-cluster scores.ndjson"),
+            1,
+            "pl-cluster",
+            &["scores.ndjson", "line 1", "not from 0 to 1"],
+        );
+    }
+}

@@ -151,7 +151,7 @@ fn errors_name_input_and_line() {
         ),
         (
             "{\"group\":1,\"confidence\":1.5,\"primary\":1,\"members\":[1,2]}\n",
-            &["line 1", "confidence 1.5 is not from 0 to 1"],
+            &["line 1", "\"confidence\" is 1.5, not from 0 to 1"],
         ),
     ];
     for (text, needles) in cases {
@@ -170,6 +170,20 @@ fn errors_name_input_and_line() {
         2,
         "pl-report",
         &["--decisions"],
+    );
+    fails(
+        run(
+            "pl-report",
+            &[
+                "--serve",
+                "--decisions",
+                "/nonexistent-folder/decisions.ndjson",
+            ],
+            b"",
+        ),
+        2,
+        "pl-report",
+        &["/nonexistent-folder", "does not exist"],
     );
     fails(
         run("pl-report", &["--paperless-url", "javascript:x"], b""),

@@ -220,6 +220,39 @@ pub fn get_u64(o: &Obj, key: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("missing or invalid \"{key}\" (a non-negative integer)"))
 }
 
+/// Reads a group's `members`: document ids, none twice, and `primary` among them when the
+/// record has one.
+pub fn get_members(o: &Obj) -> Result<Vec<u64>, String> {
+    let members: Vec<u64> = o
+        .get("members")
+        .and_then(Value::as_array)
+        .ok_or("missing \"members\": is this pl-cluster output?")?
+        .iter()
+        .map(|m| m.as_u64().ok_or("member ids must be integers"))
+        .collect::<Result<_, _>>()?;
+    let mut seen = rustc_hash::FxHashSet::default();
+    if let Some(m) = members.iter().find(|m| !seen.insert(**m)) {
+        return Err(format!("member {m} is listed twice"));
+    }
+    if let Some(p) = o.get("primary") {
+        let p = p.as_u64().ok_or("invalid \"primary\" (a document id)")?;
+        if !members.contains(&p) {
+            return Err(format!("primary {p} is not a member"));
+        }
+    }
+    Ok(members)
+}
+
+/// Reads a required number from 0 to 1 (a score, a similarity, a confidence).
+pub fn get_unit(o: &Obj, key: &str) -> Result<f64, String> {
+    let v = get_f64(o, key)?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("\"{key}\" is {v}, not from 0 to 1"))
+    }
+}
+
 /// Reads a required f64 field.
 pub fn get_f64(o: &Obj, key: &str) -> Result<f64, String> {
     o.get(key)

@@ -32,6 +32,9 @@ pub struct Corpus {
     pub records: BTreeMap<u64, Vec<u8>>,
     /// Files whose bytes were not UTF-8 (invalid sequences replaced by U+FFFD).
     pub lossy: Vec<String>,
+    /// Symlinks to files outside the folder: not read (a link to `/etc/passwd` named
+    /// `notes.txt` must not put that file into the corpus).
+    pub outside: Vec<String>,
 }
 
 fn is_text(p: &Path) -> Option<&'static str> {
@@ -43,12 +46,15 @@ fn is_text(p: &Path) -> Option<&'static str> {
     }
 }
 
-/// Walks `root` (hidden entries and symlinked folders are skipped) and reads every text file.
+/// Walks `root` (hidden entries and symlinked folders are skipped) and reads every text file;
+/// a symlinked file is read only when it resolves inside `root`.
 pub fn scan(root: &Path) -> Result<Corpus> {
     let meta = std::fs::metadata(root).map_err(|e| Error::file(root, e))?;
     if !meta.is_dir() {
         return Err(Error::file(root, "not a folder"));
     }
+    let real_root = std::fs::canonicalize(root).map_err(|e| Error::file(root, e))?;
+    let mut outside = Vec::new();
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -62,7 +68,13 @@ pub fn scan(root: &Path) -> Result<Corpus> {
             let path = e.path();
             let ft = e.file_type().map_err(|err| Error::file(&path, err))?;
             let is_file = if ft.is_symlink() {
-                std::fs::metadata(&path).is_ok_and(|m| m.is_file())
+                let file = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
+                let inside = std::fs::canonicalize(&path).is_ok_and(|t| t.starts_with(&real_root));
+                if file && !inside && is_text(&path).is_some() {
+                    let rel = path.strip_prefix(root).unwrap_or(&path);
+                    outside.push(rel.to_string_lossy().into_owned());
+                }
+                file && inside
             } else {
                 ft.is_file()
             };
@@ -79,7 +91,11 @@ pub fn scan(root: &Path) -> Result<Corpus> {
         }
     }
     files.sort();
-    let mut corpus = Corpus::default();
+    outside.sort();
+    let mut corpus = Corpus {
+        outside,
+        ..Corpus::default()
+    };
     let mut by_id: BTreeMap<u64, String> = BTreeMap::new();
     for (rel, path) in files {
         let id = path_id(&rel);
@@ -156,7 +172,14 @@ mod tests {
         std::fs::write(dir.join("sub/c.pdf"), "x").unwrap();
         std::fs::write(dir.join(".git/d.txt"), "x").unwrap();
         std::fs::write(dir.join("bad.txt"), b"\xff ok").unwrap();
+        // A link inside the folder is read; one out of it is not, and is reported.
+        std::os::unix::fs::symlink(dir.join("a.txt"), dir.join("sub/link.txt")).unwrap();
+        let secret = std::env::temp_dir().join(format!("pl-dir-secret-{}.txt", std::process::id()));
+        std::fs::write(&secret, "secret").unwrap();
+        std::os::unix::fs::symlink(&secret, dir.join("passwd.txt")).unwrap();
         let c = scan(&dir).unwrap();
+        std::fs::remove_file(&secret).unwrap();
+        assert_eq!(c.outside, ["passwd.txt"]);
         let titles: Vec<String> = c
             .records
             .values()
@@ -167,7 +190,7 @@ mod tests {
             .collect();
         let mut sorted = titles.clone();
         sorted.sort();
-        assert_eq!(sorted, ["a.txt", "bad.txt", "sub/b.MD"]);
+        assert_eq!(sorted, ["a.txt", "bad.txt", "sub/b.MD", "sub/link.txt"]);
         assert_eq!(c.lossy, ["bad.txt"]);
         assert!(c.records.contains_key(&path_id("sub/b.MD")));
         std::fs::remove_dir_all(&dir).unwrap();

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::common::{Common, Log};
 use crate::io::{create_output, open_input, Output};
-use crate::ndjson::{get_u64, NdjsonReader};
+use crate::ndjson::{get_members, get_u64, NdjsonReader};
 use crate::sides::read_field;
 
 /// Print a stream as NDJSON: a binary shingle or signature stream becomes one JSON record per
@@ -91,13 +91,7 @@ fn table(args: &Args, mut reader: NdjsonReader, out: &mut Output) -> Result<()> 
     };
     let mut groups = 0;
     while let Some(g) = reader.next_with(|o| {
-        let members: Vec<u64> = o
-            .get("members")
-            .and_then(Value::as_array)
-            .ok_or("missing \"members\": is this pl-cluster output?")?
-            .iter()
-            .map(|m| m.as_u64().ok_or("member ids must be integers"))
-            .collect::<Result<_, _>>()?;
+        let members = get_members(&o)?;
         Ok((get_u64(&o, "group")?, get_u64(&o, "primary")?, members, o))
     })? {
         let (num, primary, members, o) = g;

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::common::{Common, Log};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_f64, get_u64, write_obj, NdjsonReader, Obj};
+use crate::ndjson::{get_u64, get_unit, write_obj, NdjsonReader, Obj};
 use crate::sides::read_field;
 
 /// Join scored pairs into groups (union-find: documents connected through any chain of pairs
@@ -88,7 +88,7 @@ pub fn run(args: Args) -> Result<()> {
         Ok(ScoredPair {
             a,
             b,
-            score: get_f64(&o, "score")?,
+            score: get_unit(&o, "score")?,
             jaccard: dim("jaccard"),
             fuzzy: dim("fuzzy"),
             copy: o.get("copy").and_then(Value::as_bool).unwrap_or(false),

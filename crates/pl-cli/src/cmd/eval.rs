@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::common::{Common, Log};
 use crate::io::{create_output, open_input, Output};
-use crate::ndjson::{get_id, get_u64, NdjsonReader};
+use crate::ndjson::{get_id, get_members, get_u64, NdjsonReader};
 
 /// Measure how well groups (pl-cluster output) or scored pairs (pl-score output, with
 /// --pairs) match a truth file of `{"id","cluster","kind","noise","family"}` lines: pairwise
@@ -81,15 +81,10 @@ pub fn run(args: Args) -> Result<()> {
         if pairs {
             Ok(vec![get_u64(&o, "a")?, get_u64(&o, "b")?])
         } else {
-            o.get("members")
-                .and_then(Value::as_array)
-                .ok_or("missing \"members\" (pass --pairs for pl-score output)")?
-                .iter()
-                .map(|m| {
-                    m.as_u64()
-                        .ok_or_else(|| "member ids must be integers".to_string())
-                })
-                .collect()
+            if !o.contains_key("members") {
+                return Err("missing \"members\" (pass --pairs for pl-score output)".into());
+            }
+            get_members(&o)
         }
     })? {
         groups.push(g);

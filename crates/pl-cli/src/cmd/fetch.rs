@@ -263,6 +263,13 @@ fn run_dir(dir: &Path, args: &Args, log: &Log) -> Result<()> {
         .into());
     }
     let corpus = pl_paperless::dir::scan(dir)?;
+    for f in &corpus.outside {
+        log.note(format!(
+            "{}: a link to a file outside {}; not read",
+            dir.join(f).display(),
+            dir.display()
+        ));
+    }
     for f in &corpus.lossy {
         log.note(format!(
             "{}: not UTF-8; invalid bytes replaced",

@@ -5,7 +5,7 @@ mod serve;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 
 use crate::common::{Common, Log, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_f64, get_u64, NdjsonReader, Obj};
+use crate::ndjson::{get_members, get_u64, get_unit, NdjsonReader, Obj};
 use crate::sides::read_field;
 
 const TEMPLATE: &str = include_str!("report/page.html");
@@ -92,21 +92,9 @@ fn read_groups(args: &Args) -> Result<Vec<Group>> {
     let mut owners: FxHashMap<u64, u64> = FxHashMap::default();
     while let Some(g) = reader.next_with(|o| {
         let number = get_u64(&o, "group")?;
-        let confidence = get_f64(&o, "confidence")?;
-        if !(0.0..=1.0).contains(&confidence) {
-            return Err(format!("group {number}: confidence {confidence} is not from 0 to 1"));
-        }
-        let primary = get_u64(&o, "primary")?;
-        let members: Vec<u64> = o
-            .get("members")
-            .and_then(Value::as_array)
-            .ok_or("missing \"members\": is this pl-cluster output?")?
-            .iter()
-            .map(|m| m.as_u64().ok_or("member ids must be integers"))
-            .collect::<Result<_, _>>()?;
-        if !members.contains(&primary) {
-            return Err(format!("group {number}: primary {primary} is not a member"));
-        }
+        let confidence = get_unit(&o, "confidence").map_err(|e| format!("group {number}: {e}"))?;
+        get_u64(&o, "primary")?;
+        let members = get_members(&o).map_err(|e| format!("group {number}: {e}"))?;
         // The page's JavaScript numbers hold integers exactly up to 2^53 - 1: a larger id
         // would come back from the page as another document's.
         for &id in members.iter().chain([&number]) {
@@ -331,6 +319,20 @@ pub fn run(args: Args) -> Result<()> {
         return Err(UsageError(
             "--serve needs --decisions FILE, where each decision is saved".into(),
         )
+        .into());
+    }
+    // The first decision must not be the first to find out that it cannot be saved.
+    if let Some(dir) = args
+        .decisions
+        .as_deref()
+        .filter(|_| args.serve)
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
+    {
+        return Err(UsageError(format!(
+            "--decisions: the folder {} does not exist",
+            dir.display()
+        ))
         .into());
     }
     if let Some(u) = &args.paperless_url {
