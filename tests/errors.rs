@@ -377,6 +377,19 @@ fn invalid_utf8_a_full_disk_and_stale_temporaries() {
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert_eq!(ndjson(&ok(out)).len(), 2);
     assert!(err.contains("skipped 1 invalid records"), "{err}");
+    // In a record stream too, with its line, and the cause said once.
+    ok(sh(
+        d.path(),
+        "pl-normalize -q --skip-invalid docs.ndjson | pl-minhash -q --format json > sigs.ndjson \
+         && printf '\\377\\376\\n' >> sigs.ndjson",
+    ));
+    let err = fails(
+        sh(d.path(), "pl-lsh -q sigs.ndjson"),
+        1,
+        "pl-lsh",
+        &["sigs.ndjson", "line 3", "not UTF-8"],
+    );
+    assert_eq!(err.matches("UTF-8").count(), 1, "{err}");
     // A full disk names the output.
     fails(
         sh(

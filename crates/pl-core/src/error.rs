@@ -6,7 +6,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum Error {
     /// An I/O error from the underlying reader or writer.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     /// A line of NDJSON that is not a valid record.
     #[error("line {line}: {msg}")]

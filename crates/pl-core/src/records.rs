@@ -413,7 +413,7 @@ pub struct RecordReader<T: Record, R: BufRead> {
 
 enum Source<R: BufRead> {
     Binary(StreamReader<R>),
-    Json { r: R, line: u64, text: String },
+    Json { r: R, line: u64, text: Vec<u8> },
 }
 
 impl<T: Record, R: BufRead> RecordReader<T, R> {
@@ -435,7 +435,7 @@ impl<T: Record, R: BufRead> RecordReader<T, R> {
             Source::Json {
                 r,
                 line: 0,
-                text: String::new(),
+                text: Vec::new(),
             }
         };
         let mut me = RecordReader {
@@ -470,15 +470,17 @@ impl<T: Record, R: BufRead> RecordReader<T, R> {
         };
         loop {
             text.clear();
-            if r.read_line(text)? == 0 {
+            if r.read_until(b'\n', text)? == 0 {
                 return Ok(None);
             }
             *line += 1;
-            if text.trim().is_empty() {
+            if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
             let at = *line;
             let bad = |msg: String| Error::Line { line: at, msg };
+            let text = std::str::from_utf8(text)
+                .map_err(|e| bad(format!("not UTF-8 text (byte {})", e.valid_up_to() + 1)))?;
             let map: Map<String, Value> =
                 serde_json::from_str(text).map_err(|e| bad(format!("invalid JSON: {e}")))?;
             let (rec, params) = T::from_json(map).map_err(bad)?;
