@@ -301,7 +301,7 @@ bench:
 	scripts/bench/run.sh
 
 # ---------------------------------------------------------------------------------------------
-# docs/QUALITY.md: every configuration on a generated 20k-document corpus and on the real-OCR
+# docs/QUALITY.md: every configuration on a generated 10k-document corpus and on the real-OCR
 # fixture, against their truth, and issue 14's targets judged; $(WORK)/quality/summary.json.
 QUALITY_DOCS ?= 10000
 quality: $(BINS)

@@ -106,13 +106,8 @@ fn apply(server: &Server, dir: &Tmp, args: &[&str]) -> Output {
     out
 }
 
-fn ok(out: &Output) -> Vec<Value> {
-    assert!(
-        out.status.success(),
-        "pl-apply failed ({:?}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+/// The plan records a run printed.
+fn plan_of(out: &Output) -> Vec<Value> {
     String::from_utf8(out.stdout.clone())
         .unwrap()
         .lines()
@@ -120,16 +115,22 @@ fn ok(out: &Output) -> Vec<Value> {
         .collect()
 }
 
+fn ok(out: &Output) -> Vec<Value> {
+    assert!(
+        out.status.success(),
+        "pl-apply failed ({:?}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    plan_of(out)
+}
+
 /// The plan records of a run that refused some documents: exit 3, and the summary says so.
 fn refused(out: &Output) -> Vec<Value> {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "exit 3 expected: {err}");
     assert!(err.contains("documents refused (exit 3)"), "{err}");
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    plan_of(out)
 }
 
 /// (id, status) of the plan records.
@@ -1120,10 +1121,7 @@ fn an_undo_that_landed_before_it_was_stopped_is_journaled_on_resume() {
     // (before, both were skipped as "done in an earlier run" although live).
     server.clear_log();
     let out = apply(&server, &dir, &[dec.to_str().unwrap(), "--delete", "--yes"]);
-    let plan: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let plan = plan_of(&out);
     assert_eq!(
         statuses(&plan),
         vec![(2, "done".into()), (3, "done".into())],

@@ -67,17 +67,7 @@ fn pipe_equals_make_and_a_second_run() {
     let second = ok(sh(d.path(), PIPE));
     assert_eq!(first, second, "two runs are byte-identical");
     let work = d.path().join("work");
-    let out = std::process::Command::new("make")
-        .arg("-C")
-        .arg(repo())
-        .arg("groups")
-        .arg(format!("WORK={}", work.display()))
-        .arg(format!("DOCS={}", d.path().join("docs.ndjson").display()))
-        .arg(format!("BIN={}", bin_dir().display()))
-        .arg("CARGO_BUILD=true")
-        .output()
-        .unwrap();
-    ok(out);
+    ok(make_groups(d.path(), &[]));
     let made = std::fs::read(work.join("groups.ndjson")).unwrap();
     assert_eq!(made, first, "make pipeline equals the shell pipe");
     assert!(!first.is_empty());
@@ -295,20 +285,7 @@ fn a_work_folder_holding_a_fetched_library_is_not_switched_to_a_file() {
     let work = d.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
     let library = "{\"id\":7,\"content\":\"a fetched document\"}\n";
-    let make = |extra: &[&str]| {
-        std::process::Command::new("make")
-            .arg("-C")
-            .arg(repo())
-            .arg("groups")
-            .arg(format!("WORK={}", work.display()))
-            .arg(format!("DOCS={}", d.path().join("docs.ndjson").display()))
-            .arg(format!("BIN={}", bin_dir().display()))
-            .arg("CARGO_BUILD=true")
-            .args(extra)
-            .env_remove("PAPERLESS_URL")
-            .output()
-            .unwrap()
-    };
+    let make = |extra: &[&str]| make_groups(d.path(), extra);
     // Recorded by a Paperless fetch, and (older folders) known by pl-fetch's state file.
     for (source, state) in [
         (Some("paperless http://paperless.local:8000"), false),
@@ -345,4 +322,21 @@ fn a_work_folder_holding_a_fetched_library_is_not_switched_to_a_file() {
     );
     assert!(!work.join("docs.ndjson.state.json").exists());
     assert!(work.join("groups.ndjson").exists());
+}
+
+/// `make groups` on `dir/docs.ndjson` into `dir/work`, with the test's binaries and without a
+/// Paperless server.
+fn make_groups(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    std::process::Command::new("make")
+        .arg("-C")
+        .arg(repo())
+        .arg("groups")
+        .arg(format!("WORK={}", dir.join("work").display()))
+        .arg(format!("DOCS={}", dir.join("docs.ndjson").display()))
+        .arg(format!("BIN={}", bin_dir().display()))
+        .arg("CARGO_BUILD=true")
+        .args(extra)
+        .env_remove("PAPERLESS_URL")
+        .output()
+        .unwrap()
 }

@@ -204,14 +204,11 @@ fn http(port: u16, req: &str) -> (u16, String) {
     (status, body)
 }
 
-#[test]
-fn serve_writes_checked_decisions_atomically() {
-    let dir = tmp("serve");
-    let (docs, groups) = corpus(&dir);
-    let file = dir.join("decisions.ndjson");
+/// Starts `pl-report --serve` on `groups` and `docs`; the child and its port.
+fn serve_on(groups: &str, docs: &str, file: &std::path::Path) -> (std::process::Child, u16) {
     let mut child = Command::new(BIN)
-        .args([&groups, "--docs", &docs, "--serve", "--decisions"])
-        .arg(&file)
+        .args([groups, "--docs", docs, "--serve", "--decisions"])
+        .arg(file)
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -226,6 +223,15 @@ fn serve_writes_checked_decisions_atomically() {
         .and_then(|r| r.split('/').next())
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
+    (child, port)
+}
+
+#[test]
+fn serve_writes_checked_decisions_atomically() {
+    let dir = tmp("serve");
+    let (docs, groups) = corpus(&dir);
+    let file = dir.join("decisions.ndjson");
+    let (mut child, port) = serve_on(&groups, &docs, &file);
     let host = format!("Host: 127.0.0.1:{port}");
     let (s, page) = http(port, &format!("GET / HTTP/1.1\r\n{host}\r\n\r\n"));
     assert_eq!(s, 200);
@@ -295,28 +301,6 @@ fn serve_writes_checked_decisions_atomically() {
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Starts `pl-report --serve` on `groups` and `docs`; the child and its port.
-fn serve_on(groups: &str, docs: &str, file: &std::path::Path) -> (std::process::Child, u16) {
-    let mut child = Command::new(BIN)
-        .args([groups, "--docs", docs, "--serve", "--decisions"])
-        .arg(file)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port: u16 = line
-        .split("http://127.0.0.1:")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    (child, port)
 }
 
 #[test]

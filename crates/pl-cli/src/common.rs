@@ -88,33 +88,19 @@ impl Log {
 }
 
 /// A usage error (bad combination of flags): exit code 2.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct UsageError(pub String);
-
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
 
 /// The job ran, but some of it was refused on purpose (pl-apply: documents it would not
 /// touch): exit 3, so that a script notices.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct Refused(pub String);
 
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
-
 /// Runs a tool: a closed pipe downstream ends quietly with 0, a usage error exits 2, work
-/// partly refused ([`Refused`]) 3,
-/// any other error is printed once as `tool: context: cause` and exits 1.
+/// partly refused ([`Refused`]) 3, any other error is printed once as `tool: context: cause`
+/// and exits 1.
 pub fn main_with(tool: &str, run: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,

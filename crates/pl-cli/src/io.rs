@@ -141,6 +141,15 @@ impl Output {
         }
     }
 
+    /// The buffered writer underneath.
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Output::Stdout(w) => w,
+            Output::Special(w, _) => w,
+            Output::File(a) => a.w.as_mut().expect("open until finish"),
+        }
+    }
+
     /// An I/O error that names the output, keeping its kind (a closed pipe stays one).
     fn named(&self, e: io::Error) -> io::Error {
         io::Error::new(e.kind(), format!("{}: write failed: {e}", self.name()))
@@ -171,27 +180,15 @@ impl Output {
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let r = match self {
-            Output::Stdout(w) => w.write(buf),
-            Output::Special(w, _) => w.write(buf),
-            Output::File(a) => a.w.as_mut().expect("open until finish").write(buf),
-        };
+        let r = self.writer().write(buf);
         r.map_err(|e| self.named(e))
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        let r = match self {
-            Output::Stdout(w) => w.write_all(buf),
-            Output::Special(w, _) => w.write_all(buf),
-            Output::File(a) => a.w.as_mut().expect("open until finish").write_all(buf),
-        };
+        let r = self.writer().write_all(buf);
         r.map_err(|e| self.named(e))
     }
     fn flush(&mut self) -> io::Result<()> {
-        let r = match self {
-            Output::Stdout(w) => w.flush(),
-            Output::Special(w, _) => w.flush(),
-            Output::File(a) => a.w.as_mut().expect("open until finish").flush(),
-        };
+        let r = self.writer().flush();
         r.map_err(|e| self.named(e))
     }
 }

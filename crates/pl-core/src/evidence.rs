@@ -197,13 +197,9 @@ pub fn evidence_until(
         return e;
     }
     let mut e = Evidence::default();
-    let (mut wa, mut wb) = (
-        crate::verify::WordCursor::new(a),
-        crate::verify::WordCursor::new(b),
-    );
     let mut buf = Vec::new();
-    // Every word of both texts, made on the first block OCR does not explain as a whole: a
-    // garbled word's counterpart may sit in the block before or after (the alignment matched
+    // Both texts' words, split once and only as far as the blocks need them (a garbled word's
+    // counterpart may sit in the words just before or after its block: the alignment matched
     // a repeated word across it).
     let (mut all_a, mut all_b) = (seen_words(a), seen_words(b));
     let mut matched_a = 0;
@@ -233,8 +229,8 @@ pub fn evidence_until(
             continue;
         }
         e.replaced += h.old.len() + h.new.len();
-        let x = wa.words(h.old.start, h.old.len());
-        let y = wb.words(h.new.start, h.new.len());
+        let x = all_a.range(h.old.clone()).to_vec();
+        let y = all_b.range(h.new.clone()).to_vec();
         if explained(&x, &y) {
             e.garbled += x.len() + y.len();
             continue;
@@ -513,6 +509,17 @@ fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Vec<char>) -> Near
 mod tests {
     use super::*;
     use crate::verify::Vocab;
+
+    #[test]
+    fn seen_words_gives_the_words_by_range() {
+        let text = " alpha  beta gamma delta ";
+        let all: Vec<&str> = words(text).collect();
+        let mut s = seen_words(text);
+        assert_eq!(s.range(1..3), &all[1..3]);
+        assert_eq!(s.range(0..1), &all[0..1], "earlier words are kept");
+        assert!(s.range(4..5).is_empty(), "past the end");
+        assert_eq!(seen_words(text).range(0..9), &all[..]);
+    }
 
     fn profiles(a: &str, b: &str) -> (Profile, Profile) {
         let mut v = Vocab::default();

@@ -136,47 +136,6 @@ pub fn words(text: &str) -> impl Iterator<Item = &str> {
         })
 }
 
-/// Words of a text by index, for indexes that only grow (the ops of a diff come in order):
-/// one pass over the text, no list of every word.
-pub(crate) struct WordCursor<'a> {
-    text: &'a str,
-    /// Byte offset of word `index`'s search start.
-    pos: usize,
-    index: usize,
-}
-
-impl<'a> WordCursor<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
-        WordCursor {
-            text,
-            pos: 0,
-            index: 0,
-        }
-    }
-
-    /// The next word, as [`words`] gives them.
-    fn next_word(&mut self) -> Option<&'a str> {
-        let bytes = self.text.as_bytes();
-        while bytes.get(self.pos) == Some(&b' ') {
-            self.pos += 1;
-        }
-        if self.pos >= bytes.len() {
-            return None;
-        }
-        let start = self.pos;
-        self.pos = memchr::memchr(b' ', &bytes[start..]).map_or(bytes.len(), |e| start + e);
-        self.index += 1;
-        Some(&self.text[start..self.pos])
-    }
-
-    /// Words `from..from + len`; `from` is not before the end of the last call's words.
-    pub(crate) fn words(&mut self, from: usize, len: usize) -> Vec<&'a str> {
-        debug_assert!(from >= self.index, "word indexes only grow");
-        while self.index < from && self.next_word().is_some() {}
-        (0..len).map_while(|_| self.next_word()).collect()
-    }
-}
-
 /// The hashes of a normalized text's words, in text order, as [`Vocab`] keys them.
 pub fn word_hashes(norm: &str, out: &mut Vec<u64>) {
     out.clear();
@@ -264,17 +223,6 @@ mod tests {
             let refs: Vec<&str> = words.iter().map(String::as_str).collect();
             proptest::prop_assert_eq!(fold(&refs), fold_by_passes(&joined));
         }
-    }
-
-    #[test]
-    fn word_cursor_gives_the_words_by_index() {
-        let text = " alpha  beta gamma delta ";
-        let all: Vec<&str> = words(text).collect();
-        let mut c = WordCursor::new(text);
-        assert_eq!(c.words(1, 2), all[1..3]);
-        assert_eq!(c.words(3, 1), all[3..4]);
-        assert!(c.words(4, 1).is_empty(), "past the end");
-        assert_eq!(WordCursor::new(text).words(0, 9), all);
     }
 
     #[test]

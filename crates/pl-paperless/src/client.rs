@@ -199,6 +199,18 @@ enum Failed {
     Fatal(Error),
 }
 
+impl Failed {
+    /// A failure of the network or of the answer's transfer, worth another try.
+    fn network(msg: String) -> Failed {
+        Failed::Retry {
+            msg,
+            status: None,
+            body: String::new(),
+            wait: None,
+        }
+    }
+}
+
 /// Normalizes a base URL: scheme required, trailing `/` and a trailing `/api` dropped.
 pub fn normalize_base(url: &str) -> Result<String> {
     let u = url.trim();
@@ -541,24 +553,11 @@ impl Client {
                         url: url.clone(),
                         limit_mb: self.max_answer >> 20,
                     }),
-                    ureq::Error::Timeout(t) => Failed::Retry {
-                        msg: timed_out(t),
-                        status: None,
-                        body: String::new(),
-                        wait: None,
-                    },
-                    e => Failed::Retry {
-                        msg: self.token.redact_str(format!("answer cut short: {e}")),
-                        status: None,
-                        body: String::new(),
-                        wait: None,
-                    },
+                    ureq::Error::Timeout(t) => Failed::network(timed_out(t)),
+                    e => Failed::network(self.token.redact_str(format!("answer cut short: {e}"))),
                 })?;
-                serde_json::from_slice(&bytes).map_err(|e| Failed::Retry {
-                    msg: format!("answer is not valid JSON (cut short?): {e}"),
-                    status: None,
-                    body: String::new(),
-                    wait: None,
+                serde_json::from_slice(&bytes).map_err(|e| {
+                    Failed::network(format!("answer is not valid JSON (cut short?): {e}"))
                 })
             }
             300..=399 => Err(Failed::Fatal(Error::Redirect {
@@ -636,18 +635,8 @@ fn transport_failure(url: &str, e: ureq::Error, token: &Token) -> Failed {
         ureq::Error::BadUri(_) | ureq::Error::Http(_) => {
             Failed::Fatal(Error::Config(format!("{url}: not a usable address: {msg}")))
         }
-        ureq::Error::Timeout(t) => Failed::Retry {
-            msg: timed_out(t),
-            status: None,
-            body: String::new(),
-            wait: None,
-        },
-        _ => Failed::Retry {
-            msg,
-            status: None,
-            body: String::new(),
-            wait: None,
-        },
+        ureq::Error::Timeout(t) => Failed::network(timed_out(t)),
+        _ => Failed::network(msg),
     }
 }
 

@@ -347,7 +347,6 @@ fn step_journal(s: &Step, result: &str, tag: &str, extra: &[(&str, Value)]) -> M
     o
 }
 
-/// Marks a step failed with the server's error, in the plan and in the journal.
 /// Exit 3 when any document was refused (the plan and summary name them), 0 otherwise.
 fn refused_exit(refused: usize) -> Result<()> {
     if refused == 0 {
@@ -359,6 +358,7 @@ fn refused_exit(refused: usize) -> Result<()> {
     .into())
 }
 
+/// Marks a step failed with the server's error, in the plan and in the journal.
 fn record_failure(journal: &mut Journal, s: &mut Step, tag: &str, msg: String) -> Result<()> {
     s.status = "failed";
     s.reason = Some(msg.clone());
