@@ -165,7 +165,7 @@ readme-tuning: $(BIN)/pl-lsh | $(WORK)
 # Doc tests, then unit tests, then the integration tests that run the real binaries (last, so
 # the run ends on the suite that counts most).
 test:
-	python3 -m unittest scripts/test_gen_corpus.py
+	python3 -m unittest discover -s scripts/gen_corpus -t scripts
 	cargo test --workspace --doc
 	cargo test --workspace --lib
 	cargo test -p pl-cli --test integration

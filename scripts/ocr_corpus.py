@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A real-OCR corpus: generated documents printed to page images, each scan degraded on its
-own, read back by Tesseract. Writes docs + truth NDJSON like scripts/gen_corpus.py.
+own, read back by Tesseract. Writes docs + truth NDJSON like scripts/gen_corpus/.
 
 Every document's content is OCR output, the original's included. A copy is another scan of the
 same paper (rescan, page added or removed, cover page, header read in another order) or of the

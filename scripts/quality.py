@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes docs/QUALITY.md: every configuration run through the Makefile on two corpora, a
-generated one (scripts/gen_corpus.py) and the real-OCR fixture (examples/ocr/, Tesseract), and
+generated one (scripts/gen_corpus/) and the real-OCR fixture (examples/ocr/, Tesseract), and
 scored against each corpus's truth with pl-eval; then the targets of issue 14 judged on each
 corpus's "default" row (never typed by hand). Also writes WORK/summary.json: each corpus's
 default-row evaluation (pl-eval's JSON) and the targets, for machines.
@@ -311,7 +311,7 @@ def gen_synthetic(a, work):
     want = f"{a.docs} {a.seed}\n"
     have = open(params).read() if os.path.exists(params) else None
     if have != want or not os.path.exists(truth):
-        subprocess.run([sys.executable, "scripts/gen_corpus.py", "--docs", str(a.docs), "--seed", str(a.seed),
+        subprocess.run([sys.executable, "scripts/gen_corpus", "--docs", str(a.docs), "--seed", str(a.seed),
                         "--out-docs", docs, "--out-truth", truth], check=True)
         with open(params, "w") as f:
             f.write(want)
@@ -334,7 +334,7 @@ def main():
 
     sections, judged, summary = [], [], {}
     syn_intro = [
-        f"`scripts/gen_corpus.py --docs {a.docs} --seed {a.seed}`: English and German letters, contracts,",
+        f"`python3 scripts/gen_corpus --docs {a.docs} --seed {a.seed}`: English and German letters, contracts,",
         "manuals and many template families — bills, payslips, statements, invoices — with planted rescans",
         "(OCR noise drawn from 1, 3, 5 and 10 %), re-uploads, pages added or removed, stamps, cover pages,",
         "and hard negatives: the same template with other values, the same letter to two people, two",

@@ -74,7 +74,7 @@ def main():
     w("- parameters, the same for every tool: word 3-grams of the normalized text (our `norm` "
       "field; documents under 20 words skipped), MinHash K = 256 (seed 42 where a tool takes "
       "one), LSH 32 bands × 8 rows, Jaccard threshold 0.75.")
-    w("- corpus: `scripts/gen_corpus.py --docs N --seed 1` (synthetic Paperless archive with "
+    w("- corpus: `python3 scripts/gen_corpus --docs N --seed 1` (synthetic Paperless archive with "
       "planted near-duplicates). docs/s and MB/s are the corpus's documents and docs-NDJSON "
       "bytes (10^6) over wall time for every row, so rows compare directly.")
     w("- peers run end to end from the normalized text (norm NDJSON) to candidate pairs, in "

@@ -94,7 +94,7 @@ for n in $SIZES; do
   mkdir -p "$D"
   if [ ! -s "$D/docs.ndjson" ]; then
     log "corpus of $n documents"
-    python3 scripts/gen_corpus.py --docs "$n" --seed 1 --out-docs "$D/docs.ndjson.tmp" \
+    python3 scripts/gen_corpus --docs "$n" --seed 1 --out-docs "$D/docs.ndjson.tmp" \
       --out-truth "$D/truth.ndjson"
     mv "$D/docs.ndjson.tmp" "$D/docs.ndjson"
   fi

@@ -1,55 +1,21 @@
-"""Tests for scripts/gen_corpus.py.
+"""The example-sized corpus: shape of the records, clusters, kinds, and that examples/ is current."""
 
-Run from the repository root:  python3 -m unittest scripts/test_gen_corpus.py
-"""
-
-import contextlib
 import difflib
-import io
 import json
 import os
 import re
-import subprocess
-import sys
-import tempfile
 import unittest
 from collections import Counter, defaultdict
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)  # scripts/ is not a package; import the generator by path
+from gen_corpus.kinds import KINDS
+from gen_corpus.tests.helpers import ROOT, parse, run
 
-import gen_corpus  # noqa: E402
-
-SCRIPT = os.path.join(HERE, "gen_corpus.py")
 EXAMPLE_ARGS = ["--docs", "320", "--seed", "7"]
 DOC_KEYS = ["id", "title", "content", "created", "added", "modified", "correspondent", "document_type",
             "tags", "archive_serial_number", "original_file_name", "page_count", "mime_type"]
 TRUTH_KEYS = ["id", "cluster", "kind", "noise", "family"]
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$")
-
-
-def run(*args: str) -> tuple[bytes, bytes, str]:
-    """Run the generator in-process; return (docs bytes, truth bytes, stderr)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        docs, truth = os.path.join(tmp, "docs.ndjson"), os.path.join(tmp, "truth.ndjson")
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err):
-            gen_corpus.main([*args, "--out-docs", docs, "--out-truth", truth])
-        with open(docs, "rb") as d, open(truth, "rb") as t:
-            return d.read(), t.read(), err.getvalue()
-
-
-def parse(raw: bytes) -> list[dict]:
-    return [json.loads(line) for line in raw.decode("utf-8").splitlines()]
-
-
-def changed_share(orig: str, copy: str) -> float:
-    """Share of the original's words that no longer match, after aligning the word lists."""
-    a, b = orig.split(), copy.split()
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return 1 - sum(m.size for m in sm.get_matching_blocks()) / len(a)
 
 
 class ExampleCorpus(unittest.TestCase):
@@ -96,7 +62,7 @@ class ExampleCorpus(unittest.TestCase):
             t = json.loads(line)
             self.assertEqual(list(t), TRUTH_KEYS)
             self.assertIsInstance(t["cluster"], int)
-            self.assertIn(t["kind"], ("original",) + gen_corpus.KINDS)
+            self.assertIn(t["kind"], ("original",) + KINDS)
             self.assertIsInstance(t["noise"], float)
             self.assertIsInstance(t["family"], (str, type(None)))
 
@@ -120,7 +86,7 @@ class ExampleCorpus(unittest.TestCase):
 
     def test_every_kind_appears(self):
         kinds = Counter(t["kind"] for t in self.truth)
-        for kind in gen_corpus.KINDS:
+        for kind in KINDS:
             self.assertGreater(kinds[kind], 0, kind)
 
     def test_copies_not_always_adjacent(self):
@@ -184,130 +150,11 @@ class ExampleCorpus(unittest.TestCase):
         self.assertTrue(0.3 < german / len(self.docs) < 0.7, german)
 
     def test_stats_match_readme(self):
-        readme = open(os.path.join(ROOT, "examples", "README.md"), encoding="utf-8").read()
+        with open(os.path.join(ROOT, "examples", "README.md"), encoding="utf-8") as f:
+            readme = f.read()
         self.assertIn(self.stats.strip(), readme, "regenerate the counts in examples/README.md")
 
     def test_examples_are_current(self):
         for name, raw in (("docs.ndjson", self.raw_docs), ("truth.ndjson", self.raw_truth)):
             with open(os.path.join(ROOT, "examples", name), "rb") as f:
                 self.assertEqual(f.read(), raw, f"examples/{name} is stale: rerun the command in examples/README.md")
-
-
-class Determinism(unittest.TestCase):
-    def test_same_seed_same_bytes_via_cli(self):
-        outs = []
-        for _ in range(2):
-            with tempfile.TemporaryDirectory() as tmp:
-                docs, truth = os.path.join(tmp, "d.ndjson"), os.path.join(tmp, "t.ndjson")
-                env = dict(os.environ, PYTHONHASHSEED="random")  # hash randomisation must not matter
-                subprocess.run([sys.executable, SCRIPT, "--docs", "400", "--seed", "11", "--out-docs", docs,
-                                "--out-truth", truth], check=True, env=env)
-                with open(docs, "rb") as d, open(truth, "rb") as t:
-                    outs.append((d.read(), t.read()))
-        self.assertEqual(outs[0], outs[1])
-
-    def test_other_seed_differs(self):
-        a, _, _ = run("--docs", "100", "--seed", "1")
-        b, _, _ = run("--docs", "100", "--seed", "2")
-        self.assertNotEqual(a, b)
-
-    def test_stdout_output(self):
-        out = subprocess.run([sys.executable, SCRIPT, "--docs", "30", "--seed", "5"], check=True,
-                             capture_output=True).stdout
-        self.assertEqual(out, run("--docs", "30", "--seed", "5")[0])
-
-
-class Noise(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        raw_docs, raw_truth, _ = run("--docs", "3000", "--seed", "21")
-        cls.docs = {d["id"]: d for d in parse(raw_docs)}
-        cls.truth = parse(raw_truth)
-
-    def test_levels_are_from_the_set(self):
-        levels = {t["noise"] for t in self.truth}
-        self.assertLessEqual(levels, {0.0, *gen_corpus.NOISE_LEVELS})
-        self.assertTrue(all(t["noise"] > 0 for t in self.truth if t["kind"] == "rescan"))
-        self.assertTrue(all(t["noise"] == 0 for t in self.truth if t["kind"] in ("original", "reupload")))
-
-    def test_rescan_changes_about_that_share_of_words(self):
-        by_level = defaultdict(list)
-        for t in self.truth:
-            if t["kind"] == "rescan":
-                orig = self.docs[t["cluster"]]["content"]
-                if len(orig.split()) >= 100:
-                    by_level[t["noise"]].append(changed_share(orig, self.docs[t["id"]]["content"]))
-        for level in (0.01, 0.03, 0.05, 0.10):
-            shares = by_level[level]
-            self.assertGreaterEqual(len(shares), 10, level)
-            mean = sum(shares) / len(shares)
-            self.assertAlmostEqual(mean, level, delta=level * 0.3, msg=f"level {level}: mean {mean:.3f}")
-            if level == 0.05:
-                for s in shares:
-                    self.assertTrue(0.025 <= s <= 0.09, f"rescan at 0.05 changed {s:.3f} of its words")
-
-    def test_max_noise_is_respected(self):
-        _, raw_truth, _ = run("--docs", "400", "--seed", "3", "--max-noise", "0.03")
-        self.assertLessEqual(max(t["noise"] for t in parse(raw_truth)), 0.03)
-        _, raw_truth, _ = run("--docs", "200", "--seed", "3", "--max-noise", "0")
-        truth = parse(raw_truth)
-        self.assertEqual({t["noise"] for t in truth}, {0.0})
-        self.assertNotIn("rescan", {t["kind"] for t in truth})
-
-    def test_ocr_noise_function(self):
-        rng = gen_corpus.Random(1)
-        text = " ".join(f"Rechnungsnummer{i} Zählerstand" for i in range(100))
-        noisy = gen_corpus.ocr_noise(text, 0.05, rng)
-        self.assertNotEqual(noisy, text)
-        self.assertAlmostEqual(changed_share(text, noisy), 0.05, delta=0.02)
-
-
-class Options(unittest.TestCase):
-    def test_dup_rate_zero_means_no_copies(self):
-        _, raw_truth, _ = run("--docs", "150", "--seed", "4", "--dup-rate", "0")
-        self.assertEqual({t["kind"] for t in parse(raw_truth)}, {"original"})
-
-    def test_dup_rate_one_gives_many_groups(self):
-        _, raw_truth, _ = run("--docs", "150", "--seed", "4", "--dup-rate", "1")
-        truth = parse(raw_truth)
-        self.assertEqual(len(truth), 150)
-        originals = sum(t["kind"] == "original" for t in truth)
-        with_copies = len({t["cluster"] for t in truth if t["kind"] != "original"})
-        self.assertGreater(with_copies, originals * 0.9)
-
-    def test_tiny_corpora(self):
-        for n in (1, 2, 3, 7):
-            raw_docs, raw_truth, _ = run("--docs", str(n), "--seed", "9", "--dup-rate", "1")
-            self.assertEqual(len(parse(raw_docs)), n)
-            self.assertEqual(len(parse(raw_truth)), n)
-
-
-class Vocabulary(unittest.TestCase):
-    def test_free_text_word_banks_are_large(self):
-        rng = gen_corpus.Random(2)
-        for lang in gen_corpus.LANGS:
-            words = set()
-            for _ in range(3000):
-                words.update(w.strip(".,").lower() for w in gen_corpus.sentence(rng, lang).split())
-            self.assertGreater(len(words), 400, lang)
-
-
-class Scale(unittest.TestCase):
-    def test_twenty_thousand_documents(self):
-        ids, kinds, clusters_ok = 0, Counter(), True
-        originals = set()
-        for d in gen_corpus.generate(20000, 99):
-            ids += 1
-            self.assertEqual(d["id"], ids)
-            kinds[d["kind"]] += 1
-            if d["kind"] == "original":
-                originals.add(d["id"])
-            else:
-                clusters_ok &= d["cluster"] in originals
-        self.assertEqual(ids, 20000)
-        self.assertTrue(clusters_ok)
-        self.assertEqual(set(kinds), {"original", *gen_corpus.KINDS})
-
-
-if __name__ == "__main__":
-    unittest.main()
