@@ -340,3 +340,42 @@ fn make_groups(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+#[test]
+fn score_reports_which_step_decided_each_pair() {
+    let d = corpus_dir(100);
+    ok(sh(
+        d.path(),
+        "pl-normalize < docs.ndjson > norm.ndjson && pl-minhash -q norm.ndjson -o sigs.bin \
+         && pl-lsh -q sigs.bin -o cands.ndjson",
+    ));
+    let out = sh(
+        d.path(),
+        "pl-score -v --sigs sigs.bin --norm norm.ndjson cands.ndjson > scores.ndjson",
+    );
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    ok(out);
+    let cands = std::fs::read_to_string(d.path().join("cands.ndjson")).unwrap();
+    let kept = std::fs::read_to_string(d.path().join("scores.ndjson")).unwrap();
+    // "pl-score: step NAME: N pairs, ..." once per step, in cascade order.
+    let steps: Vec<(String, usize)> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("pl-score: step "))
+        .map(|l| {
+            let (name, rest) = l.split_once(": ").unwrap();
+            let n = rest.split(' ').next().unwrap().parse().unwrap();
+            (name.to_string(), n)
+        })
+        .collect();
+    assert_eq!(steps.len(), 7, "{err}");
+    assert_eq!(steps[0].0, "identical texts (kept unmeasured)");
+    assert_eq!(steps[6].0, "kept after every step");
+    let total: usize = steps.iter().map(|s| s.1).sum();
+    assert_eq!(
+        total,
+        cands.lines().count(),
+        "every candidate decided once: {err}"
+    );
+    assert_eq!(steps[0].1 + steps[6].1, kept.lines().count(), "{err}");
+    assert!(steps[6].1 > 0, "{err}");
+}

@@ -206,6 +206,26 @@ pub fn parse_object(text: &str) -> Result<Obj, String> {
     }
 }
 
+/// The fields of a norm line (pl-normalize's output) the later stages read, borrowed from the
+/// line: the other fields (the original `content` above all) are skipped without being copied.
+#[derive(serde::Deserialize)]
+pub struct NormFields<'a> {
+    pub id: u64,
+    #[serde(borrow)]
+    pub norm: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    pub fingerprint: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// The fast path for a well-formed norm line; `None` for any other line, which the caller
+/// reads with [`parse_object`] so that its error names the problem.
+pub fn norm_fields(text: &str) -> Option<NormFields<'_>> {
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str(text).ok()
+}
+
 /// Reads a required non-negative integer `id`.
 pub fn get_id(o: &Obj) -> Result<u64, String> {
     o.get("id")

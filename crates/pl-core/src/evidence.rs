@@ -43,7 +43,7 @@ impl Profile {
     pub fn new(norm: &str) -> Profile {
         let mut plain = Vec::new();
         let mut folded = Vec::new();
-        let mut buf = Vec::new();
+        let mut buf = Scratch::default();
         for w in words(norm) {
             plain.push(xxh3_64(w.as_bytes()));
             folded.push(fold_hash(w, &mut buf));
@@ -71,21 +71,30 @@ impl Profile {
     }
 
     /// Whether the text has `word`, as it is or up to OCR folding.
-    fn has(&self, word: &str, buf: &mut Vec<char>) -> bool {
+    fn has(&self, word: &str, buf: &mut Scratch) -> bool {
         self.plain.binary_search(&xxh3_64(word.as_bytes())).is_ok()
             || self.folded.binary_search(&fold_hash(word, buf)).is_ok()
     }
 }
 
-/// The hash of a word's OCR-folded form.
-fn fold_hash(word: &str, buf: &mut Vec<char>) -> u64 {
-    fold_into(&[word], buf);
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    for c in buf.iter() {
+/// Working memory reused across the words of a pair: the verifier looks up thousands of
+/// words per pair, and allocating for each cost more than the lookups.
+#[derive(Default)]
+struct Scratch {
+    chars: Vec<char>,
+    bytes: Vec<u8>,
+}
+
+/// The hash of a word's OCR-folded form (its UTF-8 bytes hashed at once).
+fn fold_hash(word: &str, buf: &mut Scratch) -> u64 {
+    fold_into(&[word], &mut buf.chars);
+    buf.bytes.clear();
+    for c in &buf.chars {
         let mut b = [0u8; 4];
-        h.update(c.encode_utf8(&mut b).as_bytes());
+        buf.bytes
+            .extend_from_slice(c.encode_utf8(&mut b).as_bytes());
     }
-    h.digest()
+    xxh3_64(&buf.bytes)
 }
 
 /// Which text a conflict word is from.
@@ -197,7 +206,7 @@ pub fn evidence_until(
         return e;
     }
     let mut e = Evidence::default();
-    let mut buf = Vec::new();
+    let mut buf = Scratch::default();
     // Both texts' words, split once and only as far as the blocks need them (a garbled word's
     // counterpart may sit in the words just before or after its block: the alignment matched
     // a repeated word across it).
@@ -266,7 +275,7 @@ pub fn evidence_until(
                             near_any(
                                 w,
                                 false,
-                                near.get_or_insert_with(|| Around::new(other_words)),
+                                near.get_or_insert_with(|| Around::new(other_words, &mut buf)),
                                 &mut buf
                             ),
                             Near::No
@@ -277,7 +286,7 @@ pub fn evidence_until(
                     e.garbled += 1;
                     continue;
                 }
-                let around = near.get_or_insert_with(|| Around::new(other_words));
+                let around = near.get_or_insert_with(|| Around::new(other_words, &mut buf));
                 let one_digit = match near_any(w, digits, around, &mut buf) {
                     Near::Yes => {
                         e.garbled += 1;
@@ -386,43 +395,72 @@ impl<'a, I: Iterator<Item = &'a str>> SeenWords<'a, I> {
 }
 
 /// The words around a block on the other side, folded once for all the words compared with
-/// them.
-struct Around {
+/// them. Each word's forms are ranges into shared buffers: one allocation per buffer, not
+/// four per word.
+struct Around<'a> {
     /// The words joined without spaces, sequence-folded.
     joined: Vec<char>,
-    /// Each word: sequence-folded, character-folded, its digits, its length in bytes.
-    words: Vec<AroundWord>,
-}
-
-struct AroundWord {
+    words: Vec<AroundWord<'a>>,
+    /// Every word sequence-folded, then every word character-folded, end to end.
     folded: Vec<char>,
     chars: Vec<char>,
-    skeleton: Vec<u8>,
-    bytes: Vec<u8>,
+    /// Every word's digits, end to end.
+    skeletons: Vec<u8>,
 }
 
-fn skeleton(t: &str) -> Vec<u8> {
-    t.bytes().filter(u8::is_ascii_digit).collect()
+/// One word around a block: its sequence-folded and character-folded forms and its digits
+/// (ranges into [`Around`]'s buffers), and its bytes.
+struct AroundWord<'a> {
+    folded: std::ops::Range<usize>,
+    chars: std::ops::Range<usize>,
+    skeleton: std::ops::Range<usize>,
+    bytes: &'a [u8],
 }
 
-impl Around {
-    fn new(others: &[&str]) -> Around {
+impl AroundWord<'_> {
+    fn folded<'b>(&self, a: &'b Around) -> &'b [char] {
+        &a.folded[self.folded.clone()]
+    }
+    fn chars<'b>(&self, a: &'b Around) -> &'b [char] {
+        &a.chars[self.chars.clone()]
+    }
+    fn skeleton<'b>(&self, a: &'b Around) -> &'b [u8] {
+        &a.skeletons[self.skeleton.clone()]
+    }
+}
+
+/// The digits of a token, in order.
+fn skeleton(t: &str) -> impl Iterator<Item = u8> + '_ {
+    t.bytes().filter(u8::is_ascii_digit)
+}
+
+impl<'a> Around<'a> {
+    fn new(others: &[&'a str], buf: &mut Scratch) -> Around<'a> {
         let mut joined = Vec::new();
         fold_into(others, &mut joined);
-        let words = others
-            .iter()
-            .map(|o| {
-                let mut folded = Vec::new();
-                fold_into(&[*o], &mut folded);
-                AroundWord {
-                    folded,
-                    chars: o.chars().map(fold_char).collect(),
-                    skeleton: skeleton(o),
-                    bytes: o.as_bytes().to_vec(),
-                }
-            })
-            .collect();
-        Around { joined, words }
+        let mut a = Around {
+            joined,
+            words: Vec::with_capacity(others.len()),
+            folded: Vec::new(),
+            chars: Vec::new(),
+            skeletons: Vec::new(),
+        };
+        for o in others {
+            fold_into(&[*o], &mut buf.chars);
+            let f = a.folded.len();
+            a.folded.extend_from_slice(&buf.chars);
+            let c = a.chars.len();
+            a.chars.extend(o.chars().map(fold_char));
+            let k = a.skeletons.len();
+            a.skeletons.extend(skeleton(o));
+            a.words.push(AroundWord {
+                folded: f..a.folded.len(),
+                chars: c..a.chars.len(),
+                skeleton: k..a.skeletons.len(),
+                bytes: o.as_bytes(),
+            });
+        }
+        a
     }
 }
 
@@ -430,14 +468,17 @@ impl Around {
 /// joined, folded form): a token with digits may lose or gain one character; a word may differ
 /// by about one character in four. An Indel distance is at least the difference of the
 /// lengths: a word whose lengths already rule it out is not measured.
-fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Vec<char>) -> Near {
+fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Scratch) -> Near {
     use rapidfuzz::distance::indel::BatchComparator;
-    fold_into(&[w], buf);
-    let fw = buf.clone();
+    fold_into(&[w], &mut buf.chars);
+    let fw = &buf.chars;
     // Short tokens are inside every text and one character from many others: only the same
     // token, up to OCR, is near.
     if fw.len() < 4 {
-        let same = around.words.iter().any(|o| o.folded == fw);
+        let same = around
+            .words
+            .iter()
+            .any(|o| o.folded(around) == fw.as_slice());
         return if same { Near::Yes } else { Near::No };
     }
     let joined = &around.joined;
@@ -447,12 +488,13 @@ fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Vec<char>) -> Near
     // Characters folded one by one too: the sequence fold reads `ri` as `n`, which a
     // misread `1` next to an `r` also makes.
     let cw: Vec<char> = w.chars().map(fold_char).collect();
-    let sw = skeleton(w);
+    let sw: Vec<u8> = skeleton(w).collect();
     let mut cmp: Option<(BatchComparator<char>, BatchComparator<char>)> = None;
     let mut near = Near::No;
     for o in &around.words {
-        let (fa, fb) = (fw.len(), o.folded.len());
-        let (ca, cb) = (cw.len(), o.chars.len());
+        let (of, oc) = (o.folded(around), o.chars(around));
+        let (fa, fb) = (fw.len(), of.len());
+        let (ca, cb) = (cw.len(), oc.len());
         // Lower bounds of the two distances below.
         let (lb1, lb2) = (fa.abs_diff(fb), ca.abs_diff(cb));
         let measurable = if digits {
@@ -468,8 +510,8 @@ fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Vec<char>) -> Near
                     BatchComparator::new(cw.iter().copied()),
                 )
             });
-            let d1 = f.distance(o.folded.iter().copied());
-            let d2 = c.distance(o.chars.iter().copied());
+            let d1 = f.distance(of.iter().copied());
+            let d2 = c.distance(oc.iter().copied());
             if d2 < d1 {
                 (d2, ca, cb)
             } else {
@@ -486,12 +528,13 @@ fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Vec<char>) -> Near
         // lose two. Of one length, a digit read as a letter leaves the other digits in
         // order; a digit read as another digit is another number, or a rough scan.
         let same_len = w.len() == o.bytes.len();
+        let os = o.skeleton(around);
         if measured.is_some_and(|(d, la, lb)| d <= 1 || (d == 2 && la != lb && la + lb >= 12))
-            || (same_len && rapidfuzz::distance::indel::distance(&sw, &o.skeleton) <= 1)
+            || (same_len && rapidfuzz::distance::indel::distance(&sw, os) <= 1)
         {
             return Near::Yes;
         }
-        if same_len && w.len() >= 4 && sw.len() == o.skeleton.len() {
+        if same_len && w.len() >= 4 && sw.len() == os.len() {
             let diff = w
                 .bytes()
                 .zip(o.bytes.iter())

@@ -181,6 +181,77 @@ pub enum Verdict {
     Dropped(Dims, Reason),
 }
 
+/// The step of the cascade that decided a pair, cheapest first: what `pl-score -v` counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// One normalized text twice: kept without comparing.
+    Identical,
+    /// Under the threshold even with a perfect fuzzy ratio (or the best the two sample
+    /// lengths allow): dropped before any text was compared.
+    Bound,
+    /// Distinctive tokens under `distinct_min`.
+    Distinct,
+    /// The verifier, settled at a differing block before the end of the alignment.
+    Settled,
+    /// The verifier, after the whole alignment.
+    Conflicts,
+    /// The fuzzy ratio, measured after the verifier kept the pair.
+    Fuzzy,
+    /// Kept after every step.
+    Kept,
+}
+
+impl Step {
+    /// Every step, in cascade order.
+    pub const ALL: [Step; 7] = [
+        Step::Identical,
+        Step::Bound,
+        Step::Distinct,
+        Step::Settled,
+        Step::Conflicts,
+        Step::Fuzzy,
+        Step::Kept,
+    ];
+
+    /// How `-v` names the step.
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Identical => "identical texts (kept unmeasured)",
+            Step::Bound => "score bound (dropped before comparing texts)",
+            Step::Distinct => "distinctive tokens",
+            Step::Settled => "verifier, settled at an early block",
+            Step::Conflicts => "verifier, whole alignment",
+            Step::Fuzzy => "fuzzy ratio",
+            Step::Kept => "kept after every step",
+        }
+    }
+}
+
+impl Verdict {
+    /// The step that decided the pair (a pair of identical texts is [`Step::Kept`] here: only
+    /// the caller knows it did not compare them).
+    pub fn step(&self) -> Step {
+        match self {
+            Verdict::Kept(_) => Step::Kept,
+            Verdict::Dropped(_, Reason::Distinct) => Step::Distinct,
+            Verdict::Dropped(d, Reason::Conflicts) => {
+                if d.evidence.as_ref().is_some_and(|e| e.stopped) {
+                    Step::Settled
+                } else {
+                    Step::Conflicts
+                }
+            }
+            Verdict::Dropped(d, Reason::Score) => {
+                if d.evidence.is_none() && d.fuzzy.is_none() {
+                    Step::Bound
+                } else {
+                    Step::Fuzzy
+                }
+            }
+        }
+    }
+}
+
 /// The cascade over one corpus: its settings and which words other documents use.
 pub struct Scorer<'a> {
     /// Settings.
@@ -427,6 +498,55 @@ mod tests {
         };
         let verdict = s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true);
         assert!(matches!(verdict, Verdict::Kept(_)), "{verdict:?}");
+    }
+
+    #[test]
+    fn each_verdict_names_the_step_that_decided_it() {
+        let (d, v) = corpus(&[
+            "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende",
+            "stadtwerke rechnung nr 4712 vom 12042023 betrag 9120 zahlbar bis ende",
+            "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende",
+        ]);
+        let cfg = config();
+        let s = Scorer {
+            config: &cfg,
+            doc_counts: v.doc_counts(),
+        };
+        let pair = |i: usize, j: usize| Some((doc(&d[i]), doc(&d[j])));
+        assert_eq!(s.score(SIM, pair(0, 1), true).step(), Step::Settled);
+        assert_eq!(s.score(SIM, pair(0, 2), true).step(), Step::Kept);
+        let low = Similarity {
+            jaccard: 0.0,
+            containment: 0.0,
+            identical: false,
+        };
+        let strict = Config {
+            threshold: 0.99,
+            ..config()
+        };
+        let s = Scorer {
+            config: &strict,
+            doc_counts: v.doc_counts(),
+        };
+        assert_eq!(s.score(low, pair(0, 2), true).step(), Step::Bound);
+        // Verified clean, then short of the threshold on the fuzzy ratio.
+        let fair = Similarity {
+            jaccard: 0.98,
+            containment: 0.98,
+            identical: false,
+        };
+        let loose = Config {
+            threshold: 0.9,
+            ..config()
+        };
+        let (e, w) = corpus(&["aaaa bbbb cccc dddd eeee", "eeee dddd cccc bbbb aaaa"]);
+        let s = Scorer {
+            config: &loose,
+            doc_counts: w.doc_counts(),
+        };
+        let verdict = s.score(fair, Some((doc(&e[0]), doc(&e[1]))), true);
+        assert_eq!(verdict.step(), Step::Fuzzy, "{verdict:?}");
+        assert_eq!(Step::ALL.len(), 7);
     }
 
     #[test]

@@ -12,15 +12,16 @@ use pl_core::records::{expect_param, ShingleRec, SigRec};
 use pl_core::score::{
     containment_estimate, exact_containment, fuzzy_sample, round6, Weights, DEFAULT_FUZZY_SAMPLE,
 };
-use pl_core::scorer::{Config, Dims, Doc, Scorer, Similarity, Verdict, Verifier};
+use pl_core::scorer::{Config, Dims, Doc, Scorer, Similarity, Step, Verdict, Verifier};
 use pl_core::verify::{edge_sample, word_hashes, Vocab};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::common::{numbers, Common, Log, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_id, get_u64, parse_object, write_obj, NdjsonReader, Obj};
+use crate::ndjson::{get_id, get_u64, norm_fields, parse_object, write_obj, NdjsonReader, Obj};
 use crate::sides::read_all;
 
 /// Score each candidate pair and keep those at or over --threshold whose differences are OCR's.
@@ -352,6 +353,22 @@ pub fn run(args: Args) -> Result<()> {
             .map(|(x, y)| (x.doc(), y.doc()));
         scorer.score(sim, docs, fuzzy)
     };
+    let ladder = Ladder::default();
+    let score_pair = |c: &Cand| {
+        let start = std::time::Instant::now();
+        let v = score_pair(c);
+        let step = match &v {
+            Verdict::Kept(d)
+                if d.jaccard == 1.0
+                    && identical_texts(&sigs[&c.a], &sigs[&c.b], exact_shingles) =>
+            {
+                Step::Identical
+            }
+            v => v.step(),
+        };
+        ladder.add(step, start.elapsed());
+        v
+    };
     let mut out = create_output(args.common.output.as_deref())?;
     let mut rejected = match &args.rejected {
         Some(path) => Some(create_output(Some(path))?),
@@ -391,11 +408,39 @@ pub fn run(args: Args) -> Result<()> {
         w.finish()?;
     }
     reader.report_skipped(&log);
+    ladder.report(&log);
     log.info(format!(
         "{kept} pairs at or over {}; dropped: {} by score, {} by distinctive tokens, {} by conflicts",
         args.threshold, dropped[0], dropped[1], dropped[2]
     ));
     Ok(())
+}
+
+/// Pairs decided by each step of the cascade and the time they took (summed over threads),
+/// for `-v`.
+#[derive(Default)]
+struct Ladder {
+    pairs: [AtomicU64; Step::ALL.len()],
+    nanos: [AtomicU64; Step::ALL.len()],
+}
+
+impl Ladder {
+    fn add(&self, step: Step, took: std::time::Duration) {
+        self.pairs[step as usize].fetch_add(1, Ordering::Relaxed);
+        self.nanos[step as usize].fetch_add(took.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    fn report(&self, log: &Log) {
+        for step in Step::ALL {
+            let n = self.pairs[step as usize].load(Ordering::Relaxed);
+            let s = self.nanos[step as usize].load(Ordering::Relaxed) as f64 / 1e9;
+            let per = if n > 0 { s * 1e6 / n as f64 } else { 0.0 };
+            log.info(format!(
+                "step {}: {n} pairs, {s:.2} s of thread time ({per:.1} µs per pair)",
+                step.name()
+            ));
+        }
+    }
 }
 
 /// The verifier the flags describe.
@@ -515,16 +560,24 @@ fn read_sides(
     let mut chunk = Vec::with_capacity(CHUNK);
     let mut unwanted_ids = Vec::new();
     let parse = |text: &str| -> Result<Parsed, String> {
-        let mut o = parse_object(text)?;
-        let id = get_id(&o)?;
-        let Some(Value::String(norm)) = o.remove("norm") else {
-            return Err("missing \"norm\": pass the output of pl-normalize as --norm".into());
+        let (id, norm) = match norm_fields(text) {
+            Some(f) => (f.id, f.norm),
+            None => {
+                let mut o = parse_object(text)?;
+                let id = get_id(&o)?;
+                let Some(Value::String(norm)) = o.remove("norm") else {
+                    return Err(
+                        "missing \"norm\": pass the output of pl-normalize as --norm".into(),
+                    );
+                };
+                (id, Cow::Owned(norm))
+            }
         };
         let mut tokens = Vec::new();
         distinctive_tokens(&norm, &mut tokens);
         // A text too long to align within bounded memory is verified on its two ends.
         let (norm, sampled) = match (args.no_verify, edge_sample(&norm, args.max_words)) {
-            (false, Some(sample)) => (sample, true),
+            (false, Some(sample)) => (Cow::Owned(sample), true),
             _ => (norm, false),
         };
         let mut hashes = Vec::new();
@@ -533,7 +586,7 @@ fn read_sides(
         }
         let side = wanted.contains(&id).then(|| Side {
             sampled,
-            ..side(norm, &tokens, args)
+            ..side(norm.into_owned(), &tokens, args)
         });
         Ok(Parsed {
             id,

@@ -1,7 +1,5 @@
 //! pl-shingle: norm NDJSON → shingle stream (binary by default).
 
-use std::borrow::Cow;
-
 use anyhow::{Context, Result};
 use clap::Parser;
 use pl_core::normalize::fingerprint;
@@ -12,7 +10,7 @@ use serde_json::Value;
 
 use crate::common::{Common, Log, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_id, NdjsonReader};
+use crate::ndjson::{get_id, norm_fields, NdjsonReader};
 
 /// Turn each normalized document into its set of word n-gram shingles, hashed to u64 with
 /// xxh3-64 and sorted. Documents with fewer than --min-words words are skipped (and counted
@@ -142,17 +140,6 @@ impl From<OutFormat> for Format {
     }
 }
 
-/// The fields a shingling stage reads, borrowed from the line: the other fields (the
-/// original `content` above all) are skipped without being copied.
-#[derive(serde::Deserialize)]
-struct NormFields<'a> {
-    id: u64,
-    #[serde(borrow)]
-    norm: Cow<'a, str>,
-    #[serde(borrow, default)]
-    fingerprint: Option<Cow<'a, str>>,
-}
-
 /// One norm line (pl-normalize's output) cut into shingles in `sh.hashes`: its id and
 /// fingerprint and whether it was short, or `None` for a document left out. What pl-shingle
 /// does to each line, and pl-minhash reading normalized documents. Well-formed lines take
@@ -164,10 +151,8 @@ pub fn shingle_norm_line(
     tool: &str,
     sh: &mut Shingler,
 ) -> Result<Option<(u64, Fingerprint, bool)>, String> {
-    if text.trim_start().starts_with('{') {
-        if let Ok(f) = serde_json::from_str::<NormFields>(text) {
-            return shingle_fields(f.id, &f.norm, f.fingerprint.as_deref(), config, sh);
-        }
+    if let Some(f) = norm_fields(text) {
+        return shingle_fields(f.id, &f.norm, f.fingerprint.as_deref(), config, sh);
     }
     let o = crate::ndjson::parse_object(text)?;
     let id = get_id(&o)?;
