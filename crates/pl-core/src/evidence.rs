@@ -36,6 +36,8 @@ pub struct Profile {
     plain: Vec<u64>,
     /// Hashes of the distinct OCR-folded words, sorted.
     folded: Vec<u64>,
+    /// The text's hash: which of two texts is aligned against the other (see [`evidence`]).
+    text_hash: u64,
 }
 
 impl Profile {
@@ -57,6 +59,7 @@ impl Profile {
             ids: Vec::new(),
             plain,
             folded,
+            text_hash: xxh3_64(norm.as_bytes()),
         }
     }
 
@@ -195,7 +198,9 @@ pub fn evidence_until(
     known: impl Fn(u32) -> bool + Copy,
     decided: impl Fn(&Evidence) -> bool,
 ) -> Evidence {
-    if (xxh3_64(b.as_bytes()), b) < (xxh3_64(a.as_bytes()), a) {
+    debug_assert_eq!(pa.text_hash, xxh3_64(a.as_bytes()), "a profile of another text");
+    debug_assert_eq!(pb.text_hash, xxh3_64(b.as_bytes()), "a profile of another text");
+    if (pb.text_hash, b) < (pa.text_hash, a) {
         let mut e = evidence_until(b, pb, a, pa, known, decided);
         for c in &mut e.conflicts {
             c.side = match c.side {
