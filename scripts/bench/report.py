@@ -110,7 +110,12 @@ def main():
         mb = os.path.getsize(docs) / 1e6
         rs = [r for r in rows if r["dir"] == d]
         exact = ref[1] if ref and ref[0] == d else None
-        w(f"## {ndocs:,} documents ({mb:.1f} MB of docs NDJSON)\n")
+        real = os.path.basename(os.path.normpath(d)) == "real"
+        w(f"## {'Real text: ' if real else ''}{ndocs:,} documents ({mb:.1f} MB of docs NDJSON)\n")
+        if real:
+            w("Man pages, /usr/share/doc files and licences of the benchmark machine "
+              "(`scripts/bench/real_corpus.py`): what it holds depends on the packages "
+              "installed.\n")
         if exact is not None:
             w(f"Exact pairs at Jaccard ≥ 0.75: {len(exact):,}.\n")
         w("| tool | threads | wall s | CPU s | runs | docs/s | MB/s | peak RSS MiB | candidate pairs | recall J≥0.75 |")

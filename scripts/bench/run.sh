@@ -3,7 +3,9 @@
 # same generated corpus with the same parameters, plus the exact baseline on the smallest corpus;
 # writes BENCH.md. Run from the repository root: `make bench` (or scripts/bench/run.sh).
 #
-#   BENCH_SIZES="10000 100000"   corpus sizes in documents (default 10000; 1000000 works too)
+#   BENCH_SIZES="10000 100000"   corpus sizes in documents (default 10000; 1000000 works too);
+#                                `real` adds the real-text corpus (scripts/bench/real_corpus.py:
+#                                man pages, /usr/share/doc, licences of this machine)
 #   BENCH_REPEAT=3               best of up to 3 runs for runs under 5 s
 #   BENCH_THREADS="1 2"          thread counts for our tools (RAYON_NUM_THREADS and --threads)
 #   BENCH_PEERS_MAX=100000       peers (datasketch, rensa, gaoya) only on corpora up to this many
@@ -88,15 +90,27 @@ measure() {
 }
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-smallest=$(printf '%s\n' $SIZES | sort -n | head -n1)
+smallest=$(printf '%s\n' $SIZES | grep -x '[0-9]*' | sort -n | head -n1)
 for n in $SIZES; do
   D=$W/n$n
+  if [ "$n" = real ]; then
+    D=$W/real
+    mkdir -p "$D"
+    [ -s "$D/docs.ndjson" ] || python3 scripts/bench/real_corpus.py --out "$D/docs.ndjson"
+  fi
   mkdir -p "$D"
   if [ ! -s "$D/docs.ndjson" ]; then
     log "corpus of $n documents"
     python3 scripts/gen_corpus --docs "$n" --seed 1 --out-docs "$D/docs.ndjson.tmp" \
       --out-truth "$D/truth.ndjson"
     mv "$D/docs.ndjson.tmp" "$D/docs.ndjson"
+  fi
+  # The real-text corpus is compared by its number of documents; its default pipeline (pl-score
+  # on tens of millions of candidates there, see the issue notes) only with BENCH_DEFAULT_REAL=1.
+  docs_n=$n
+  if [ "$n" = real ]; then
+    docs_n=$(wc -l < "$D/docs.ndjson")
+    [ "${BENCH_DEFAULT_REAL:-0}" = 1 ] || docs_n_default=skip
   fi
   log "corpus $n: ours"
   for t in $THREADS; do
@@ -137,7 +151,7 @@ for n in $SIZES; do
   done
   # The default pipeline as `make groups` runs it (character 5-grams, head and tail sketches,
   # the verifier), stage by stage with 2 threads: what users get, and what scoring costs.
-  if [ "$n" -le "$DEFAULT_MAX" ]; then
+  if [ "${docs_n_default:-}" != skip ] && [ "$docs_n" -le "$DEFAULT_MAX" ]; then
     log "corpus $n: the default pipeline"
     DF="--unit chars --ngram 5 --min-words $MIN_WORDS --perms $PERMS --seed $SEED"
     measure "$D" "default: pl-minhash, whole texts" 2 - -- $BIN/pl-minhash -q $DF "$D/norm.ndjson" \
@@ -152,7 +166,8 @@ for n in $SIZES; do
     measure "$D" "default: pl-cluster" 2 - -- $BIN/pl-cluster -q "$D/dscores.ndjson" \
       --docs "$D/norm.ndjson" -o "$D/dgroups.ndjson"
   fi
-  if [ "$n" -gt "$PEERS_MAX" ]; then
+  docs_n_default=
+  if [ "$docs_n" -gt "$PEERS_MAX" ]; then
     log "corpus $n: kernels (ours); peers left out above BENCH_PEERS_MAX=$PEERS_MAX documents"
     target/release/examples/kernels "$D/norm.ndjson" | sed "s|^|$D\t|" >> "$KERNELS"
     continue
