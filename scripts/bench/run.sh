@@ -90,7 +90,7 @@ measure() {
 }
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-smallest=$(printf '%s\n' $SIZES | grep -x '[0-9]*' | sort -n | head -n1)
+smallest=$(printf '%s\n' $SIZES | { grep -x '[0-9]*' || true; } | sort -n | head -n1)
 for n in $SIZES; do
   D=$W/n$n
   if [ "$n" = real ]; then
