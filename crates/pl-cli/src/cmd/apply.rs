@@ -12,10 +12,10 @@ use clap::Parser;
 use pl_core::decision::{check_consistent, Decision, Verdict};
 use pl_core::time::{format_utc, parse_rfc3339};
 use pl_paperless::write::DeleteMethod;
-use pl_paperless::{Client, Options, Retry};
+use pl_paperless::Client;
 use serde_json::{json, Map, Value};
 
-use crate::common::{numbers, Common, Log, Refused, UsageError};
+use crate::common::{numbers, Log, Refused, ServerFlags, UsageError, COMMON_HEADING};
 use crate::io::{create_output, open_input, Output};
 use crate::ndjson::{get_f64, get_u64, parse_object, write_obj, NdjsonReader};
 use crate::sides::read_field;
@@ -75,35 +75,19 @@ pub struct Args {
     #[arg(long, default_value_t = 50, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub batch: u32,
-    /// Paperless-NGX address, e.g. `https://paperless.example.org`.
-    #[arg(long, env = "PAPERLESS_URL", value_name = "URL")]
-    pub url: Option<String>,
-    /// Read the API token from the first line of this file instead of PAPERLESS_TOKEN.
-    #[arg(long, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
     /// API version to ask for (9 works on 2.15+ and 3.x; a server offering another is followed).
     #[arg(long, default_value_t = 9, value_name = "N")]
     pub api_version: u32,
-    /// Seconds of silence before a request counts as failed (and is retried).
-    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = numbers::seconds)]
-    pub timeout: f64,
-    /// Retries of a request after network errors, 429 and 5xx.
-    #[arg(long, default_value_t = 5, value_name = "N")]
-    pub retries: u32,
-    /// Milliseconds before the first retry (doubling, with jitter).
-    #[arg(long, default_value_t = 500, value_name = "MS")]
-    pub backoff: u64,
-    /// Trust the CA certificate(s) in this PEM file.
-    #[arg(long, value_name = "FILE")]
-    pub ca_cert: Option<PathBuf>,
+    #[command(flatten)]
+    pub server: ServerFlags,
     /// Write the plan records to this file instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", help_heading = COMMON_HEADING)]
     pub output: Option<PathBuf>,
     /// Print nothing on stderr but errors.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = COMMON_HEADING)]
     pub quiet: bool,
     /// Print server details and timings on stderr.
-    #[arg(short, long, conflicts_with = "quiet")]
+    #[arg(short, long, conflicts_with = "quiet", help_heading = COMMON_HEADING)]
     pub verbose: bool,
 }
 
@@ -365,34 +349,6 @@ fn record_failure(journal: &mut Journal, s: &mut Step, tag: &str, msg: String) -
     journal.write(step_journal(s, "failed", tag, &[("error", json!(msg))]))
 }
 
-fn client(args: &Args) -> Result<Client> {
-    let Some(url) = args.url.as_deref() else {
-        return Err(UsageError("no server: set PAPERLESS_URL (or --url)".into()).into());
-    };
-    let opts = Options {
-        read_timeout: Duration::from_secs_f64(args.timeout),
-        api_version: args.api_version,
-        retry: Retry {
-            retries: args.retries,
-            base: Duration::from_millis(args.backoff),
-            ..Retry::default()
-        },
-        ca_cert: args.ca_cert.clone(),
-        ..Options::default()
-    };
-    let quiet = args.quiet;
-    Ok(Client::new(
-        url,
-        crate::cmd::fetch::api_token(args.token_file.as_deref())?,
-        &opts,
-    )?
-    .on_retry(move |msg| {
-        if !quiet {
-            eprintln!("pl-apply: {msg}");
-        }
-    }))
-}
-
 /// Reads decisions, or groups over --min-confidence as "duplicate" decisions.
 fn read_input(args: &Args, log: &Log) -> Result<(String, Vec<Decision>)> {
     let input = open_input(args.input.as_deref())?;
@@ -481,17 +437,7 @@ fn instant(s: &str) -> Option<i64> {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new(
-        "pl-apply",
-        &Common {
-            input: None,
-            output: args.output.clone(),
-            quiet: args.quiet,
-            verbose: args.verbose,
-            threads: None,
-            skip_invalid: false,
-        },
-    );
+    let log = Log::plain("pl-apply", args.quiet, args.verbose);
     if let Some(m) = args.min_confidence {
         if !(0.0..=1.0).contains(&m) {
             return Err(UsageError("--min-confidence must be within 0 and 1".into()).into());
@@ -515,7 +461,9 @@ pub fn run(args: Args) -> Result<()> {
         }
     };
     let history = Journal::read(&journal_path)?;
-    let client = client(&args)?;
+    let client = args
+        .server
+        .client("pl-apply", args.api_version, args.quiet)?;
     let mut out = create_output(args.output.as_deref())?;
     let result = if args.undo.is_some() {
         undo(&args, &client, &history, &journal_path, &mut out, &log)
