@@ -1,6 +1,6 @@
 //! The write side pl-apply needs: the current state of given documents, the trash, tags by
-//! name (created when missing), adding and removing a tag, moving documents to the trash and
-//! restoring them. Every call goes through [`Client`]'s request, retry and error handling.
+//! name (created when missing, deleted again by an undo), adding and removing a tag, moving
+//! documents to the trash and restoring them. Every call goes through [`Client`]'s request, retry and error handling.
 //!
 //! Deleting differs between releases: Paperless-NGX 3.x has `POST /api/documents/delete/`
 //! and deprecates `bulk_edit` `"method":"delete"`, which 2.x uses. [`Client::delete_method`]
@@ -139,6 +139,52 @@ impl Client {
             },
             Err(e) => Err(e),
         }
+    }
+
+    /// Whether tag `id` exists (the tag endpoint answers for it).
+    pub fn tag_exists(&self, id: u64) -> Result<bool> {
+        match self.get_json(&format!("/api/tags/{id}/")) {
+            Ok(_) => Ok(true),
+            Err(Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The documents that carry tag `tag`: the live ones, and those in the trash (which get
+    /// it back when restored).
+    pub fn tagged(&self, tag: u64) -> Result<BTreeSet<u64>> {
+        let mut out = BTreeSet::new();
+        let query = format!("ordering=id&fields=id&tags__id__all={tag}");
+        self.for_each_page("/api/documents/", &query, MAX_PAGE_SIZE, |p| {
+            for d in &p.results {
+                out.insert(d.get("id").and_then(Value::as_u64).ok_or_else(|| {
+                    shape(
+                        format!("{}/api/documents/?{query}", self.base()),
+                        "a document without id",
+                    )
+                })?);
+            }
+            Ok(true)
+        })?;
+        self.for_each_page("/api/trash/", "", MAX_PAGE_SIZE, |p| {
+            for d in &p.results {
+                let has = d
+                    .get("tags")
+                    .and_then(Value::as_array)
+                    .is_some_and(|t| t.iter().any(|x| x.as_u64() == Some(tag)));
+                if let (true, Some(id)) = (has, d.get("id").and_then(Value::as_u64)) {
+                    out.insert(id);
+                }
+            }
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+
+    /// Deletes tag `id` (Paperless takes it off every document, in the trash too).
+    pub fn delete_tag(&self, id: u64) -> Result<()> {
+        self.delete(&format!("/api/tags/{id}/"))?;
+        Ok(())
     }
 
     /// `bulk_edit` `method` with `parameters` on `ids`.

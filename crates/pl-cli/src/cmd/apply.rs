@@ -195,6 +195,8 @@ struct History {
     last: BTreeMap<(Op, u64), Map<String, Value>>,
     /// id → `modified` the server had right after our last change to it.
     own_modified: BTreeMap<u64, String>,
+    /// Tags pl-apply created (id → name) and no undo has deleted since.
+    created_tags: BTreeMap<u64, String>,
 }
 
 impl History {
@@ -249,6 +251,17 @@ impl Journal {
                     continue;
                 }
             };
+            let tag = o.get("tag_id").and_then(Value::as_u64);
+            match (o.get("op").and_then(Value::as_str), tag, o.get("result")) {
+                (Some("create-tag"), Some(t), Some(r)) if r == "ok" => {
+                    let name = o.get("tag").and_then(Value::as_str).unwrap_or_default();
+                    h.created_tags.insert(t, name.to_owned());
+                }
+                (Some("delete-tag"), Some(t), Some(r)) if r == "ok" => {
+                    h.created_tags.remove(&t);
+                }
+                _ => {}
+            }
             let (Some(op), Some(id)) = (
                 o.get("op").and_then(Value::as_str).and_then(Op::parse),
                 o.get("id").and_then(Value::as_u64),
@@ -858,6 +871,68 @@ fn apply(
     }
 }
 
+/// The deletion of a tag pl-apply created, in an undo.
+#[derive(Debug)]
+struct TagStep {
+    tag_id: u64,
+    name: String,
+    /// planned, done, skipped, failed
+    status: &'static str,
+    reason: Option<String>,
+}
+
+impl TagStep {
+    fn skip(&mut self, why: String) {
+        self.status = "skipped";
+        self.reason = Some(why);
+    }
+
+    fn record(&self) -> Map<String, Value> {
+        let mut o = Map::new();
+        o.insert("action".into(), "delete-tag".into());
+        o.insert("tag".into(), self.name.clone().into());
+        o.insert("tag_id".into(), self.tag_id.into());
+        o.insert("status".into(), self.status.into());
+        if let Some(r) = &self.reason {
+            o.insert("reason".into(), r.clone().into());
+        }
+        o
+    }
+
+    fn journal(&self, result: &str) -> Map<String, Value> {
+        let mut o = Map::new();
+        o.insert("op".into(), "delete-tag".into());
+        o.insert("tag".into(), self.name.clone().into());
+        o.insert("tag_id".into(), self.tag_id.into());
+        o.insert("result".into(), result.into());
+        if let Some(r) = self.reason.as_ref().filter(|_| result == "failed") {
+            o.insert("error".into(), r.clone().into());
+        }
+        o
+    }
+}
+
+/// Why a created tag stays: the documents that still carry it (the first few named).
+fn carried_by(ids: &[u64]) -> String {
+    let named: Vec<String> = ids.iter().take(5).map(|i| format!("#{i}")).collect();
+    format!(
+        "still on {} document{} ({}{}), so the tag stays",
+        ids.len(),
+        if ids.len() == 1 { "" } else { "s" },
+        named.join(", "),
+        if ids.len() > 5 { ", ..." } else { "" }
+    )
+}
+
+/// ", delete the tag \"duplicate\"" for the summary lines, or nothing.
+fn deleted_tags(names: &[&str], verb: &str) -> String {
+    if names.is_empty() {
+        return String::new();
+    }
+    let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    format!(", {verb} the tag {}", quoted.join(", "))
+}
+
 /// Plans and (with --yes) undoes what the journal records as done.
 fn undo(
     args: &Args,
@@ -965,6 +1040,36 @@ fn undo(
             _ => {}
         }
     }
+    // A tag pl-apply created goes too, once no document carries it any more.
+    let untagging = |t: u64| -> BTreeSet<u64> {
+        steps
+            .iter()
+            .filter(|s| s.op == Op::Untag && s.tag_id == Some(t) && s.status == "planned")
+            .map(|s| s.id)
+            .collect()
+    };
+    let mut tag_steps: Vec<TagStep> = Vec::new();
+    for (&tag_id, name) in &history.created_tags {
+        let mut t = TagStep {
+            tag_id,
+            name: name.clone(),
+            status: "planned",
+            reason: None,
+        };
+        if !client.tag_exists(tag_id)? {
+            t.skip("the tag is gone already".into());
+        } else {
+            let keep: Vec<u64> = client
+                .tagged(tag_id)?
+                .difference(&untagging(tag_id))
+                .copied()
+                .collect();
+            if !keep.is_empty() {
+                t.skip(carried_by(&keep));
+            }
+        }
+        tag_steps.push(t);
+    }
     let count = |steps: &[Step], st: &str| steps.iter().filter(|s| s.status == st).count();
     for s in steps.iter().filter(|s| s.status == "refused") {
         log.note(format!(
@@ -980,15 +1085,24 @@ fn undo(
             .filter(|s| s.op == op && s.status == "planned")
             .count()
     };
+    let tags_planned: Vec<&str> = tag_steps
+        .iter()
+        .filter(|t| t.status == "planned")
+        .map(|t| t.name.as_str())
+        .collect();
     if !args.yes {
         for s in &steps {
             write_obj(out, &s.record(&args.tag))?;
         }
+        for t in &tag_steps {
+            write_obj(out, &t.record())?;
+        }
         log.note(format!(
-            "undo plan: restore {} from the trash, remove the tag from {}, delete {} notes; {} skipped, {} refused; nothing changed (add --yes to apply)",
+            "undo plan: restore {} from the trash, remove the tag from {}, delete {} notes{}; {} skipped, {} refused; nothing changed (add --yes to apply)",
             n(Op::Restore),
             n(Op::Untag),
             n(Op::Unnote),
+            deleted_tags(&tags_planned, "delete"),
             count(&steps, "skipped"),
             count(&steps, "refused")
         ));
@@ -1096,8 +1210,42 @@ fn undo(
             }
         }
     }
+    // The tags last, after every document's tag came off; asked again, as others may have
+    // tagged documents since the plan.
+    for t in tag_steps.iter_mut().filter(|t| t.status == "planned") {
+        if failed.is_some() {
+            t.skip("not tried: an earlier request failed".into());
+            continue;
+        }
+        let keep = client.tagged(t.tag_id)?;
+        if !keep.is_empty() {
+            t.skip(carried_by(&keep.into_iter().collect::<Vec<_>>()));
+            continue;
+        }
+        journal.write(t.journal("started"))?;
+        journal.sync()?;
+        match client.delete_tag(t.tag_id) {
+            Ok(()) => t.status = "done",
+            Err(pl_paperless::Error::NotFound { .. }) => t.skip("the tag is gone already".into()),
+            Err(e) => {
+                t.status = "failed";
+                t.reason = Some(e.to_string());
+                journal.write(t.journal("failed"))?;
+                failed = Some(anyhow!(e).context(format!(
+                    "deleting the tag {:?} failed (run the undo again to resume)",
+                    t.name
+                )));
+                continue;
+            }
+        }
+        journal.write(t.journal("ok"))?;
+        journal.sync()?;
+    }
     for s in &steps {
         write_obj(out, &s.record(&args.tag))?;
+    }
+    for t in &tag_steps {
+        write_obj(out, &t.record())?;
     }
     let done = |op: Op| {
         steps
@@ -1105,11 +1253,17 @@ fn undo(
             .filter(|s| s.op == op && s.status == "done")
             .count()
     };
+    let tags_done: Vec<&str> = tag_steps
+        .iter()
+        .filter(|t| t.status == "done")
+        .map(|t| t.name.as_str())
+        .collect();
     log.note(format!(
-        "restored {}, untagged {}, notes deleted {}, {} skipped, {} refused, {} failed; journal {}",
+        "restored {}, untagged {}, notes deleted {}{}, {} skipped, {} refused, {} failed; journal {}",
         done(Op::Restore),
         done(Op::Untag),
         done(Op::Unnote),
+        deleted_tags(&tags_done, "deleted"),
         count(&steps, "skipped"),
         count(&steps, "refused"),
         count(&steps, "failed"),
