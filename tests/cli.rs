@@ -8,20 +8,9 @@ use std::process::Command;
 
 use crate::util::*;
 
-const TOOLS: [&str; 12] = [
-    "pl-fetch",
-    "pl-normalize",
-    "pl-shingle",
-    "pl-minhash",
-    "pl-lsh",
-    "pl-score",
-    "pl-cluster",
-    "pl-cat",
-    "pl-eval",
-    "pl-trigram",
-    "pl-report",
-    "pl-apply",
-];
+/// The twelve tools, as the library lists them (each must have its binary: `bin` panics on
+/// an unknown name).
+const TOOLS: [&str; 12] = pl_cli::common::TOOLS;
 
 /// The tools that work on several threads, and so take --threads.
 const THREADED: [&str; 6] = [
@@ -212,7 +201,7 @@ fn commands(code: &str) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     for line in code.lines() {
         let line = line.split(" # ").next().unwrap_or("");
-        for cmd in line.split(['|', ';', '&', '(', ')']) {
+        for cmd in line.split(['|', ';', '&', '(', ')', '→']) {
             let mut words = cmd
                 .split_whitespace()
                 .skip_while(|w| w.contains('=') && !w.starts_with('-'));
@@ -508,7 +497,7 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
         let out = Command::new("bash").arg("-c").arg(script).output().unwrap();
         String::from_utf8(ok(out)).unwrap()
     };
-    let offered = complete("pl-score", "pl-score --thr");
+    let offered = complete("pl-score", "pl-score --thresh");
     assert_eq!(offered.trim(), "--threshold", "{offered}");
     let offered = complete("pl-cluster", "pl-cluster --linkage ''");
     assert_eq!(
@@ -629,7 +618,7 @@ fn after_make_install_the_readmes_commands_and_pl_dedupe_run_as_written() {
         ],
         b"",
     ));
-    assert_eq!(table.as_bytes(), expected);
+    assert_eq!(table, String::from_utf8(expected).unwrap());
     let out = with_installed(&prefix, &home, "pl-dedupe eval THRESHOLD=0.7");
     let eval = String::from_utf8(ok(out)).unwrap();
     assert!(eval.starts_with("pairs   precision"), "{eval}");

@@ -95,12 +95,23 @@ impl Client {
 
     /// Ids of the documents in the trash.
     pub fn trashed(&self) -> Result<BTreeSet<u64>> {
+        self.ids_where("/api/trash/", "", |_| true)
+    }
+
+    /// The ids of the records on every page of `path?query` that `keep` accepts (a record
+    /// without an id is an error).
+    fn ids_where(
+        &self,
+        path: &str,
+        query: &str,
+        keep: impl Fn(&Value) -> bool,
+    ) -> Result<BTreeSet<u64>> {
         let mut out = BTreeSet::new();
-        self.for_each_page("/api/trash/", "", MAX_PAGE_SIZE, |p| {
-            for d in &p.results {
+        self.for_each_page(path, query, MAX_PAGE_SIZE, |p| {
+            for d in p.results.iter().filter(|d| keep(d)) {
                 out.insert(d.get("id").and_then(Value::as_u64).ok_or_else(|| {
                     shape(
-                        format!("{}/api/trash/", self.base()),
+                        format!("{}{path}?{query}", self.base()),
                         "a document without id",
                     )
                 })?);
@@ -153,31 +164,13 @@ impl Client {
     /// The documents that carry tag `tag`: the live ones, and those in the trash (which get
     /// it back when restored).
     pub fn tagged(&self, tag: u64) -> Result<BTreeSet<u64>> {
-        let mut out = BTreeSet::new();
         let query = format!("ordering=id&fields=id&tags__id__all={tag}");
-        self.for_each_page("/api/documents/", &query, MAX_PAGE_SIZE, |p| {
-            for d in &p.results {
-                out.insert(d.get("id").and_then(Value::as_u64).ok_or_else(|| {
-                    shape(
-                        format!("{}/api/documents/?{query}", self.base()),
-                        "a document without id",
-                    )
-                })?);
-            }
-            Ok(true)
-        })?;
-        self.for_each_page("/api/trash/", "", MAX_PAGE_SIZE, |p| {
-            for d in &p.results {
-                let has = d
-                    .get("tags")
-                    .and_then(Value::as_array)
-                    .is_some_and(|t| t.iter().any(|x| x.as_u64() == Some(tag)));
-                if let (true, Some(id)) = (has, d.get("id").and_then(Value::as_u64)) {
-                    out.insert(id);
-                }
-            }
-            Ok(true)
-        })?;
+        let mut out = self.ids_where("/api/documents/", &query, |_| true)?;
+        out.extend(self.ids_where("/api/trash/", "", |d| {
+            d.get("tags")
+                .and_then(Value::as_array)
+                .is_some_and(|t| t.iter().any(|x| x.as_u64() == Some(tag)))
+        })?);
         Ok(out)
     }
 

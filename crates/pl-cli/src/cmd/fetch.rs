@@ -32,10 +32,6 @@ pub struct Args {
     /// Read a folder of .txt/.md files (recursively) instead of a server (wins over --url).
     #[arg(long, value_name = "PATH")]
     pub dir: Option<PathBuf>,
-    /// Write the records to this file (replaced atomically) and keep the sync state beside
-    /// it; without it records go to stdout and every run is a full sync.
-    #[arg(short, long, value_name = "FILE", help_heading = COMMON_HEADING)]
-    pub output: Option<PathBuf>,
     /// State file (default: the output's path plus `.state.json`). Needs --output.
     #[arg(long, value_name = "FILE", requires = "output")]
     pub state: Option<PathBuf>,
@@ -58,6 +54,10 @@ pub struct Args {
     pub overlap: u64,
     #[command(flatten)]
     pub server: ServerFlags,
+    /// Write the records to this file (replaced atomically) and keep the sync state beside
+    /// it; without it records go to stdout and every run is a full sync.
+    #[arg(short, long, value_name = "FILE", help_heading = COMMON_HEADING)]
+    pub output: Option<PathBuf>,
     /// Print nothing on stderr but errors.
     #[arg(short, long, help_heading = COMMON_HEADING)]
     pub quiet: bool,
