@@ -939,15 +939,21 @@ fn notes_point_to_the_primary_and_undo_deletes_them() {
         .map(|r| {
             (
                 r["action"].as_str().unwrap().to_owned(),
-                r["id"].as_u64().unwrap(),
+                r["id"].as_u64().or(r["tag_id"].as_u64()).unwrap(),
                 r["status"].as_str().unwrap().to_owned(),
             )
         })
         .collect();
-    let want: Vec<(String, u64, String)> = ["restore", "untag", "unnote"]
+    let tag = journal(&j)
+        .iter()
+        .find(|r| r["op"] == "create-tag")
+        .and_then(|r| r["tag_id"].as_u64())
+        .unwrap();
+    let mut want: Vec<(String, u64, String)> = ["restore", "untag", "unnote"]
         .iter()
         .flat_map(|a| [2u64, 3].map(|id| (a.to_string(), id, "done".to_string())))
         .collect();
+    want.push(("delete-tag".into(), tag, "done".into()));
     assert_eq!(acts, want);
     for id in [2, 3] {
         assert!(notes(&server, id).is_empty(), "#{id} keeps its note");
