@@ -113,8 +113,10 @@ install: $(BINS)
 	  $(BIN)/$$t --generate fish > $(FISHDIR)/$$t.fish || exit 1; \
 	done
 	for f in $(SHARED); do install -m $$(test -x $$f && echo 755 || echo 644) $$f $(SHAREDIR)/$$f || exit 1; done
-	@echo "installed in $(ROOT): the tools and pl-dedupe in bin/ (put $(PREFIX)/bin on your PATH if it is not)," \
-	  "man pages, bash, zsh and fish completions (README.md, Install)"
+	@echo "installed in $(ROOT): the tools and pl-dedupe in bin/, man pages, bash, zsh and fish" \
+	  "completions (README.md, Install); make uninstall removes them"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on your PATH:" \
+	  "add export PATH=\"$(PREFIX)/bin:\$$PATH\" to your shell's profile" ;; esac
 
 uninstall:
 	rm -f $(INSTALLED)

@@ -511,21 +511,34 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
         std::fs::read_to_string(prefix.join("share/fish/vendor_completions.d/pl-score.fish"))
             .unwrap();
     assert!(fish.contains("complete -c pl-score") && fish.contains("-l threshold"));
-    for (shell, args, file) in [
-        ("zsh", vec!["-n"], "share/zsh/site-functions/_pl-score"),
+    // Where zsh and fish are here: they find the files where make install put them (fish
+    // under XDG_DATA_HOME, as for ~/.local; zsh in an fpath entry) and offer the flag.
+    let share = prefix.join("share");
+    let shells = [
         (
-            "fish",
-            vec!["--no-execute"],
-            "share/fish/vendor_completions.d/pl-score.fish",
+            "zsh",
+            format!(
+                "fpath=({}/zsh/site-functions $fpath); autoload -U compinit; compinit -u -d {}/zcomp; \
+                 print -r -- $_comps[pl-score]",
+                share.display(),
+                d.path().display()
+            ),
+            "_pl-score",
         ),
-    ] {
+        ("fish", "complete -C 'pl-score --thresh'".to_owned(), "--threshold\t"),
+    ];
+    for (shell, script, want) in shells {
         match Command::new(shell)
-            .args(&args)
-            .arg(prefix.join(file))
+            .arg("-c")
+            .arg(&script)
+            .env("HOME", d.path())
+            .env("XDG_DATA_HOME", &share)
+            .env("PATH", format!("{}/bin:/usr/bin:/bin", prefix.display()))
             .output()
         {
             Ok(out) => {
-                ok(out);
+                let got = String::from_utf8(ok(out)).unwrap();
+                assert!(got.starts_with(want), "{shell}: {got}");
             }
             Err(_) => eprintln!("{shell} is not installed: its completion file was read, not run"),
         }
