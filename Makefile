@@ -74,6 +74,8 @@ readme-tuning: $(BIN)/pl-lsh | $(WORK)
 # the run ends on the suite that counts most). In release, like the tools `make demo` built:
 # the test builds reuse their compiled dependencies instead of building the world again in
 # debug, and the integration tests run the optimized binaries (faster on the large corpora).
+# What the first `make test` still compiles: the test harnesses and the test-only dependencies
+# (assert_cmd, proptest, and pl-core's benchmark crate criterion), each once.
 CARGO_TEST ?= cargo test --release
 test:
 	python3 -m unittest scripts/test_gen_corpus.py
