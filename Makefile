@@ -1,127 +1,35 @@
-# The pipeline as file targets: change one parameter and only the stages after it rerun.
-# Every stage writes its output atomically (the tools' -o writes a temporary file and renames
-# it), so an interrupted run never leaves a corrupt file that make would trust.
+# The project's make targets. The pipeline itself (its parameters and stages) is in
+# pipeline.mk, included here and installed by `make install` as the `pl-dedupe` command.
 #
 #   make demo                  build release binaries, run on examples/, print the groups
-#   make groups                run the pipeline into $(WORK)/ (parameters below)
+#   make groups                run the pipeline into $(WORK)/ (parameters in pipeline.mk)
 #   make test                  all tests
+#   make install               the tools, man pages, completions and pl-dedupe in $(PREFIX)
 #   make THRESHOLD=0.8 groups  rescoring reruns only pl-score and pl-cluster
 
-WORK      ?= work
-DOCS      ?= examples/docs.ndjson
-BIN       ?= target/release
-CARGO_BUILD ?= cargo build --release --quiet -p pl-cli
+all: groups
 
-NGRAM            ?= 5
-UNIT             ?= chars
-MIN_WORDS        ?= 20
-PERMS            ?= 256
-SEED             ?= 42
-SCHEME           ?= classic
-BANDS            ?= 32
-# Words of each document's head and tail sketched apart (0: the whole text only).
-EDGE_WORDS       ?= 60
-MIN_BAND_MATCHES ?= 1
-THRESHOLD        ?= 0.65
-JACCARD_WEIGHT   ?= 0.55
-FUZZY_WEIGHT     ?= 0.45
-FUZZY_SAMPLE     ?= 10000
-SCORE_FLAGS      ?=
-SHINGLE_FLAGS    ?=
-CLUSTER_FLAGS    ?=
+CARGO_BUILD ?= cargo build --release -p pl-cli
+
+include $(dir $(lastword $(MAKEFILE_LIST)))pipeline.mk
+
 # The reference product's configuration (plain MinHash scoring, union-find): `make preset-reference`.
 REFERENCE_FLAGS  := UNIT=words NGRAM=3 BANDS=32 EDGE_WORDS=0 THRESHOLD=0.75 \
                     SHINGLE_FLAGS="--short skip" SCORE_FLAGS="--no-containment --no-verify" \
                     CLUSTER_FLAGS="--linkage single"
 
-TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-trigram pl-report pl-apply
-BINS    := $(addprefix $(BIN)/,$(TOOLS))
 SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: all demo groups eval quality quality-floor ocr-corpus ocr-deps readme-eval readme-tuning test clean FORCE
-.DELETE_ON_ERROR:
+.PHONY: all demo quality quality-floor ocr-corpus ocr-deps readme-eval readme-tuning test install uninstall
 
-all: groups
+demo: table
 
-demo: groups
-	@$(BIN)/pl-cat --table $(WORK)/groups.ndjson --docs $(WORK)/docs.ndjson
-
-groups: $(WORK)/groups.ndjson
-
+# Cargo shows its progress on a terminal (and its "Compiling" lines elsewhere): the first
+# build compiles every dependency, a few minutes.
 $(BINS) &: $(SOURCES)
+	@echo "make: building the pl-* tools (release, $(BIN)/); the first build takes a few minutes" >&2
 	$(CARGO_BUILD)
 	@touch $(BINS)
-
-$(WORK):
-	@mkdir -p $@
-
-# One stamp file per stage holds its parameters; it is rewritten only when they change,
-# so its date tells make whether the stage's settings moved since the last run.
-define params
-$(WORK)/$(1).params: FORCE | $(WORK)
-	@echo '$(strip $(2))' | cmp -s - $$@ || echo '$(strip $(2))' > $$@
-endef
-$(eval $(call params,docs,$(DOCS)))
-$(eval $(call params,shingle,$(UNIT) $(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
-$(eval $(call params,minhash,$(PERMS) $(SEED) $(SCHEME)))
-$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES) $(EDGE_WORDS)))
-$(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(SCORE_FLAGS)))
-
-ifdef PAPERLESS_URL
-# From a Paperless-NGX server (PAPERLESS_TOKEN in the environment): asked every run, synced
-# incrementally (state in docs.ndjson.state.json); the file is left untouched when nothing
-# changed, so the stages after it rerun only after real changes. See docs/PAPERLESS.md.
-$(WORK)/docs.ndjson: FORCE $(BIN)/pl-fetch | $(WORK)
-	@scripts/source-guard.sh $(WORK) 'paperless $(PAPERLESS_URL)'
-	$(BIN)/pl-fetch -o $@
-	@echo 'paperless $(PAPERLESS_URL)' > $(WORK)/docs.source
-else
-# A folder holding a fetched library is not silently switched to a file (SWITCH_SOURCE=1 does).
-$(WORK)/docs.ndjson: $(DOCS) $(WORK)/docs.params
-	@scripts/source-guard.sh $(WORK) 'file $(DOCS)'
-	cp $(DOCS) $@.tmp && mv $@.tmp $@
-endif
-
-$(WORK)/norm.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-normalize
-	$(BIN)/pl-normalize -q $< -o $@
-
-$(WORK)/shingles.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(BIN)/pl-shingle
-	$(BIN)/pl-shingle $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) -o $@
-
-$(WORK)/sigs.bin: $(WORK)/shingles.bin $(WORK)/minhash.params $(BIN)/pl-minhash
-	$(BIN)/pl-minhash $< --ngram $(NGRAM) --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
-
-# Head and tail sketches: a copy with a page added or removed, or a cover sheet, shares one
-# edge with its original when the whole texts share too little for a candidate.
-EDGE_SIGS := $(if $(filter 0,$(EDGE_WORDS)),,$(WORK)/heads.bin $(WORK)/tails.bin)
-
-$(WORK)/heads.bin $(WORK)/tails.bin: $(WORK)/%s.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params \
-    $(WORK)/minhash.params $(WORK)/lsh.params $(BIN)/pl-minhash
-	$(BIN)/pl-minhash -q $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) \
-	  --part $*:$(EDGE_WORDS) --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
-
-$(WORK)/cands.ndjson: $(WORK)/sigs.bin $(EDGE_SIGS) $(WORK)/lsh.params $(BIN)/pl-lsh
-	$(BIN)/pl-lsh $< $(addprefix --also ,$(EDGE_SIGS)) --perms $(PERMS) --bands $(BANDS) \
-	  --min-band-matches $(MIN_BAND_MATCHES) -o $@
-
-$(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson $(WORK)/score.params $(BIN)/pl-score
-	$(BIN)/pl-score $< --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS) \
-	  --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) --fuzzy-weight $(FUZZY_WEIGHT) \
-	  --fuzzy-sample $(FUZZY_SAMPLE) $(SCORE_FLAGS) -o $@
-
-$(eval $(call params,cluster,$(CLUSTER_FLAGS)))
-
-$(WORK)/groups.ndjson: $(WORK)/scores.ndjson $(WORK)/norm.ndjson $(WORK)/cluster.params $(BIN)/pl-cluster
-	$(BIN)/pl-cluster $< --docs $(WORK)/norm.ndjson $(CLUSTER_FLAGS) -o $@
-
-TRUTH ?= examples/truth.ndjson
-
-# Pairwise and B-cubed precision/recall of the groups against the truth file.
-eval: $(WORK)/eval.json
-	@$(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/groups.ndjson
-
-$(WORK)/eval.json: $(WORK)/groups.ndjson $(TRUTH) $(BIN)/pl-eval
-	$(BIN)/pl-eval --truth $(TRUTH) $< -o $@
 
 # The real-OCR fixture (examples/ocr/README.md, `make ocr-corpus`): its pipeline runs in
 # $(WORK)/ocr with the same parameters as the example corpus's.
@@ -163,15 +71,58 @@ readme-tuning: $(BIN)/pl-lsh | $(WORK)
 	python3 scripts/splice.py README.md tuning $(WORK)/tuning.md
 
 # Doc tests, then unit tests, then the integration tests that run the real binaries (last, so
-# the run ends on the suite that counts most).
+# the run ends on the suite that counts most). In release, like the tools `make demo` built:
+# the test builds reuse their compiled dependencies instead of building the world again in
+# debug, and the integration tests run the optimized binaries (faster on the large corpora).
+# What the first `make test` still compiles: the test harnesses and the test-only dependencies
+# (assert_cmd, proptest, and pl-core's benchmark crate criterion), each once.
+CARGO_TEST ?= cargo test --release
 test:
 	python3 -m unittest discover -s scripts/gen_corpus -t scripts
-	cargo test --workspace --doc
-	cargo test --workspace --lib
-	cargo test -p pl-cli --test integration
+	$(CARGO_TEST) --workspace --doc
+	$(CARGO_TEST) --workspace --lib
+	$(CARGO_TEST) -p pl-cli --test integration
 
-clean:
-	rm -rf $(WORK)
+# ---------------------------------------------------------------------------------------------
+# Install (PREFIX, default ~/.local; DESTDIR for staging): the twelve tools and the pl-dedupe
+# command in $(PREFIX)/bin, a man page per tool, bash, zsh and fish completions where those
+# shells look, and the pipeline (pipeline.mk, its script and the example corpus) that
+# pl-dedupe runs in $(PREFIX)/share/paperless-dedupe. Man pages and completions are printed by
+# the tools themselves (--generate), from the same clap definitions as their --help.
+# `make uninstall` (same PREFIX and DESTDIR) removes exactly these files.
+PREFIX   ?= $(HOME)/.local
+DESTDIR  ?=
+ROOT      = $(DESTDIR)$(PREFIX)
+BINDIR    = $(ROOT)/bin
+MANDIR    = $(ROOT)/share/man/man1
+SHAREDIR  = $(ROOT)/share/paperless-dedupe
+BASHDIR   = $(ROOT)/share/bash-completion/completions
+ZSHDIR    = $(ROOT)/share/zsh/site-functions
+FISHDIR   = $(ROOT)/share/fish/vendor_completions.d
+SHARED   := pipeline.mk scripts/source-guard.sh examples/docs.ndjson examples/truth.ndjson
+INSTALLED = $(addprefix $(BINDIR)/,$(TOOLS) pl-dedupe) $(patsubst %,$(MANDIR)/%.1,$(TOOLS)) \
+            $(addprefix $(BASHDIR)/,$(TOOLS)) $(patsubst %,$(ZSHDIR)/_%,$(TOOLS)) \
+            $(patsubst %,$(FISHDIR)/%.fish,$(TOOLS)) $(addprefix $(SHAREDIR)/,$(SHARED))
+
+install: $(BINS)
+	@test -n "$(PREFIX)" || { echo "make install: PREFIX is empty" >&2; exit 1; }
+	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(SHAREDIR)/scripts $(SHAREDIR)/examples
+	install -m 755 $(BINS) scripts/pl-dedupe $(BINDIR)/
+	for t in $(TOOLS); do \
+	  $(BIN)/$$t --generate man > $(MANDIR)/$$t.1 && \
+	  $(BIN)/$$t --generate bash > $(BASHDIR)/$$t && \
+	  $(BIN)/$$t --generate zsh > $(ZSHDIR)/_$$t && \
+	  $(BIN)/$$t --generate fish > $(FISHDIR)/$$t.fish || exit 1; \
+	done
+	for f in $(SHARED); do install -m $$(test -x $$f && echo 755 || echo 644) $$f $(SHAREDIR)/$$f || exit 1; done
+	@echo "installed in $(ROOT): the tools and pl-dedupe in bin/, man pages, bash, zsh and fish" \
+	  "completions (README.md, Install); make uninstall removes them"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on your PATH:" \
+	  "add export PATH=\"$(PREFIX)/bin:\$$PATH\" to your shell's profile" ;; esac
+
+uninstall:
+	rm -f $(INSTALLED)
+	@rmdir $(SHAREDIR)/scripts $(SHAREDIR)/examples $(SHAREDIR) 2>/dev/null || true
 
 # pl-fetch against the real Paperless-NGX 3.0.5 backend in ../shared/paperless/real: loads
 # $(DOCS), full sync, changes and deletions through the API, incremental syncs, each output
@@ -271,15 +222,7 @@ docs-methods: presets
 #                          scripts/browser-setup.sh); screenshots in target/browser/
 #   make real-apply-test   pl-apply against the real Paperless-NGX 3.0.5 (tag, trash, undo);
 #                          PAPERLESS_REAL_STATE as for real-paperless-test
-REPORT_FLAGS ?=
-
-.PHONY: report browser-test real-apply-test
-
-report: $(WORK)/report.html
-	@echo "open $(WORK)/report.html in a browser (docs/REVIEW.md)"
-
-$(WORK)/report.html: $(WORK)/groups.ndjson $(WORK)/docs.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
-	$(BIN)/pl-report $< --docs $(WORK)/docs.ndjson --scores $(WORK)/scores.ndjson $(REPORT_FLAGS) -o $@
+.PHONY: browser-test real-apply-test
 
 browser-test: $(WORK)/groups.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
 	scripts/browser-setup.sh

@@ -4,7 +4,8 @@
 # report, write decisions as the page exports them, then pl-apply: the plan changes nothing, a
 # document edited after scoring is refused, --yes --note tags the non-primaries and notes their
 # primary on them (never touching a primary), a re-run changes nothing, --delete moves them to
-# the trash, --undo restores them and takes the tags and notes off. Every step is checked through the REST API. Exits non-zero on any mismatch.
+# the trash, --undo restores them, takes the tags and notes off and deletes the tag it
+# created. Every step is checked through the REST API. Exits non-zero on any mismatch.
 #
 # env: PAPERLESS_REAL_STATE, PAPERLESS_REAL_DIR   see scripts/real-paperless-lib.sh
 #      DOCS   corpus to load (default examples/docs.ndjson)
@@ -139,6 +140,9 @@ for id in $TAGGED; do
   has_tag "$id" "$T" && fail "#$id still has tag $T after undo"
   [ "$(notes "$id")" = 0 ] || fail "#$id still has its note after undo"
 done
+# The tag pl-apply created is gone too, now that no document carries it.
+[ -z "$(tag_id duplicate)" ] || fail "the tag 'duplicate' pl-apply created is still there after undo"
+grep -q '"action":"delete-tag".*"status":"done"' "$W/undo.out" || fail "undo did not report the tag deleted"
 apply undo-again --undo "$W/journal.ndjson" --yes
 [ ! -s "$W/undo-again.out" ] || fail "a second undo found work: $(cat "$W/undo-again.out")"
 

@@ -298,20 +298,107 @@ fn tags_journals_and_reruns_idempotently() {
         .map(|r| {
             (
                 r["action"].as_str().unwrap().to_owned(),
-                r["id"].as_u64().unwrap(),
+                r["id"].as_u64().or(r["tag_id"].as_u64()).unwrap(),
                 r["status"].as_str().unwrap().to_owned(),
             )
         })
         .collect();
-    let want: Vec<(String, u64, String)> = ["restore", "untag"]
+    let mut want: Vec<(String, u64, String)> = ["restore", "untag"]
         .iter()
         .flat_map(|a| [2u64, 3, 4].map(|id| (a.to_string(), id, "done".to_string())))
         .collect();
+    // The tag pl-apply created goes too: no document carries it any more.
+    want.push(("delete-tag".into(), tag, "done".into()));
     assert_eq!(actions, want);
     assert!(server.trash().is_empty());
     for id in 1..=5 {
         assert!(server.tags_of(id).is_empty(), "#{id} still tagged");
     }
+    assert_eq!(server.tag_id("duplicate"), None);
+}
+
+#[test]
+fn undo_deletes_the_tag_it_created_once_no_document_carries_it() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-undo-created-tag");
+    let dec = setup(&server, &dir, 4, &[("duplicate", 1, &[1, 2, 3])]);
+    ok(&apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]));
+    let tag = server.tag_id("duplicate").expect("created");
+    let j = dir.path("decisions.ndjson.journal.ndjson");
+    let js = j.to_str().unwrap();
+    // Someone tags #4 by hand, then moves it to the trash: it still carries the tag there.
+    server.ctl(json!({"action": "update", "id": 4, "tags": ["duplicate"]}));
+    server.ctl(json!({"action": "delete", "ids": [4]}));
+    let delete_tag = |plan: &[Value]| -> Value {
+        let rs: Vec<&Value> = plan
+            .iter()
+            .filter(|r| r["action"] == "delete-tag")
+            .collect();
+        assert_eq!(rs.len(), 1, "{plan:?}");
+        rs[0].clone()
+    };
+    let out = apply(&server, &dir, &["--undo", js]);
+    let t = delete_tag(&ok(&out));
+    assert_eq!(t["status"], "skipped");
+    assert_eq!(t["tag_id"], tag);
+    assert_eq!(
+        t["reason"], "still on 1 document (#4), so the tag stays",
+        "{t}"
+    );
+    let out = apply(&server, &dir, &["--undo", js, "--yes"]);
+    let plan = ok(&out);
+    assert_eq!(delete_tag(&plan)["status"], "skipped");
+    assert!(server.tags_of(2).is_empty() && server.tags_of(3).is_empty());
+    assert_eq!(
+        server.tag_id("duplicate"),
+        Some(tag),
+        "#4 in the trash holds it"
+    );
+    // The trash emptied: the next undo deletes the tag, and says so.
+    let (s, _) = server.http(
+        "POST",
+        "/api/trash/",
+        Some(&json!({"action": "empty", "documents": [4]})),
+        true,
+    );
+    assert_eq!(s, 200);
+    let out = apply(&server, &dir, &["--undo", js]);
+    let plan = ok(&out);
+    assert_eq!(delete_tag(&plan)["status"], "planned");
+    assert!(
+        stderr(&out).contains(", delete the tag \"duplicate\";"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.tag_id("duplicate"), Some(tag), "only planned");
+    server.clear_log();
+    let out = apply(&server, &dir, &["--undo", js, "--yes"]);
+    assert_eq!(delete_tag(&ok(&out))["status"], "done");
+    assert!(stderr(&out).contains("deleted the tag \"duplicate\""));
+    assert_eq!(server.tag_id("duplicate"), None);
+    assert!(server
+        .writes()
+        .contains(&format!("DELETE /api/tags/{tag}/")));
+    let rs: Vec<Value> = journal(&j)
+        .into_iter()
+        .filter(|r| r["op"] == "delete-tag")
+        .collect();
+    assert_eq!(rs.len(), 2, "started, ok: {rs:?}");
+    assert_eq!(
+        (&rs[0]["result"], &rs[1]["result"]),
+        (&json!("started"), &json!("ok"))
+    );
+    // Done: a further undo has nothing to do, and sends nothing.
+    server.clear_log();
+    assert!(ok(&apply(&server, &dir, &["--undo", js, "--yes"])).is_empty());
+    assert!(server.writes().is_empty());
+    // Apply again: the tag is created anew, and one undo takes the tags and the tag away.
+    ok(&apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]));
+    let again = server.tag_id("duplicate").expect("created again");
+    assert_ne!(again, tag);
+    let plan = ok(&apply(&server, &dir, &["--undo", js, "--yes"]));
+    assert_eq!(delete_tag(&plan)["status"], "done");
+    assert_eq!(server.tag_id("duplicate"), None);
 }
 
 #[test]
@@ -852,15 +939,21 @@ fn notes_point_to_the_primary_and_undo_deletes_them() {
         .map(|r| {
             (
                 r["action"].as_str().unwrap().to_owned(),
-                r["id"].as_u64().unwrap(),
+                r["id"].as_u64().or(r["tag_id"].as_u64()).unwrap(),
                 r["status"].as_str().unwrap().to_owned(),
             )
         })
         .collect();
-    let want: Vec<(String, u64, String)> = ["restore", "untag", "unnote"]
+    let tag = journal(&j)
+        .iter()
+        .find(|r| r["op"] == "create-tag")
+        .and_then(|r| r["tag_id"].as_u64())
+        .unwrap();
+    let mut want: Vec<(String, u64, String)> = ["restore", "untag", "unnote"]
         .iter()
         .flat_map(|a| [2u64, 3].map(|id| (a.to_string(), id, "done".to_string())))
         .collect();
+    want.push(("delete-tag".into(), tag, "done".into()));
     assert_eq!(acts, want);
     for id in [2, 3] {
         assert!(notes(&server, id).is_empty(), "#{id} keeps its note");

@@ -21,6 +21,8 @@ API (token auth `Authorization: Token T`; `Accept: application/json; version=N`,
   GET    /api/documents/ID/notes/   POST {"note": text}   DELETE ?id=NOTE  (each answers the notes;
                                     POST and DELETE bump modified, as the real server does)
   GET    /api/tags/ /api/correspondents/ /api/document_types/     POST (create by name)
+  GET    /api/tags/ID/ (and the others)   DELETE (drops the links from every document)
+                                    documents also filter by tags__id__all
 
 Control (no auth), POST /__control__ with a JSON object {"action": ...}:
   reset                          empty library, no faults, versions 9 and 10
@@ -273,6 +275,9 @@ def doc_list(handler, version):
     if "id" in q:
         wanted = ids("id")
         docs = [d for d in docs if d["id"] in wanted]
+    if "tags__id__all" in q:
+        wanted = ids("tags__id__all")
+        docs = [d for d in docs if wanted <= set(d["tags"])]
     for field in ("modified", "added"):
         for op, cmp in (("gt", lambda a, b: a > b), ("gte", lambda a, b: a >= b),
                         ("lt", lambda a, b: a < b), ("lte", lambda a, b: a <= b)):
@@ -424,6 +429,23 @@ def api(handler, method, path, version, body):
                     doc["modified"] = LIB.tick()
                     LIB.docs[i] = doc
             return 200, {"result": "OK", "doc_ids": ids if ids is not None else targets}
+    m = re.fullmatch(r"/api/(tags|correspondents|document_types)/(\d+)/", path)
+    if m:
+        kind, i = m.group(1), int(m.group(2))
+        if i not in LIB.names[kind]:
+            return 404, {"detail": "No " + kind[:-1].replace("_", " ").title().replace(" ", "") + " matches the given query."}
+        if method == "GET":
+            return 200, LIB.names[kind][i]
+        if method == "DELETE":
+            # The real delete drops the object's links from every document, trashed ones too,
+            # without touching their `modified`.
+            del LIB.names[kind][i]
+            for d in list(LIB.docs.values()) + list(LIB.trash.values()):
+                if kind == "tags":
+                    d["tags"] = [t for t in d["tags"] if t != i]
+                elif d[kind[:-1]] == i:
+                    d[kind[:-1]] = None
+            return 204, None
     for kind in KINDS:
         if path == f"/api/{kind}/":
             if method == "GET":

@@ -4,6 +4,7 @@ mod server;
 mod util;
 
 mod apply;
+mod cli;
 mod copies;
 mod edges;
 mod errors;

@@ -3,31 +3,172 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use clap::Args;
+use pl_paperless::{Client, Options, Retry, Token};
 
-/// Flags every tool has.
+/// The heading of the flags most tools share, listed after a tool's own options.
+pub const COMMON_HEADING: &str = "Common options";
+
+/// Flags every tool that reads records has (help lists them under [`COMMON_HEADING`]).
 #[derive(Debug, Clone, Args)]
 pub struct Common {
     /// Input file (default: stdin; `-` is stdin too).
     #[arg(value_name = "INPUT")]
     pub input: Option<PathBuf>,
     /// Write records to this file instead of stdout; it is replaced atomically on success.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", help_heading = COMMON_HEADING)]
     pub output: Option<PathBuf>,
     /// Print nothing on stderr but errors.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = COMMON_HEADING)]
     pub quiet: bool,
     /// Print counts and timings on stderr.
-    #[arg(short, long, conflicts_with = "quiet")]
+    #[arg(short, long, conflicts_with = "quiet", help_heading = COMMON_HEADING)]
     pub verbose: bool,
-    /// Worker threads (default: all cores, or RAYON_NUM_THREADS).
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
     /// Skip records that are not valid (counted on stderr) instead of stopping at the first.
-    #[arg(long)]
+    #[arg(long, help_heading = COMMON_HEADING)]
     pub skip_invalid: bool,
+}
+
+/// The common flags of a tool that works on several threads: [`Common`] and `--threads`
+/// (read through it like a [`Common`]).
+#[derive(Debug, Clone, Args)]
+pub struct Threaded {
+    #[command(flatten)]
+    pub common: Common,
+    /// Worker threads (default: all cores, or RAYON_NUM_THREADS).
+    #[arg(long, value_name = "N", help_heading = COMMON_HEADING)]
+    pub threads: Option<usize>,
+}
+
+impl std::ops::Deref for Threaded {
+    type Target = Common;
+    fn deref(&self) -> &Common {
+        &self.common
+    }
+}
+
+/// What [`Log::new`] reads: the common flags, and the thread count where a tool has one.
+pub trait Flags {
+    /// -q, -v and the rest.
+    fn common(&self) -> &Common;
+    /// `--threads`, for the tools that have it.
+    fn threads(&self) -> Option<usize> {
+        None
+    }
+}
+
+impl Flags for Common {
+    fn common(&self) -> &Common {
+        self
+    }
+}
+
+impl Flags for Threaded {
+    fn common(&self) -> &Common {
+        &self.common
+    }
+    fn threads(&self) -> Option<usize> {
+        self.threads
+    }
+}
+
+/// The heading of [`ServerFlags`] in help.
+pub const SERVER_HEADING: &str = "Server options";
+
+/// The Paperless-NGX server flags pl-fetch and pl-apply share: one declaration, one meaning.
+#[derive(Debug, Clone, Args)]
+pub struct ServerFlags {
+    /// Paperless-NGX address, e.g. https://paperless.example.org (a trailing /api is dropped).
+    #[arg(long, env = "PAPERLESS_URL", value_name = "URL", help_heading = SERVER_HEADING)]
+    pub url: Option<String>,
+    /// Read the API token from the first line of this file instead of PAPERLESS_TOKEN.
+    #[arg(long, value_name = "FILE", help_heading = SERVER_HEADING)]
+    pub token_file: Option<PathBuf>,
+    /// Seconds to wait for a connection (TCP and TLS).
+    #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = numbers::seconds, help_heading = SERVER_HEADING)]
+    pub connect_timeout: f64,
+    /// Seconds of silence from the server before a request counts as failed (and is retried).
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = numbers::seconds, help_heading = SERVER_HEADING)]
+    pub timeout: f64,
+    /// Seconds one request may take from start to its answer's last byte, however steadily
+    /// the server sends it (a request over it fails, and is retried).
+    #[arg(long, value_name = "SECS", value_parser = numbers::seconds,
+          default_value_t = pl_paperless::client::DEFAULT_DEADLINE_SECS as f64, help_heading = SERVER_HEADING)]
+    pub deadline: f64,
+    /// Largest answer read, in MiB: a bigger one stops the run with an error instead of
+    /// filling memory.
+    #[arg(long, value_name = "MB", default_value_t = pl_paperless::client::DEFAULT_MAX_ANSWER_MB,
+          value_parser = clap::value_parser!(u64).range(1..=65_536), help_heading = SERVER_HEADING)]
+    pub max_answer_mb: u64,
+    /// Retries of a request after connection errors, timeouts, cut-short answers, HTTP 429
+    /// and 5xx; the delay doubles from --backoff, with jitter, up to 30 s.
+    #[arg(long, default_value_t = 5, value_name = "N", help_heading = SERVER_HEADING)]
+    pub retries: u32,
+    /// Milliseconds before the first retry.
+    #[arg(long, default_value_t = 500, value_name = "MS", help_heading = SERVER_HEADING)]
+    pub backoff: u64,
+    /// Longest wait honoured from a server's Retry-After header, in seconds.
+    #[arg(long, default_value_t = 60, value_name = "SECS", help_heading = SERVER_HEADING)]
+    pub max_retry_after: u64,
+    /// Trust the CA certificate(s) in this PEM file (for a server with a self-signed
+    /// certificate) instead of the built-in roots.
+    #[arg(long, value_name = "FILE", help_heading = SERVER_HEADING)]
+    pub ca_cert: Option<PathBuf>,
+}
+
+impl ServerFlags {
+    /// The token from --token-file or PAPERLESS_TOKEN; never from argv.
+    pub fn token(&self) -> anyhow::Result<Token> {
+        if let Some(p) = &self.token_file {
+            return Ok(Token::from_file(p)?);
+        }
+        match std::env::var("PAPERLESS_TOKEN") {
+            Ok(t) => Ok(Token::new(&t).context("PAPERLESS_TOKEN")?),
+            Err(_) => Err(UsageError(
+                "no API token: set PAPERLESS_TOKEN or pass --token-file (a token is never \
+                 accepted as an argument)"
+                    .into(),
+            )
+            .into()),
+        }
+    }
+
+    /// A client for the server, asking for `api_version`; retries are reported on stderr as
+    /// `tool: ...` unless `quiet`.
+    pub fn client(
+        &self,
+        tool: &'static str,
+        api_version: u32,
+        quiet: bool,
+    ) -> anyhow::Result<Client> {
+        let Some(url) = self.url.as_deref() else {
+            return Err(UsageError("no server: set PAPERLESS_URL (or --url)".into()).into());
+        };
+        let opts = Options {
+            connect_timeout: Duration::from_secs_f64(self.connect_timeout),
+            read_timeout: Duration::from_secs_f64(self.timeout),
+            deadline: Duration::from_secs_f64(self.deadline),
+            max_answer: self.max_answer_mb << 20,
+            api_version,
+            retry: Retry {
+                retries: self.retries,
+                base: Duration::from_millis(self.backoff),
+                max_retry_after: Duration::from_secs(self.max_retry_after),
+                ..Retry::default()
+            },
+            ca_cert: self.ca_cert.clone(),
+        };
+        Ok(
+            Client::new(url, self.token()?, &opts)?.on_retry(move |msg| {
+                if !quiet {
+                    eprintln!("{tool}: {msg}");
+                }
+            }),
+        )
+    }
 }
 
 /// Messages on stderr, prefixed with the tool name.
@@ -40,18 +181,23 @@ pub struct Log {
 }
 
 impl Log {
-    /// A logger for `tool` obeying `-q`/`-v`; also sizes the thread pool.
-    pub fn new(tool: &'static str, c: &Common) -> Log {
-        if let Some(n) = c.threads {
+    /// A logger for `tool` obeying `-q`/`-v`; also sizes the thread pool (`--threads`).
+    pub fn new(tool: &'static str, flags: &impl Flags) -> Log {
+        if let Some(n) = flags.threads() {
             // Fails only if a pool exists already, which is then used as it is.
             let _ = rayon::ThreadPoolBuilder::new()
                 .num_threads(n.max(1))
                 .build_global();
         }
+        Log::plain(tool, flags.common().quiet, flags.common().verbose)
+    }
+
+    /// A logger for a tool without the [`Common`] flags (pl-fetch, pl-apply).
+    pub fn plain(tool: &'static str, quiet: bool, verbose: bool) -> Log {
         Log {
             tool,
-            quiet: c.quiet,
-            verbose: c.verbose,
+            quiet,
+            verbose,
             start: Instant::now(),
         }
     }
@@ -97,6 +243,146 @@ pub struct UsageError(pub String);
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct Refused(pub String);
+
+/// The version `-V` prints: the package version and the git commit of the build.
+pub fn short_version() -> &'static str {
+    static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    V.get_or_init(|| {
+        format!(
+            "{} (commit {})",
+            env!("CARGO_PKG_VERSION"),
+            env!("PL_GIT_COMMIT")
+        )
+    })
+}
+
+/// The version `--version` prints: [`short_version`], the target and its compile-time CPU
+/// features, and the MinHash kernel this CPU runs.
+pub fn long_version() -> &'static str {
+    static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    V.get_or_init(|| {
+        format!(
+            "{}\nbuilt for {}\nminhash kernel: {} (chosen at run time for this CPU)",
+            short_version(),
+            env!("PL_TARGET"),
+            pl_core::minhash::kernel()
+        )
+    })
+}
+
+/// What the exit status means, for `--help` and the man pages.
+pub fn exit_status(tool: &str) -> String {
+    let mut s = "Exit status: 0 success (also when a reader such as `head` closes the pipe \
+                 early), 1 bad input (a file, record or answer the tool cannot use), 2 bad usage \
+                 (flags, or a binary stream asked for on a terminal)"
+        .to_owned();
+    if tool == "pl-apply" {
+        s += ", 3 done, but some documents were refused (see the records with \"status\":\"refused\")";
+    }
+    s + "."
+}
+
+/// The shells `--generate` writes completions for.
+const SHELLS: [(&str, clap_complete::Shell); 3] = [
+    ("bash", clap_complete::Shell::Bash),
+    ("zsh", clap_complete::Shell::Zsh),
+    ("fish", clap_complete::Shell::Fish),
+];
+
+/// A tool's clap command as the binary runs it: its flags, the versions with commit and CPU
+/// kernel, the exit status after the long help, and `--generate`. The man pages, the
+/// completions and `--help` all come from here.
+pub fn command<A: clap::CommandFactory>() -> clap::Command {
+    let cmd = A::command();
+    let tool = cmd.get_name().to_owned();
+    cmd.version(short_version())
+        .long_version(long_version())
+        .after_long_help(exit_status(&tool))
+        .arg(
+            clap::Arg::new("generate")
+                .long("generate")
+                .value_name("KIND")
+                .value_parser(["man", "bash", "zsh", "fish"])
+                .exclusive(true)
+                .help_heading(COMMON_HEADING)
+                .help(
+                    "Print this tool's man page (man) or its completion script for bash, zsh or \
+                     fish, and exit (make install installs them all)",
+                ),
+        )
+}
+
+/// Writes what `--generate KIND` prints for `cmd`: a man page, or a completion script.
+pub fn generate(
+    mut cmd: clap::Command,
+    kind: &str,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let name = cmd.get_name().to_owned();
+    if kind == "man" {
+        return man_page(cmd, out);
+    }
+    let shell = SHELLS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, s)| *s)
+        .expect("clap checked the value");
+    clap_complete::generate(shell, &mut cmd, name, out);
+    Ok(())
+}
+
+/// The man page: clap's sections, then the exit status and the other tools.
+fn man_page(cmd: clap::Command, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let name = cmd.get_name().to_owned();
+    let man =
+        clap_mangen::Man::new(cmd.clone().after_long_help(None::<&str>)).manual("paperless-dedupe");
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+    let roff = |s: &str| s.replace('\\', "\\e").replace('-', "\\-");
+    writeln!(out, ".SH \"EXIT STATUS\"\n{}", roff(&exit_status(&name)))?;
+    let others: Vec<String> = TOOLS
+        .iter()
+        .filter(|t| **t != name)
+        .map(|t| format!(".BR {} (1)", roff(t)))
+        .collect();
+    writeln!(out, ".SH \"SEE ALSO\"\n{}", others.join(",\n"))?;
+    man.render_version_section(out)
+}
+
+/// The twelve tools, in pipeline order.
+pub const TOOLS: [&str; 12] = [
+    "pl-fetch",
+    "pl-normalize",
+    "pl-shingle",
+    "pl-minhash",
+    "pl-lsh",
+    "pl-score",
+    "pl-cluster",
+    "pl-cat",
+    "pl-eval",
+    "pl-trigram",
+    "pl-report",
+    "pl-apply",
+];
+
+/// A tool's `main`: parses its flags (usage errors exit 2, `--help` and `--version` 0),
+/// answers `--generate`, and runs it through [`main_with`].
+pub fn main<A: clap::Parser>(tool: &'static str, run: fn(A) -> anyhow::Result<()>) -> ExitCode {
+    let matches = command::<A>().get_matches();
+    if let Some(kind) = matches.get_one::<String>("generate") {
+        return main_with(tool, || {
+            let mut out = std::io::stdout().lock();
+            generate(command::<A>(), kind, &mut out)
+                .and_then(|()| std::io::Write::flush(&mut out))
+                .context("<stdout>: write failed")
+        });
+    }
+    let args = A::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    main_with(tool, || run(args))
+}
 
 /// Runs a tool: a closed pipe downstream ends quietly with 0, a usage error exits 2, work
 /// partly refused ([`Refused`]) 3, any other error is printed once as `tool: context: cause`

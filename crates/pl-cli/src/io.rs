@@ -1,7 +1,7 @@
 //! Opening inputs and outputs: one place that names the file in every error.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -61,6 +61,22 @@ impl Drop for AtomicFile {
             let _ = std::fs::remove_file(&self.tmp);
         }
     }
+}
+
+/// Refuses, like gzip, to write a binary stream to a terminal: a usage error (exit 2) raised
+/// before any input is read, when the output is stdout (`None` or `-`) and stdout is a
+/// terminal.
+pub fn refuse_binary_on_terminal(path: Option<&Path>) -> Result<()> {
+    let to_stdout = path.is_none_or(|p| p == Path::new("-"));
+    if to_stdout && io::stdout().is_terminal() {
+        return Err(crate::common::UsageError(
+            "refusing to write a binary stream to a terminal; use -o FILE or a pipe (or \
+             --format json for NDJSON)"
+                .into(),
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// Creates the output: stdout for `None` or `-`, an existing device or pipe written in

@@ -115,13 +115,36 @@ impl MinHasher {
         }
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("avx2") {
+            if has_avx2() {
                 // SAFETY: the CPU supports AVX2, checked just above.
                 unsafe { signature_avx2(&self.a, &self.b, shingles, out) };
                 return;
             }
         }
         signature_generic(&self.a, &self.b, shingles, out);
+    }
+}
+
+/// Whether this CPU runs the AVX2 signature kernel (detected once, then cached).
+#[inline]
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The kernel [`MinHasher::signature`] runs on this CPU for the classic scheme: `"avx2"` or
+/// `"generic"` (the one-permutation scheme has a single scalar kernel).
+pub fn kernel() -> &'static str {
+    if has_avx2() {
+        "avx2"
+    } else {
+        "generic"
     }
 }
 

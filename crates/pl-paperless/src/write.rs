@@ -1,6 +1,6 @@
 //! The write side pl-apply needs: the current state of given documents, the trash, tags by
-//! name (created when missing), adding and removing a tag, moving documents to the trash and
-//! restoring them. Every call goes through [`Client`]'s request, retry and error handling.
+//! name (created when missing, deleted again by an undo), adding and removing a tag, moving
+//! documents to the trash and restoring them. Every call goes through [`Client`]'s request, retry and error handling.
 //!
 //! Deleting differs between releases: Paperless-NGX 3.x has `POST /api/documents/delete/`
 //! and deprecates `bulk_edit` `"method":"delete"`, which 2.x uses. [`Client::delete_method`]
@@ -95,12 +95,23 @@ impl Client {
 
     /// Ids of the documents in the trash.
     pub fn trashed(&self) -> Result<BTreeSet<u64>> {
+        self.ids_where("/api/trash/", "", |_| true)
+    }
+
+    /// The ids of the records on every page of `path?query` that `keep` accepts (a record
+    /// without an id is an error).
+    fn ids_where(
+        &self,
+        path: &str,
+        query: &str,
+        keep: impl Fn(&Value) -> bool,
+    ) -> Result<BTreeSet<u64>> {
         let mut out = BTreeSet::new();
-        self.for_each_page("/api/trash/", "", MAX_PAGE_SIZE, |p| {
-            for d in &p.results {
+        self.for_each_page(path, query, MAX_PAGE_SIZE, |p| {
+            for d in p.results.iter().filter(|d| keep(d)) {
                 out.insert(d.get("id").and_then(Value::as_u64).ok_or_else(|| {
                     shape(
-                        format!("{}/api/trash/", self.base()),
+                        format!("{}{path}?{query}", self.base()),
                         "a document without id",
                     )
                 })?);
@@ -139,6 +150,34 @@ impl Client {
             },
             Err(e) => Err(e),
         }
+    }
+
+    /// Whether tag `id` exists (the tag endpoint answers for it).
+    pub fn tag_exists(&self, id: u64) -> Result<bool> {
+        match self.get_json(&format!("/api/tags/{id}/")) {
+            Ok(_) => Ok(true),
+            Err(Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The documents that carry tag `tag`: the live ones, and those in the trash (which get
+    /// it back when restored).
+    pub fn tagged(&self, tag: u64) -> Result<BTreeSet<u64>> {
+        let query = format!("ordering=id&fields=id&tags__id__all={tag}");
+        let mut out = self.ids_where("/api/documents/", &query, |_| true)?;
+        out.extend(self.ids_where("/api/trash/", "", |d| {
+            d.get("tags")
+                .and_then(Value::as_array)
+                .is_some_and(|t| t.iter().any(|x| x.as_u64() == Some(tag)))
+        })?);
+        Ok(out)
+    }
+
+    /// Deletes tag `id` (Paperless takes it off every document, in the trash too).
+    pub fn delete_tag(&self, id: u64) -> Result<()> {
+        self.delete(&format!("/api/tags/{id}/"))?;
+        Ok(())
     }
 
     /// `bulk_edit` `method` with `parameters` on `ids`.

@@ -1,6 +1,3 @@
-use clap::Parser;
-use pl_cli::cmd::report::{run, Args};
-
 fn main() -> std::process::ExitCode {
-    pl_cli::common::main_with("pl-report", || run(Args::parse()))
+    pl_cli::common::main("pl-report", pl_cli::cmd::report::run)
 }

@@ -1,6 +1,3 @@
-use clap::Parser;
-use pl_cli::cmd::shingle::{run, Args};
-
 fn main() -> std::process::ExitCode {
-    pl_cli::common::main_with("pl-shingle", || run(Args::parse()))
+    pl_cli::common::main("pl-shingle", pl_cli::cmd::shingle::run)
 }

@@ -12,10 +12,10 @@ use clap::Parser;
 use pl_core::decision::{check_consistent, Decision, Verdict};
 use pl_core::time::{format_utc, parse_rfc3339};
 use pl_paperless::write::DeleteMethod;
-use pl_paperless::{Client, Options, Retry};
+use pl_paperless::Client;
 use serde_json::{json, Map, Value};
 
-use crate::common::{numbers, Common, Log, Refused, UsageError};
+use crate::common::{numbers, Log, Refused, ServerFlags, UsageError, COMMON_HEADING};
 use crate::io::{create_output, open_input, Output};
 use crate::ndjson::{get_f64, get_u64, parse_object, write_obj, NdjsonReader};
 use crate::sides::read_field;
@@ -75,35 +75,19 @@ pub struct Args {
     #[arg(long, default_value_t = 50, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub batch: u32,
-    /// Paperless-NGX address, e.g. `https://paperless.example.org`.
-    #[arg(long, env = "PAPERLESS_URL", value_name = "URL")]
-    pub url: Option<String>,
-    /// Read the API token from the first line of this file instead of PAPERLESS_TOKEN.
-    #[arg(long, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
     /// API version to ask for (9 works on 2.15+ and 3.x; a server offering another is followed).
     #[arg(long, default_value_t = 9, value_name = "N")]
     pub api_version: u32,
-    /// Seconds of silence before a request counts as failed (and is retried).
-    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = numbers::seconds)]
-    pub timeout: f64,
-    /// Retries of a request after network errors, 429 and 5xx.
-    #[arg(long, default_value_t = 5, value_name = "N")]
-    pub retries: u32,
-    /// Milliseconds before the first retry (doubling, with jitter).
-    #[arg(long, default_value_t = 500, value_name = "MS")]
-    pub backoff: u64,
-    /// Trust the CA certificate(s) in this PEM file.
-    #[arg(long, value_name = "FILE")]
-    pub ca_cert: Option<PathBuf>,
+    #[command(flatten)]
+    pub server: ServerFlags,
     /// Write the plan records to this file instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", help_heading = COMMON_HEADING)]
     pub output: Option<PathBuf>,
     /// Print nothing on stderr but errors.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = COMMON_HEADING)]
     pub quiet: bool,
     /// Print server details and timings on stderr.
-    #[arg(short, long, conflicts_with = "quiet")]
+    #[arg(short, long, conflicts_with = "quiet", help_heading = COMMON_HEADING)]
     pub verbose: bool,
 }
 
@@ -211,6 +195,8 @@ struct History {
     last: BTreeMap<(Op, u64), Map<String, Value>>,
     /// id → `modified` the server had right after our last change to it.
     own_modified: BTreeMap<u64, String>,
+    /// Tags pl-apply created (id → name) and no undo has deleted since.
+    created_tags: BTreeMap<u64, String>,
 }
 
 impl History {
@@ -265,6 +251,17 @@ impl Journal {
                     continue;
                 }
             };
+            let tag = o.get("tag_id").and_then(Value::as_u64);
+            match (o.get("op").and_then(Value::as_str), tag, o.get("result")) {
+                (Some("create-tag"), Some(t), Some(r)) if r == "ok" => {
+                    let name = o.get("tag").and_then(Value::as_str).unwrap_or_default();
+                    h.created_tags.insert(t, name.to_owned());
+                }
+                (Some("delete-tag"), Some(t), Some(r)) if r == "ok" => {
+                    h.created_tags.remove(&t);
+                }
+                _ => {}
+            }
             let (Some(op), Some(id)) = (
                 o.get("op").and_then(Value::as_str).and_then(Op::parse),
                 o.get("id").and_then(Value::as_u64),
@@ -365,34 +362,6 @@ fn record_failure(journal: &mut Journal, s: &mut Step, tag: &str, msg: String) -
     journal.write(step_journal(s, "failed", tag, &[("error", json!(msg))]))
 }
 
-fn client(args: &Args) -> Result<Client> {
-    let Some(url) = args.url.as_deref() else {
-        return Err(UsageError("no server: set PAPERLESS_URL (or --url)".into()).into());
-    };
-    let opts = Options {
-        read_timeout: Duration::from_secs_f64(args.timeout),
-        api_version: args.api_version,
-        retry: Retry {
-            retries: args.retries,
-            base: Duration::from_millis(args.backoff),
-            ..Retry::default()
-        },
-        ca_cert: args.ca_cert.clone(),
-        ..Options::default()
-    };
-    let quiet = args.quiet;
-    Ok(Client::new(
-        url,
-        crate::cmd::fetch::api_token(args.token_file.as_deref())?,
-        &opts,
-    )?
-    .on_retry(move |msg| {
-        if !quiet {
-            eprintln!("pl-apply: {msg}");
-        }
-    }))
-}
-
 /// Reads decisions, or groups over --min-confidence as "duplicate" decisions.
 fn read_input(args: &Args, log: &Log) -> Result<(String, Vec<Decision>)> {
     let input = open_input(args.input.as_deref())?;
@@ -481,17 +450,7 @@ fn instant(s: &str) -> Option<i64> {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new(
-        "pl-apply",
-        &Common {
-            input: None,
-            output: args.output.clone(),
-            quiet: args.quiet,
-            verbose: args.verbose,
-            threads: None,
-            skip_invalid: false,
-        },
-    );
+    let log = Log::plain("pl-apply", args.quiet, args.verbose);
     if let Some(m) = args.min_confidence {
         if !(0.0..=1.0).contains(&m) {
             return Err(UsageError("--min-confidence must be within 0 and 1".into()).into());
@@ -515,7 +474,9 @@ pub fn run(args: Args) -> Result<()> {
         }
     };
     let history = Journal::read(&journal_path)?;
-    let client = client(&args)?;
+    let client = args
+        .server
+        .client("pl-apply", args.api_version, args.quiet)?;
     let mut out = create_output(args.output.as_deref())?;
     let result = if args.undo.is_some() {
         undo(&args, &client, &history, &journal_path, &mut out, &log)
@@ -910,6 +871,68 @@ fn apply(
     }
 }
 
+/// The deletion of a tag pl-apply created, in an undo.
+#[derive(Debug)]
+struct TagStep {
+    tag_id: u64,
+    name: String,
+    /// planned, done, skipped, failed
+    status: &'static str,
+    reason: Option<String>,
+}
+
+impl TagStep {
+    fn skip(&mut self, why: String) {
+        self.status = "skipped";
+        self.reason = Some(why);
+    }
+
+    fn record(&self) -> Map<String, Value> {
+        let mut o = Map::new();
+        o.insert("action".into(), "delete-tag".into());
+        o.insert("tag".into(), self.name.clone().into());
+        o.insert("tag_id".into(), self.tag_id.into());
+        o.insert("status".into(), self.status.into());
+        if let Some(r) = &self.reason {
+            o.insert("reason".into(), r.clone().into());
+        }
+        o
+    }
+
+    fn journal(&self, result: &str) -> Map<String, Value> {
+        let mut o = Map::new();
+        o.insert("op".into(), "delete-tag".into());
+        o.insert("tag".into(), self.name.clone().into());
+        o.insert("tag_id".into(), self.tag_id.into());
+        o.insert("result".into(), result.into());
+        if let Some(r) = self.reason.as_ref().filter(|_| result == "failed") {
+            o.insert("error".into(), r.clone().into());
+        }
+        o
+    }
+}
+
+/// Why a created tag stays: the documents that still carry it (the first few named).
+fn carried_by(ids: &[u64]) -> String {
+    let named: Vec<String> = ids.iter().take(5).map(|i| format!("#{i}")).collect();
+    format!(
+        "still on {} document{} ({}{}), so the tag stays",
+        ids.len(),
+        if ids.len() == 1 { "" } else { "s" },
+        named.join(", "),
+        if ids.len() > 5 { ", ..." } else { "" }
+    )
+}
+
+/// ", delete the tag \"duplicate\"" for the summary lines, or nothing.
+fn deleted_tags(names: &[&str], verb: &str) -> String {
+    if names.is_empty() {
+        return String::new();
+    }
+    let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    format!(", {verb} the tag {}", quoted.join(", "))
+}
+
 /// Plans and (with --yes) undoes what the journal records as done.
 fn undo(
     args: &Args,
@@ -1017,6 +1040,36 @@ fn undo(
             _ => {}
         }
     }
+    // A tag pl-apply created goes too, once no document carries it any more.
+    let untagging = |t: u64| -> BTreeSet<u64> {
+        steps
+            .iter()
+            .filter(|s| s.op == Op::Untag && s.tag_id == Some(t) && s.status == "planned")
+            .map(|s| s.id)
+            .collect()
+    };
+    let mut tag_steps: Vec<TagStep> = Vec::new();
+    for (&tag_id, name) in &history.created_tags {
+        let mut t = TagStep {
+            tag_id,
+            name: name.clone(),
+            status: "planned",
+            reason: None,
+        };
+        if !client.tag_exists(tag_id)? {
+            t.skip("the tag is gone already".into());
+        } else {
+            let keep: Vec<u64> = client
+                .tagged(tag_id)?
+                .difference(&untagging(tag_id))
+                .copied()
+                .collect();
+            if !keep.is_empty() {
+                t.skip(carried_by(&keep));
+            }
+        }
+        tag_steps.push(t);
+    }
     let count = |steps: &[Step], st: &str| steps.iter().filter(|s| s.status == st).count();
     for s in steps.iter().filter(|s| s.status == "refused") {
         log.note(format!(
@@ -1032,15 +1085,24 @@ fn undo(
             .filter(|s| s.op == op && s.status == "planned")
             .count()
     };
+    let tags_planned: Vec<&str> = tag_steps
+        .iter()
+        .filter(|t| t.status == "planned")
+        .map(|t| t.name.as_str())
+        .collect();
     if !args.yes {
         for s in &steps {
             write_obj(out, &s.record(&args.tag))?;
         }
+        for t in &tag_steps {
+            write_obj(out, &t.record())?;
+        }
         log.note(format!(
-            "undo plan: restore {} from the trash, remove the tag from {}, delete {} notes; {} skipped, {} refused; nothing changed (add --yes to apply)",
+            "undo plan: restore {} from the trash, remove the tag from {}, delete {} notes{}; {} skipped, {} refused; nothing changed (add --yes to apply)",
             n(Op::Restore),
             n(Op::Untag),
             n(Op::Unnote),
+            deleted_tags(&tags_planned, "delete"),
             count(&steps, "skipped"),
             count(&steps, "refused")
         ));
@@ -1148,8 +1210,42 @@ fn undo(
             }
         }
     }
+    // The tags last, after every document's tag came off; asked again, as others may have
+    // tagged documents since the plan.
+    for t in tag_steps.iter_mut().filter(|t| t.status == "planned") {
+        if failed.is_some() {
+            t.skip("not tried: an earlier request failed".into());
+            continue;
+        }
+        let keep = client.tagged(t.tag_id)?;
+        if !keep.is_empty() {
+            t.skip(carried_by(&keep.into_iter().collect::<Vec<_>>()));
+            continue;
+        }
+        journal.write(t.journal("started"))?;
+        journal.sync()?;
+        match client.delete_tag(t.tag_id) {
+            Ok(()) => t.status = "done",
+            Err(pl_paperless::Error::NotFound { .. }) => t.skip("the tag is gone already".into()),
+            Err(e) => {
+                t.status = "failed";
+                t.reason = Some(e.to_string());
+                journal.write(t.journal("failed"))?;
+                failed = Some(anyhow!(e).context(format!(
+                    "deleting the tag {:?} failed (run the undo again to resume)",
+                    t.name
+                )));
+                continue;
+            }
+        }
+        journal.write(t.journal("ok"))?;
+        journal.sync()?;
+    }
     for s in &steps {
         write_obj(out, &s.record(&args.tag))?;
+    }
+    for t in &tag_steps {
+        write_obj(out, &t.record())?;
     }
     let done = |op: Op| {
         steps
@@ -1157,11 +1253,17 @@ fn undo(
             .filter(|s| s.op == op && s.status == "done")
             .count()
     };
+    let tags_done: Vec<&str> = tag_steps
+        .iter()
+        .filter(|t| t.status == "done")
+        .map(|t| t.name.as_str())
+        .collect();
     log.note(format!(
-        "restored {}, untagged {}, notes deleted {}, {} skipped, {} refused, {} failed; journal {}",
+        "restored {}, untagged {}, notes deleted {}{}, {} skipped, {} refused, {} failed; journal {}",
         done(Op::Restore),
         done(Op::Untag),
         done(Op::Unnote),
+        deleted_tags(&tags_done, "deleted"),
         count(&steps, "skipped"),
         count(&steps, "refused"),
         count(&steps, "failed"),

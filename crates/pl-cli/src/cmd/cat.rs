@@ -44,6 +44,16 @@ pub fn run(args: Args) -> Result<()> {
     if binary {
         let name = input.name.clone();
         let mut r = StreamReader::new(input.reader).with_context(|| name.clone())?;
+        if args.table {
+            let kind = match r.header().kind {
+                Kind::Shingles => "shingle",
+                Kind::Sigs => "signature",
+            };
+            anyhow::bail!(
+                "{name}: a binary {kind} stream, not groups: --table prints pl-cluster's groups \
+                 (without --table, pl-cat prints this stream as NDJSON)"
+            );
+        }
         match r.header().kind {
             Kind::Shingles => dump::<ShingleRec>(&mut r, &mut out, &name)?,
             Kind::Sigs => dump::<SigRec>(&mut r, &mut out, &name)?,

@@ -15,8 +15,10 @@ use crate::io::{create_output, open_input};
 use crate::ndjson::{get_u64, get_unit, write_obj, NdjsonReader, Obj};
 use crate::sides::read_field;
 
-/// Join scored pairs into groups (union-find: documents connected through any chain of pairs
-/// are one group). Each group gets a confidence (its strongest pair's score, with that pair's
+/// Join scored pairs into groups, strongest pairs first. By default (--linkage average) two
+/// groups merge only when at least half of the pairs between their members passed scoring;
+/// --linkage single is plain union-find (documents connected through any chain of pairs are
+/// one group). Each group gets a confidence (its strongest pair's score, with that pair's
 /// jaccard and fuzzy), and a primary, the document to keep: the earliest `added` (else
 /// `created`), then the one with the most metadata (title, correspondent, document type, tags,
 /// archive serial number), then the lowest id. Groups are sorted by confidence, highest first.

@@ -2,14 +2,12 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Parser;
 use pl_paperless::sync::{load_local, sync, Local, Progress, SyncOptions};
-use pl_paperless::{Client, Options, Retry, Token};
 
-use crate::common::{numbers, Common, Log, UsageError};
+use crate::common::{Log, ServerFlags, UsageError, COMMON_HEADING};
 use crate::io::create_output;
 
 /// Fetch documents from a Paperless-NGX server (2.15 or newer, 3.x) as docs NDJSON: one
@@ -31,19 +29,9 @@ use crate::io::create_output;
 #[derive(Debug, Parser)]
 #[command(name = "pl-fetch", version)]
 pub struct Args {
-    /// Paperless-NGX address, e.g. https://paperless.example.org (a trailing /api is dropped).
-    #[arg(long, env = "PAPERLESS_URL", value_name = "URL")]
-    pub url: Option<String>,
-    /// Read the API token from the first line of this file instead of PAPERLESS_TOKEN.
-    #[arg(long, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
     /// Read a folder of .txt/.md files (recursively) instead of a server (wins over --url).
     #[arg(long, value_name = "PATH")]
     pub dir: Option<PathBuf>,
-    /// Write the records to this file (replaced atomically) and keep the sync state beside
-    /// it; without it records go to stdout and every run is a full sync.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
     /// State file (default: the output's path plus `.state.json`). Needs --output.
     #[arg(long, value_name = "FILE", requires = "output")]
     pub state: Option<PathBuf>,
@@ -60,62 +48,22 @@ pub struct Args {
     /// that refuses the version asked for and names another in X-Api-Version gets that one.
     #[arg(long, value_name = "N")]
     pub api_version: Option<u32>,
-    /// Seconds to wait for a connection (TCP and TLS).
-    #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = numbers::seconds)]
-    pub connect_timeout: f64,
-    /// Seconds of silence from the server before a request counts as failed (and is retried).
-    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = numbers::seconds)]
-    pub timeout: f64,
-    /// Seconds one request may take from start to its answer's last byte, however steadily
-    /// the server sends it (a request over it fails, and is retried).
-    #[arg(long, value_name = "SECS", value_parser = numbers::seconds,
-          default_value_t = pl_paperless::client::DEFAULT_DEADLINE_SECS as f64)]
-    pub deadline: f64,
-    /// Largest answer read, in MiB: a bigger one stops the run with an error (lower
-    /// --page-size) instead of filling memory.
-    #[arg(long, value_name = "MB", default_value_t = pl_paperless::client::DEFAULT_MAX_ANSWER_MB,
-          value_parser = clap::value_parser!(u64).range(1..=65_536))]
-    pub max_answer_mb: u64,
-    /// Retries of a request after connection errors, timeouts, cut-short answers, HTTP 429
-    /// and 5xx; the delay doubles from --backoff, with jitter, up to 30 s.
-    #[arg(long, default_value_t = 5, value_name = "N")]
-    pub retries: u32,
-    /// Milliseconds before the first retry.
-    #[arg(long, default_value_t = 500, value_name = "MS")]
-    pub backoff: u64,
-    /// Longest wait honoured from a server's Retry-After header, in seconds.
-    #[arg(long, default_value_t = 60, value_name = "SECS")]
-    pub max_retry_after: u64,
     /// Seconds before the newest `modified` seen where an incremental sync starts looking
     /// (covers saves committed late; documents fetched again count as unchanged).
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub overlap: u64,
-    /// Trust the CA certificate(s) in this PEM file (for a server with a self-signed
-    /// certificate) instead of the built-in roots.
-    #[arg(long, value_name = "FILE")]
-    pub ca_cert: Option<PathBuf>,
+    #[command(flatten)]
+    pub server: ServerFlags,
+    /// Write the records to this file (replaced atomically) and keep the sync state beside
+    /// it; without it records go to stdout and every run is a full sync.
+    #[arg(short, long, value_name = "FILE", help_heading = COMMON_HEADING)]
+    pub output: Option<PathBuf>,
     /// Print nothing on stderr but errors.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = COMMON_HEADING)]
     pub quiet: bool,
     /// Print the server version, sync mode and timings on stderr.
-    #[arg(short, long, conflicts_with = "quiet")]
+    #[arg(short, long, conflicts_with = "quiet", help_heading = COMMON_HEADING)]
     pub verbose: bool,
-}
-
-/// The token from --token-file or PAPERLESS_TOKEN; never from argv. Shared by pl-apply.
-pub(crate) fn api_token(token_file: Option<&Path>) -> Result<Token> {
-    if let Some(p) = token_file {
-        return Ok(Token::from_file(p)?);
-    }
-    match std::env::var("PAPERLESS_TOKEN") {
-        Ok(t) => Ok(Token::new(&t).context("PAPERLESS_TOKEN")?),
-        Err(_) => Err(UsageError(
-            "no API token: set PAPERLESS_TOKEN or pass --token-file (a token is never accepted \
-             as an argument)"
-                .into(),
-        )
-        .into()),
-    }
 }
 
 /// `docs.ndjson` → `docs.ndjson.state.json`.
@@ -127,47 +75,19 @@ fn default_state(output: &Path) -> PathBuf {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new(
-        "pl-fetch",
-        &Common {
-            input: None,
-            output: args.output.clone(),
-            quiet: args.quiet,
-            verbose: args.verbose,
-            threads: None,
-            skip_invalid: false,
-        },
-    );
+    let log = Log::plain("pl-fetch", args.quiet, args.verbose);
     if let Some(dir) = &args.dir {
         return run_dir(dir, &args, &log);
     }
-    let Some(url) = args.url.as_deref() else {
+    if args.server.url.is_none() {
         return Err(UsageError(
             "no server: set PAPERLESS_URL (or --url), or read a folder with --dir PATH".into(),
         )
         .into());
-    };
-    let opts = Options {
-        connect_timeout: Duration::from_secs_f64(args.connect_timeout),
-        read_timeout: Duration::from_secs_f64(args.timeout),
-        deadline: Duration::from_secs_f64(args.deadline),
-        max_answer: args.max_answer_mb << 20,
-        api_version: args.api_version.unwrap_or(9),
-        retry: Retry {
-            retries: args.retries,
-            base: Duration::from_millis(args.backoff),
-            max_retry_after: Duration::from_secs(args.max_retry_after),
-            ..Retry::default()
-        },
-        ca_cert: args.ca_cert.clone(),
-    };
-    let quiet = args.quiet;
-    let client =
-        Client::new(url, api_token(args.token_file.as_deref())?, &opts)?.on_retry(move |msg| {
-            if !quiet {
-                eprintln!("pl-fetch: {msg}");
-            }
-        });
+    }
+    let client = args
+        .server
+        .client("pl-fetch", args.api_version.unwrap_or(9), args.quiet)?;
     let state_path = args
         .output
         .as_deref()
@@ -256,7 +176,7 @@ fn progress_bar(log: &Log) -> indicatif::ProgressBar {
 }
 
 fn run_dir(dir: &Path, args: &Args, log: &Log) -> Result<()> {
-    if args.token_file.is_some() || args.state.is_some() || args.full {
+    if args.server.token_file.is_some() || args.state.is_some() || args.full {
         return Err(UsageError(
             "--dir reads a folder: --token-file, --state and --full do not apply".into(),
         )

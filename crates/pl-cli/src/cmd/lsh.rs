@@ -9,7 +9,7 @@ use pl_core::records::{expect_param, SigRec};
 use pl_core::stream::{Params, Part};
 use rayon::prelude::*;
 
-use crate::common::{numbers, Common, Log, UsageError};
+use crate::common::{numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
 use crate::sides::open_records;
 
@@ -26,7 +26,7 @@ use crate::sides::open_records;
 #[command(name = "pl-lsh", version)]
 pub struct Args {
     #[command(flatten)]
-    pub common: Common,
+    pub common: Threaded,
     /// Number of bands b; rows per band r = K / b (K must divide evenly).
     #[arg(long, default_value_t = 32)]
     pub bands: usize,

@@ -14,8 +14,8 @@ use pl_core::stream::{is_binary, Params};
 use rayon::prelude::*;
 
 use crate::cmd::shingle::{note_short, shingle_norm_line, OutFormat, ShingleFlags};
-use crate::common::{Common, Log, UsageError};
-use crate::io::{create_output, open_input, Input};
+use crate::common::{Log, Threaded, UsageError};
+use crate::io::{create_output, open_input, refuse_binary_on_terminal, Input};
 use crate::ndjson::is_blank;
 use crate::sides::open_records;
 
@@ -36,7 +36,7 @@ use crate::sides::open_records;
 #[command(name = "pl-minhash", version)]
 pub struct Args {
     #[command(flatten)]
-    pub common: Common,
+    pub common: Threaded,
     /// Signature length K. More is more accurate (standard error √(J(1−J)/K)) and slower.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub perms: u32,
@@ -125,6 +125,9 @@ struct Lines {
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-minhash", &args.common);
+    if args.format == OutFormat::Binary {
+        refuse_binary_on_terminal(args.common.output.as_deref())?;
+    }
     let input = open_input(args.common.input.as_deref())?;
     let (input, norm) = sniff(input)?;
     if norm {

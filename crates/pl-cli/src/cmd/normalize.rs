@@ -6,7 +6,7 @@ use pl_core::normalize::{fingerprint, normalize};
 use pl_core::records::fingerprint_hex;
 use serde_json::Value;
 
-use crate::common::{Common, Log};
+use crate::common::{Log, Threaded};
 use crate::io::{create_output, open_input};
 use crate::ndjson::{get_id, par_map_records, NdjsonReader};
 
@@ -18,7 +18,7 @@ use crate::ndjson::{get_id, par_map_records, NdjsonReader};
 #[command(name = "pl-normalize", version)]
 pub struct Args {
     #[command(flatten)]
-    pub common: Common,
+    pub common: Threaded,
 }
 
 /// Runs the tool.

@@ -19,7 +19,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::common::{numbers, Common, Log, UsageError};
+use crate::common::{numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
 use crate::ndjson::{get_id, get_u64, norm_fields, parse_object, write_obj, NdjsonReader, Obj};
 use crate::sides::read_all;
@@ -52,7 +52,7 @@ use crate::sides::read_all;
 #[command(name = "pl-score", version)]
 pub struct Args {
     #[command(flatten)]
-    pub common: Common,
+    pub common: Threaded,
     /// Signature stream of the documents (pl-minhash output).
     #[arg(long, value_name = "FILE")]
     pub sigs: PathBuf,

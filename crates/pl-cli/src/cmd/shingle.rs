@@ -8,8 +8,8 @@ use pl_core::shingle::{ShingleConfig, Shingler};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::common::{Common, Log, UsageError};
-use crate::io::{create_output, open_input};
+use crate::common::{Log, Threaded, UsageError};
+use crate::io::{create_output, open_input, refuse_binary_on_terminal};
 use crate::ndjson::{get_id, norm_fields, NdjsonReader};
 
 /// Turn each normalized document into its set of word n-gram shingles, hashed to u64 with
@@ -19,7 +19,7 @@ use crate::ndjson::{get_id, norm_fields, NdjsonReader};
 #[command(name = "pl-shingle", version)]
 pub struct Args {
     #[command(flatten)]
-    pub common: Common,
+    pub common: Threaded,
     #[command(flatten)]
     pub shingling: ShingleFlags,
     /// Output encoding: binary (compact, default) or json (one record per line, for eyes and jq).
@@ -217,6 +217,9 @@ pub fn note_short(log: &Log, config: &ShingleConfig, skipped: u64, whole: u64) {
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-shingle", &args.common);
+    if args.format == OutFormat::Binary {
+        refuse_binary_on_terminal(args.common.output.as_deref())?;
+    }
     let config = args.shingling.config()?;
     let input = open_input(args.common.input.as_deref())?;
     let name = input.name.clone();

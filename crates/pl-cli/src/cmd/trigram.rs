@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use serde_json::Value;
 
-use crate::common::{Common, Log, UsageError};
+use crate::common::{Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
 use crate::ndjson::{get_id, parse_object, NdjsonReader};
 
@@ -30,7 +30,7 @@ use crate::ndjson::{get_id, parse_object, NdjsonReader};
 #[command(name = "pl-trigram", version)]
 pub struct Args {
     #[command(flatten)]
-    pub common: Common,
+    pub common: Threaded,
     /// Keep pairs whose trigram similarity is at least this, in (0, 1]. Lower finds more
     /// damaged copies, more false pairs, and costs more (the index prefixes grow).
     #[arg(long, default_value_t = DEFAULT_THRESHOLD, value_parser = parse_threshold)]

@@ -1,0 +1,130 @@
+# The duplicate-finding pipeline as file targets, shared by the project's Makefile and by the
+# installed `pl-dedupe` command (make install puts this file in $(PREFIX)/share/paperless-dedupe/).
+# Change one parameter and only the stages after it rerun. Every stage writes its output
+# atomically (the tools' -o writes a temporary file and renames it), so an interrupted run
+# never leaves a corrupt file that make would trust.
+#
+#   groups                 run the pipeline into $(WORK)/ (parameters below)
+#   table                  the groups as a table (after groups)
+#   eval                   precision and recall of the groups against $(TRUTH)
+#   report                 $(WORK)/report.html, the review page
+#   clean                  remove $(WORK)/
+#   THRESHOLD=0.8 groups   rescoring reruns only pl-score and pl-cluster
+#
+# Documents: $(DOCS) (a docs NDJSON file), or with PAPERLESS_URL (and PAPERLESS_TOKEN) in the
+# environment the Paperless-NGX server, fetched incrementally.
+
+WORK      ?= work
+EXAMPLES  ?= examples
+DOCS      ?= $(EXAMPLES)/docs.ndjson
+TRUTH     ?= $(EXAMPLES)/truth.ndjson
+BIN       ?= target/release
+SCRIPTS   ?= scripts
+
+NGRAM            ?= 5
+UNIT             ?= chars
+MIN_WORDS        ?= 20
+PERMS            ?= 256
+SEED             ?= 42
+SCHEME           ?= classic
+BANDS            ?= 32
+# Words of each document's head and tail sketched apart (0: the whole text only).
+EDGE_WORDS       ?= 60
+MIN_BAND_MATCHES ?= 1
+THRESHOLD        ?= 0.65
+JACCARD_WEIGHT   ?= 0.55
+FUZZY_WEIGHT     ?= 0.45
+FUZZY_SAMPLE     ?= 10000
+SCORE_FLAGS      ?=
+SHINGLE_FLAGS    ?=
+CLUSTER_FLAGS    ?=
+REPORT_FLAGS     ?=
+
+TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-trigram pl-report pl-apply
+BINS    := $(addprefix $(BIN)/,$(TOOLS))
+
+.PHONY: groups table eval report clean FORCE
+.DELETE_ON_ERROR:
+
+groups: $(WORK)/groups.ndjson
+
+table: $(WORK)/groups.ndjson $(WORK)/docs.ndjson $(BIN)/pl-cat
+	@$(BIN)/pl-cat --table $(WORK)/groups.ndjson --docs $(WORK)/docs.ndjson
+
+$(WORK):
+	@mkdir -p $@
+
+# One stamp file per stage holds its parameters; it is rewritten only when they change,
+# so its date tells make whether the stage's settings moved since the last run.
+define params
+$(WORK)/$(1).params: FORCE | $(WORK)
+	@echo '$(strip $(2))' | cmp -s - $$@ || echo '$(strip $(2))' > $$@
+endef
+$(eval $(call params,docs,$(DOCS)))
+$(eval $(call params,shingle,$(UNIT) $(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
+$(eval $(call params,minhash,$(PERMS) $(SEED) $(SCHEME)))
+$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES) $(EDGE_WORDS)))
+$(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(SCORE_FLAGS)))
+
+ifdef PAPERLESS_URL
+# From a Paperless-NGX server (PAPERLESS_TOKEN in the environment): asked every run, synced
+# incrementally (state in docs.ndjson.state.json); the file is left untouched when nothing
+# changed, so the stages after it rerun only after real changes. See docs/PAPERLESS.md.
+$(WORK)/docs.ndjson: FORCE $(BIN)/pl-fetch | $(WORK)
+	@$(SCRIPTS)/source-guard.sh $(WORK) 'paperless $(PAPERLESS_URL)'
+	$(BIN)/pl-fetch -o $@
+	@echo 'paperless $(PAPERLESS_URL)' > $(WORK)/docs.source
+else
+# A folder holding a fetched library is not silently switched to a file (SWITCH_SOURCE=1 does).
+$(WORK)/docs.ndjson: $(DOCS) $(WORK)/docs.params
+	@$(SCRIPTS)/source-guard.sh $(WORK) 'file $(DOCS)'
+	cp $(DOCS) $@.tmp && mv $@.tmp $@
+endif
+
+$(WORK)/norm.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-normalize
+	$(BIN)/pl-normalize -q $< -o $@
+
+$(WORK)/shingles.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(BIN)/pl-shingle
+	$(BIN)/pl-shingle $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) -o $@
+
+$(WORK)/sigs.bin: $(WORK)/shingles.bin $(WORK)/minhash.params $(BIN)/pl-minhash
+	$(BIN)/pl-minhash $< --ngram $(NGRAM) --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
+
+# Head and tail sketches: a copy with a page added or removed, or a cover sheet, shares one
+# edge with its original when the whole texts share too little for a candidate.
+EDGE_SIGS := $(if $(filter 0,$(EDGE_WORDS)),,$(WORK)/heads.bin $(WORK)/tails.bin)
+
+$(WORK)/heads.bin $(WORK)/tails.bin: $(WORK)/%s.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params \
+    $(WORK)/minhash.params $(WORK)/lsh.params $(BIN)/pl-minhash
+	$(BIN)/pl-minhash -q $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) \
+	  --part $*:$(EDGE_WORDS) --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
+
+$(WORK)/cands.ndjson: $(WORK)/sigs.bin $(EDGE_SIGS) $(WORK)/lsh.params $(BIN)/pl-lsh
+	$(BIN)/pl-lsh $< $(addprefix --also ,$(EDGE_SIGS)) --perms $(PERMS) --bands $(BANDS) \
+	  --min-band-matches $(MIN_BAND_MATCHES) -o $@
+
+$(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson $(WORK)/score.params $(BIN)/pl-score
+	$(BIN)/pl-score $< --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS) \
+	  --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) --fuzzy-weight $(FUZZY_WEIGHT) \
+	  --fuzzy-sample $(FUZZY_SAMPLE) $(SCORE_FLAGS) -o $@
+
+$(eval $(call params,cluster,$(CLUSTER_FLAGS)))
+
+$(WORK)/groups.ndjson: $(WORK)/scores.ndjson $(WORK)/norm.ndjson $(WORK)/cluster.params $(BIN)/pl-cluster
+	$(BIN)/pl-cluster $< --docs $(WORK)/norm.ndjson $(CLUSTER_FLAGS) -o $@
+
+# Pairwise and B-cubed precision/recall of the groups against the truth file.
+eval: $(WORK)/eval.json
+	@$(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/groups.ndjson
+
+$(WORK)/eval.json: $(WORK)/groups.ndjson $(TRUTH) $(BIN)/pl-eval
+	$(BIN)/pl-eval --truth $(TRUTH) $< -o $@
+
+report: $(WORK)/report.html
+	@echo "open $(WORK)/report.html in a browser (see REVIEW.md in the project's docs)"
+
+$(WORK)/report.html: $(WORK)/groups.ndjson $(WORK)/docs.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
+	$(BIN)/pl-report $< --docs $(WORK)/docs.ndjson --scores $(WORK)/scores.ndjson $(REPORT_FLAGS) -o $@
+
+clean:
+	rm -rf $(WORK)

@@ -1,0 +1,652 @@
+//! CLI manners (issue 17): --version, --help's layout and the flags the docs name, binary
+//! streams and terminals, and `make install`: the tools, man pages, completions and the
+//! pl-dedupe command in a PREFIX, working as the README says.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+use crate::util::*;
+
+/// The twelve tools, as the library lists them (each must have its binary: `bin` panics on
+/// an unknown name).
+const TOOLS: [&str; 12] = pl_cli::common::TOOLS;
+
+/// The tools that work on several threads, and so take --threads.
+const THREADED: [&str; 6] = [
+    "pl-normalize",
+    "pl-shingle",
+    "pl-minhash",
+    "pl-lsh",
+    "pl-score",
+    "pl-trigram",
+];
+
+/// A tool's `--help`: its sections (heading → long flags, in order).
+fn help_sections(tool: &str) -> Vec<(String, Vec<String>)> {
+    let text = String::from_utf8(ok(run(tool, &["--help"], b""))).unwrap();
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        if !line.starts_with(' ') && line.ends_with(':') && !line.contains("  ") {
+            sections.push((line.trim_end_matches(':').to_owned(), Vec::new()));
+            continue;
+        }
+        // A flag line: "  -o, --output <FILE>" or "      --threads <N>".
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        if (2..=6).contains(&indent) && t.starts_with('-') {
+            let flag = t
+                .split([' ', ','])
+                .find(|w| w.starts_with("--"))
+                .map(str::to_owned);
+            if let (Some(f), Some(s)) = (flag, sections.last_mut()) {
+                s.1.push(f);
+            }
+        }
+    }
+    sections
+}
+
+/// Every long flag of every tool, from `--help`.
+fn flags_by_tool() -> BTreeMap<&'static str, BTreeSet<String>> {
+    TOOLS
+        .iter()
+        .map(|&t| {
+            let flags = help_sections(t).into_iter().flat_map(|(_, f)| f).collect();
+            (t, flags)
+        })
+        .collect()
+}
+
+#[test]
+fn version_names_the_commit_and_the_minhash_kernel() {
+    let head = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(repo())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8(o.stdout).unwrap().trim().to_owned());
+    for tool in TOOLS {
+        let long = String::from_utf8(ok(run(tool, &["--version"], b""))).unwrap();
+        let first = long.lines().next().unwrap();
+        assert!(first.starts_with(&format!("{tool} 0.")), "{long}");
+        let commit = first
+            .split("(commit ")
+            .nth(1)
+            .and_then(|r| r.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("no commit: {long}"));
+        if let Some(h) = &head {
+            assert_eq!(commit, h, "{tool} was built from another commit than HEAD");
+        } else {
+            assert!(commit == "unknown" || commit.len() == 12, "{long}");
+        }
+        assert!(long.contains("built for "), "{long}");
+        let kernel = long
+            .lines()
+            .find_map(|l| l.strip_prefix("minhash kernel: "))
+            .unwrap_or_else(|| panic!("no kernel: {long}"));
+        assert!(
+            kernel.starts_with("avx2 ") || kernel.starts_with("generic "),
+            "{long}"
+        );
+        // -V is the short form: the version and the commit only.
+        let short = String::from_utf8(ok(run(tool, &["-V"], b""))).unwrap();
+        assert_eq!(short.trim_end(), first, "{tool} -V");
+    }
+}
+
+#[test]
+fn help_lists_a_tools_own_options_first_then_the_common_ones() {
+    for tool in TOOLS {
+        let sections = help_sections(tool);
+        let names: Vec<&str> = sections.iter().map(|(h, _)| h.as_str()).collect();
+        let at = |h: &str| names.iter().position(|n| *n == h);
+        let common = at("Common options").unwrap_or_else(|| panic!("{tool}: {names:?}"));
+        let own = at("Options").unwrap_or_else(|| panic!("{tool}: {names:?}"));
+        assert!(own < common, "{tool}: own options come first: {names:?}");
+        let flags = |h: &str| &sections[at(h).unwrap()].1;
+        for f in ["--output", "--quiet", "--verbose", "--generate"] {
+            assert!(
+                flags("Common options").iter().any(|x| x == f),
+                "{tool}: {f}"
+            );
+            assert!(!flags("Options").iter().any(|x| x == f), "{tool}: {f}");
+        }
+        let has = |f: &str| sections.iter().any(|(_, fs)| fs.iter().any(|x| x == f));
+        assert_eq!(
+            has("--threads"),
+            THREADED.contains(&tool),
+            "{tool}: --threads only where the tool uses threads"
+        );
+        if has("--threads") {
+            assert!(flags("Common options").iter().any(|x| x == "--threads"));
+        }
+        let server = at("Server options");
+        assert_eq!(server.is_some(), matches!(tool, "pl-fetch" | "pl-apply"));
+        if let Some(s) = server {
+            assert!(own < s && s < common, "{tool}: {names:?}");
+        }
+    }
+    // One declaration of the server flags: pl-fetch and pl-apply list the same ones.
+    let server = |t: &str| {
+        help_sections(t)
+            .into_iter()
+            .find(|(h, _)| h == "Server options")
+            .unwrap()
+            .1
+    };
+    let fetch = server("pl-fetch");
+    assert_eq!(fetch, server("pl-apply"));
+    for f in [
+        "--url",
+        "--token-file",
+        "--connect-timeout",
+        "--timeout",
+        "--deadline",
+        "--max-answer-mb",
+        "--retries",
+        "--backoff",
+        "--max-retry-after",
+        "--ca-cert",
+    ] {
+        assert!(fetch.iter().any(|x| x == f), "{f}");
+    }
+}
+
+#[test]
+fn long_help_ends_with_the_exit_codes() {
+    for tool in TOOLS {
+        let text = String::from_utf8(ok(run(tool, &["--help"], b""))).unwrap();
+        let last = text.trim_end().lines().last().unwrap();
+        assert!(
+            last.starts_with("Exit status: 0 success") && last.contains("1 bad input"),
+            "{tool}: {last}"
+        );
+        assert_eq!(
+            last.contains("3 done"),
+            tool == "pl-apply",
+            "{tool}: {last}"
+        );
+    }
+}
+
+/// The code of a markdown file: fenced blocks and inline spans, each a string.
+fn code_of(md: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence: Option<String> = None;
+    for line in md.lines() {
+        if line.trim_start().starts_with("```") {
+            match fence.take() {
+                Some(block) => out.push(block),
+                None => fence = Some(String::new()),
+            }
+            continue;
+        }
+        if let Some(block) = fence.as_mut() {
+            block.push_str(line);
+            block.push('\n');
+            continue;
+        }
+        // Inline spans: between pairs of backticks.
+        out.extend(line.split('`').skip(1).step_by(2).map(str::to_owned));
+    }
+    out
+}
+
+/// The commands in a piece of code: (program, its long flags), split at pipes, `;`, `&&`,
+/// newlines (a trailing backslash continues the line) and parentheses.
+fn commands(code: &str) -> Vec<(String, Vec<String>)> {
+    let code = code.replace("\\\n", " ");
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let line = line.split(" # ").next().unwrap_or("");
+        for cmd in line.split(['|', ';', '&', '(', ')', '→']) {
+            let mut words = cmd
+                .split_whitespace()
+                .skip_while(|w| w.contains('=') && !w.starts_with('-'));
+            let Some(program) = words.next() else {
+                continue;
+            };
+            let flags = words
+                .filter(|w| w.starts_with("--") && w.len() > 2)
+                .map(|w| {
+                    w.split(['=', ',', '.', ':'])
+                        .next()
+                        .unwrap()
+                        .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+                        .to_owned()
+                })
+                .collect();
+            out.push((program.to_owned(), flags));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_flag_the_readme_and_docs_name_exists() {
+    let flags = flags_by_tool();
+    let any: BTreeSet<&String> = flags.values().flatten().collect();
+    // Flags of programs that are not pl-* tools, named in the docs without their program.
+    let others = [
+        "--dup-rate",
+        "--max-noise",
+        "--out-docs",
+        "--out-truth",
+        "--docs",
+        "--seed",
+        "--release",
+    ];
+    let mut files = vec![repo().join("README.md")];
+    for e in std::fs::read_dir(repo().join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            files.push(p);
+        }
+    }
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for f in &files {
+        let md = std::fs::read_to_string(f).unwrap();
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        for code in code_of(&md) {
+            for (program, named) in commands(&code) {
+                for flag in named {
+                    let known = match flags.get(program.as_str()) {
+                        Some(own) => own.contains(&flag),
+                        None if program.starts_with("--") || program.starts_with("pl-") => {
+                            any.contains(&flag) || others.contains(&flag.as_str())
+                        }
+                        None => true,
+                    };
+                    checked += 1;
+                    if !known {
+                        wrong.push(format!("{name}: {program} {flag}"));
+                    }
+                }
+                // A span that is only a flag (`--linkage single`): some tool must have it.
+                if program.starts_with("--") {
+                    let flag = program.split('=').next().unwrap().to_owned();
+                    if !any.contains(&flag) && !others.contains(&flag.as_str()) {
+                        wrong.push(format!("{name}: {flag} (no tool has it)"));
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 200,
+        "only {checked} flags found: is the parser broken?"
+    );
+    assert!(
+        wrong.is_empty(),
+        "flags the tools do not have:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn every_flag_a_tools_help_names_exists() {
+    let flags = flags_by_tool();
+    let any: BTreeSet<&String> = flags.values().flatten().collect();
+    for tool in TOOLS {
+        let text = String::from_utf8(ok(run(tool, &["--help"], b""))).unwrap();
+        for w in text.split(|c: char| c.is_whitespace() || "()[],;`'\"".contains(c)) {
+            if let Some(rest) = w.strip_prefix("--") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                    .collect();
+                let flag = format!("--{}", name.trim_end_matches('-'));
+                if name.is_empty() {
+                    continue;
+                }
+                assert!(
+                    flags[tool].contains(&flag) || any.contains(&flag),
+                    "{tool} --help names {flag}, which no tool has"
+                );
+            }
+        }
+    }
+}
+
+/// Runs `tool args` with its stdout on a pseudo-terminal (python3's pty module) and stdin
+/// empty; returns (exit code, stderr).
+fn on_a_terminal(tool: &str, args: &[&str], dir: &Path) -> (i32, String) {
+    let script = "import pty, subprocess, sys\n\
+                  m, s = pty.openpty()\n\
+                  r = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=s, stderr=subprocess.PIPE)\n\
+                  sys.stderr.buffer.write(r.stderr)\n\
+                  sys.exit(r.returncode)\n";
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(bin(tool))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("python3 runs");
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn a_binary_stream_is_not_written_to_a_terminal() {
+    let d = tempfile::tempdir().unwrap();
+    for tool in ["pl-shingle", "pl-minhash"] {
+        let (code, err) = on_a_terminal(tool, &[], d.path());
+        assert_eq!(code, 2, "{tool}: {err}");
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "{tool}: refusing to write a binary stream to a terminal; use -o FILE or a pipe \
+                 (or --format json for NDJSON)"
+            )
+        );
+        // To a file, or as NDJSON, the terminal is fine.
+        let (code, err) = on_a_terminal(tool, &["-o", "out.bin"], d.path());
+        assert_eq!(code, 0, "{tool}: {err}");
+        assert!(d.path().join("out.bin").exists());
+        let (code, err) = on_a_terminal(tool, &["--format", "json"], d.path());
+        assert_eq!(code, 0, "{tool}: {err}");
+    }
+    // Text tools write to a terminal as before.
+    let (code, err) = on_a_terminal("pl-normalize", &[], d.path());
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn pl_cat_table_refuses_a_binary_stream() {
+    let norm = ok(run("pl-normalize", &[], small_corpus(10).as_bytes()));
+    let sigs = ok(run("pl-minhash", &[], &norm));
+    fails(
+        run("pl-cat", &["--table"], &sigs),
+        1,
+        "pl-cat",
+        &["<stdin>: a binary signature stream, not groups", "--table"],
+    );
+    let shingles = ok(run("pl-shingle", &[], &norm));
+    fails(
+        run("pl-cat", &["--table"], &shingles),
+        1,
+        "pl-cat",
+        &["a binary shingle stream"],
+    );
+}
+
+/// `make install` (or uninstall) with PREFIX and DESTDIR, the test's binaries, and no build.
+fn make_install(target: &str, prefix: &Path, destdir: Option<&Path>) -> std::process::Output {
+    let mut cmd = Command::new("make");
+    cmd.arg("-C")
+        .arg(repo())
+        .arg(target)
+        .arg(format!("PREFIX={}", prefix.display()))
+        .arg(format!("BIN={}", bin_dir().display()))
+        .arg("CARGO_BUILD=true");
+    if let Some(d) = destdir {
+        cmd.arg(format!("DESTDIR={}", d.display()));
+    }
+    cmd.output().unwrap()
+}
+
+/// Every file under `dir`, relative to it.
+fn files_under(dir: &Path) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Runs a bash script with only the installed tools (and the system's) on PATH.
+fn with_installed(prefix: &Path, dir: &Path, script: &str) -> std::process::Output {
+    Command::new("bash")
+        .args(["-o", "pipefail", "-c", script])
+        .current_dir(dir)
+        .env(
+            "PATH",
+            format!("{}/bin:/usr/local/bin:/usr/bin:/bin", prefix.display()),
+        )
+        .env_remove("PAPERLESS_URL")
+        .env_remove("PAPERLESS_TOKEN")
+        .env("HOME", dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_removes_them() {
+    let d = tempfile::tempdir().unwrap();
+    let prefix = d.path().join("prefix");
+    std::fs::create_dir_all(&prefix).unwrap();
+    ok(make_install("install", &prefix, None));
+    let files = files_under(&prefix);
+    for t in TOOLS {
+        for f in [
+            format!("bin/{t}"),
+            format!("share/man/man1/{t}.1"),
+            format!("share/bash-completion/completions/{t}"),
+            format!("share/zsh/site-functions/_{t}"),
+            format!("share/fish/vendor_completions.d/{t}.fish"),
+        ] {
+            assert!(files.contains(&f), "{f} not installed: {files:?}");
+        }
+    }
+    assert!(files.contains("bin/pl-dedupe"));
+    assert!(files.contains("share/paperless-dedupe/pipeline.mk"));
+    assert_eq!(files.len(), 12 * 5 + 1 + 4, "{files:?}");
+
+    // The installed tools run, and name their build.
+    let out = with_installed(&prefix, d.path(), "pl-apply --version");
+    assert!(String::from_utf8(ok(out))
+        .unwrap()
+        .starts_with("pl-apply 0."));
+
+    // man finds the page in the prefix (man-db: .ci/run installs it).
+    let out = Command::new("man")
+        .args([
+            "-M",
+            &prefix.join("share/man").display().to_string(),
+            "pl-score",
+        ])
+        .env("MANPAGER", "cat")
+        .env("PAGER", "cat")
+        .env("MANWIDTH", "100")
+        .output()
+        .expect("man runs (apt-get install man-db)");
+    let page = String::from_utf8_lossy(&ok(out)).to_string();
+    for needle in [
+        "pl-score",
+        "--threshold",
+        "COMMON OPTIONS",
+        "EXIT STATUS",
+        "pl-cluster(1)",
+    ] {
+        assert!(
+            page.contains(needle),
+            "{needle} not in the man page:\n{page}"
+        );
+    }
+
+    // The bash completion offers pl-score's flags, and pl-cluster's --linkage values.
+    let complete = |tool: &str, words: &str| {
+        let script = format!(
+            "source {dir}/{tool}\n\
+             fn=$(complete -p {tool} | sed -n 's/.*-F \\([^ ]*\\).*/\\1/p')\n\
+             COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1))\n\
+             \"$fn\" {tool} \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\n\
+             printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            dir = prefix.join("share/bash-completion/completions").display(),
+        );
+        let out = Command::new("bash").arg("-c").arg(script).output().unwrap();
+        String::from_utf8(ok(out)).unwrap()
+    };
+    let offered = complete("pl-score", "pl-score --thresh");
+    assert_eq!(offered.trim(), "--threshold", "{offered}");
+    let offered = complete("pl-cluster", "pl-cluster --linkage ''");
+    assert_eq!(
+        offered.split_whitespace().collect::<BTreeSet<_>>(),
+        BTreeSet::from(["average", "single"])
+    );
+    // zsh and fish: their files name the tool's flags (and parse, where the shell is here).
+    let zsh = std::fs::read_to_string(prefix.join("share/zsh/site-functions/_pl-score")).unwrap();
+    assert!(zsh.starts_with("#compdef pl-score") && zsh.contains("--threshold"));
+    let fish =
+        std::fs::read_to_string(prefix.join("share/fish/vendor_completions.d/pl-score.fish"))
+            .unwrap();
+    assert!(fish.contains("complete -c pl-score") && fish.contains("-l threshold"));
+    // Where zsh and fish are here: they find the files where make install put them (fish
+    // under XDG_DATA_HOME, as for ~/.local; zsh in an fpath entry) and offer the flag.
+    let share = prefix.join("share");
+    let shells = [
+        (
+            "zsh",
+            format!(
+                "fpath=({}/zsh/site-functions $fpath); autoload -U compinit; compinit -u -d {}/zcomp; \
+                 print -r -- $_comps[pl-score]",
+                share.display(),
+                d.path().display()
+            ),
+            "_pl-score",
+        ),
+        ("fish", "complete -C 'pl-score --thresh'".to_owned(), "--threshold\t"),
+    ];
+    for (shell, script, want) in shells {
+        match Command::new(shell)
+            .arg("-c")
+            .arg(&script)
+            .env("HOME", d.path())
+            .env("XDG_DATA_HOME", &share)
+            .env("PATH", format!("{}/bin:/usr/bin:/bin", prefix.display()))
+            .output()
+        {
+            Ok(out) => {
+                let got = String::from_utf8(ok(out)).unwrap();
+                assert!(got.starts_with(want), "{shell}: {got}");
+            }
+            Err(_) => eprintln!("{shell} is not installed: its completion file was read, not run"),
+        }
+    }
+
+    // Uninstall removes exactly what install put there.
+    std::fs::write(prefix.join("bin/mine"), "a file of the user's").unwrap();
+    ok(make_install("uninstall", &prefix, None));
+    assert_eq!(
+        files_under(&prefix),
+        BTreeSet::from(["bin/mine".to_owned()])
+    );
+    assert!(!prefix.join("share/paperless-dedupe").exists());
+
+    // DESTDIR stages an install for a package: the files land under it.
+    let stage = d.path().join("stage");
+    ok(make_install(
+        "install",
+        Path::new("/usr/local"),
+        Some(&stage),
+    ));
+    assert!(stage.join("usr/local/bin/pl-score").exists());
+    assert!(stage.join("usr/local/share/man/man1/pl-score.1").exists());
+    ok(make_install(
+        "uninstall",
+        Path::new("/usr/local"),
+        Some(&stage),
+    ));
+    assert!(files_under(&stage).is_empty());
+}
+
+/// The README's blocks of pl-* commands, as written.
+fn readme_tool_blocks() -> Vec<String> {
+    let md = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut blocks = Vec::new();
+    let mut fence: Option<String> = None;
+    for line in md.lines() {
+        if line.starts_with("```") {
+            match fence.take() {
+                Some(b) => blocks.push(b),
+                None if line == "```sh" => fence = Some(String::new()),
+                None => fence = Some("skip".into()),
+            }
+            continue;
+        }
+        if let Some(b) = fence.as_mut() {
+            b.push_str(line);
+            b.push('\n');
+        }
+    }
+    blocks
+        .into_iter()
+        .filter(|b| b.starts_with("pl-") || b.starts_with("pl-dedupe"))
+        .collect()
+}
+
+#[test]
+fn after_make_install_the_readmes_commands_and_pl_dedupe_run_as_written() {
+    let d = tempfile::tempdir().unwrap();
+    let prefix = d.path().join("prefix");
+    ok(make_install("install", &prefix, None));
+    // A folder of the user's: the example corpus as docs.ndjson, and examples/ beside it.
+    let home = d.path().join("home");
+    std::fs::create_dir_all(home.join("examples")).unwrap();
+    for f in ["docs.ndjson", "truth.ndjson"] {
+        std::fs::copy(
+            repo().join("examples").join(f),
+            home.join("examples").join(f),
+        )
+        .unwrap();
+    }
+    std::fs::copy(
+        repo().join("examples/docs.ndjson"),
+        home.join("docs.ndjson"),
+    )
+    .unwrap();
+
+    // pl-dedupe: the pipeline in any folder, without the clone.
+    let out = with_installed(&prefix, &home, "pl-dedupe");
+    let table = String::from_utf8(ok(out)).unwrap();
+    let last = table.trim_end().lines().last().unwrap();
+    assert!(last.ends_with(" groups") && last != "0 groups", "{table}");
+    let expected = ok(run(
+        "pl-cat",
+        &[
+            "--table",
+            "--docs",
+            &home.join("work/docs.ndjson").display().to_string(),
+            &home.join("work/groups.ndjson").display().to_string(),
+        ],
+        b"",
+    ));
+    assert_eq!(table, String::from_utf8(expected).unwrap());
+    let out = with_installed(&prefix, &home, "pl-dedupe eval THRESHOLD=0.7");
+    let eval = String::from_utf8(ok(out)).unwrap();
+    assert!(eval.starts_with("pairs   precision"), "{eval}");
+    let out = with_installed(&prefix, &home, "pl-dedupe --help");
+    assert!(String::from_utf8(ok(out))
+        .unwrap()
+        .starts_with("Usage: pl-dedupe"));
+
+    // The README's blocks of commands, as written.
+    let blocks = readme_tool_blocks();
+    assert!(blocks.len() >= 3, "{blocks:?}");
+    for b in blocks {
+        let out = with_installed(&prefix, &home, &b);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "README block failed:\n{b}\n{err}");
+    }
+    assert!(!ndjson(&std::fs::read(home.join("groups.ndjson")).unwrap()).is_empty());
+}
