@@ -198,8 +198,16 @@ pub fn evidence_until(
     known: impl Fn(u32) -> bool + Copy,
     decided: impl Fn(&Evidence) -> bool,
 ) -> Evidence {
-    debug_assert_eq!(pa.text_hash, xxh3_64(a.as_bytes()), "a profile of another text");
-    debug_assert_eq!(pb.text_hash, xxh3_64(b.as_bytes()), "a profile of another text");
+    debug_assert_eq!(
+        pa.text_hash,
+        xxh3_64(a.as_bytes()),
+        "a profile of another text"
+    );
+    debug_assert_eq!(
+        pb.text_hash,
+        xxh3_64(b.as_bytes()),
+        "a profile of another text"
+    );
     if (pb.text_hash, b) < (pa.text_hash, a) {
         let mut e = evidence_until(b, pb, a, pa, known, decided);
         for c in &mut e.conflicts {
