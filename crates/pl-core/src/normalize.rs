@@ -11,29 +11,53 @@ use crate::records::Fingerprint;
 /// characters) is dropped without splitting the word, so `1.234,56` → `123456` and
 /// `e-mail` → `email`. Words are joined by one ASCII space, with none at the ends.
 pub fn normalize(text: &str, out: &mut String) -> usize {
-    out.clear();
-    out.reserve(text.len());
+    // ASCII bytes are classified and lowercased one byte at a time; only the other characters
+    // are decoded (most OCR text is ASCII, and decoding every character was most of the time).
+    let mut buf = std::mem::take(out).into_bytes();
+    buf.clear();
+    buf.reserve(text.len());
+    let bytes = text.as_bytes();
     let mut words = 0;
     let mut in_word = false;
-    for c in text.chars() {
-        if c.is_alphanumeric() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (alnum, space) = if b.is_ascii() {
+            i += 1;
+            (b.is_ascii_alphanumeric(), is_ascii_space(b))
+        } else {
+            let c = text[i..].chars().next().expect("a char boundary");
+            i += c.len_utf8();
+            (c.is_alphanumeric(), c.is_whitespace())
+        };
+        if alnum {
             if !in_word {
                 if words > 0 {
-                    out.push(' ');
+                    buf.push(b' ');
                 }
                 words += 1;
                 in_word = true;
             }
-            if c.is_ascii() {
-                out.push(c.to_ascii_lowercase());
+            if b.is_ascii() {
+                buf.push(b.to_ascii_lowercase());
             } else {
-                out.extend(c.to_lowercase());
+                let c = text[..i].chars().next_back().expect("the char just read");
+                let mut utf8 = [0u8; 4];
+                for l in c.to_lowercase() {
+                    buf.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
+                }
             }
-        } else if c.is_whitespace() {
+        } else if space {
             in_word = false;
         }
     }
+    *out = String::from_utf8(buf).expect("built from whole characters");
     words
+}
+
+/// The ASCII characters `char::is_whitespace` accepts.
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
 /// The 128-bit fingerprint of a normalized text (xxh3-128 of its UTF-8 bytes).
@@ -44,6 +68,50 @@ pub fn fingerprint(norm: &str) -> Fingerprint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The definition, one character at a time: what the fast path must equal.
+    fn normalize_by_chars(text: &str, out: &mut String) -> usize {
+        out.clear();
+        out.reserve(text.len());
+        let mut words = 0;
+        let mut in_word = false;
+        for c in text.chars() {
+            if c.is_alphanumeric() {
+                if !in_word {
+                    if words > 0 {
+                        out.push(' ');
+                    }
+                    words += 1;
+                    in_word = true;
+                }
+                if c.is_ascii() {
+                    out.push(c.to_ascii_lowercase());
+                } else {
+                    out.extend(c.to_lowercase());
+                }
+            } else if c.is_whitespace() {
+                in_word = false;
+            }
+        }
+        words
+    }
+
+    #[test]
+    fn ascii_spaces_are_the_whitespace_chars() {
+        for b in 0u8..128 {
+            assert_eq!(is_ascii_space(b), (b as char).is_whitespace(), "{b:#x}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_fast_path_is_the_definition(text in "(\\PC|[ \\t\\n\\r\\x0b\\x0c.,ÄØßİẞ\u{85}\u{a0}a-zA-Z0-9])*") {
+            let (mut fast, mut slow) = (String::from("stale"), String::new());
+            let n = normalize(&text, &mut fast);
+            proptest::prop_assert_eq!(n, normalize_by_chars(&text, &mut slow));
+            proptest::prop_assert_eq!(fast, slow);
+        }
+    }
 
     fn norm(s: &str) -> (String, usize) {
         let mut out = String::new();
