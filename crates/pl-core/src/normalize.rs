@@ -11,7 +11,7 @@ use crate::records::Fingerprint;
 /// characters) is dropped without splitting the word, so `1.234,56` → `123456` and
 /// `e-mail` → `email`. Words are joined by one ASCII space, with none at the ends.
 pub fn normalize(text: &str, out: &mut String) -> usize {
-    // ASCII bytes are classified and lowercased one byte at a time; only the other characters
+    // An ASCII byte is its own character and is lowercased in place; only the other characters
     // are decoded (most OCR text is ASCII, and decoding every character was most of the time).
     let mut buf = std::mem::take(out).into_bytes();
     buf.clear();
@@ -22,15 +22,13 @@ pub fn normalize(text: &str, out: &mut String) -> usize {
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        let (alnum, space) = if b.is_ascii() {
-            i += 1;
-            (b.is_ascii_alphanumeric(), is_ascii_space(b))
+        let c = if b.is_ascii() {
+            b as char
         } else {
-            let c = text[i..].chars().next().expect("a char boundary");
-            i += c.len_utf8();
-            (c.is_alphanumeric(), c.is_whitespace())
+            text[i..].chars().next().expect("a char boundary")
         };
-        if alnum {
+        i += c.len_utf8();
+        if c.is_alphanumeric() {
             if !in_word {
                 if words > 0 {
                     buf.push(b' ');
@@ -41,23 +39,17 @@ pub fn normalize(text: &str, out: &mut String) -> usize {
             if b.is_ascii() {
                 buf.push(b.to_ascii_lowercase());
             } else {
-                let c = text[..i].chars().next_back().expect("the char just read");
                 let mut utf8 = [0u8; 4];
                 for l in c.to_lowercase() {
                     buf.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
                 }
             }
-        } else if space {
+        } else if c.is_whitespace() {
             in_word = false;
         }
     }
     *out = String::from_utf8(buf).expect("built from whole characters");
     words
-}
-
-/// The ASCII characters `char::is_whitespace` accepts.
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
 /// The 128-bit fingerprint of a normalized text (xxh3-128 of its UTF-8 bytes).
@@ -94,13 +86,6 @@ mod tests {
             }
         }
         words
-    }
-
-    #[test]
-    fn ascii_spaces_are_the_whitespace_chars() {
-        for b in 0u8..128 {
-            assert_eq!(is_ascii_space(b), (b as char).is_whitespace(), "{b:#x}");
-        }
     }
 
     proptest::proptest! {

@@ -330,7 +330,9 @@ pub fn run(args: Args) -> Result<()> {
         config: &config,
         doc_counts: &doc_counts,
     };
+    let ladder = Ladder::default();
     let score_pair = |c: &Cand| {
+        let start = std::time::Instant::now();
         let (sa, sb) = (&sigs[&c.a], &sigs[&c.b]);
         let identical = identical_texts(sa, sb, exact_shingles);
         let (jaccard, containment) = if identical {
@@ -351,23 +353,14 @@ pub fn run(args: Args) -> Result<()> {
             .get(&c.a)
             .zip(sides.get(&c.b))
             .map(|(x, y)| (x.doc(), y.doc()));
-        scorer.score(sim, docs, fuzzy)
-    };
-    let ladder = Ladder::default();
-    let score_pair = |c: &Cand| {
-        let start = std::time::Instant::now();
-        let v = score_pair(c);
-        let step = match &v {
-            Verdict::Kept(d)
-                if d.jaccard == 1.0
-                    && identical_texts(&sigs[&c.a], &sigs[&c.b], exact_shingles) =>
-            {
-                Step::Identical
-            }
-            v => v.step(),
+        let verdict = scorer.score(sim, docs, fuzzy);
+        let step = if identical {
+            Step::Identical
+        } else {
+            verdict.step()
         };
         ladder.add(step, start.elapsed());
-        v
+        verdict
     };
     let mut out = create_output(args.common.output.as_deref())?;
     let mut rejected = match &args.rejected {
