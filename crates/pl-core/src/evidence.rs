@@ -21,19 +21,22 @@
 //! The result is counts, not a verdict: [`crate::scorer`] weighs them against the amount of
 //! OCR damage seen in the same pair and the documents' length.
 
+use std::ops::Range;
+
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::diff::Hunk;
 use crate::verify::{explained, fold_char, fold_into, words};
 
 /// What the verifier keeps of one document: its word ids in text order (from one
-/// [`crate::verify::Vocab`]) and the sorted hashes of its words and of their OCR-folded forms,
-/// to ask whether a word is anywhere in it.
+/// [`crate::verify::Vocab`]), its distinct word ids sorted, and the sorted hashes of its
+/// words' OCR-folded forms, to ask whether a word is anywhere in it.
 #[derive(Debug, Default, Clone)]
 pub struct Profile {
     /// Word ids, in text order.
-    pub ids: Vec<u32>,
-    /// Hashes of the distinct words, sorted.
-    plain: Vec<u64>,
+    ids: Vec<u32>,
+    /// The distinct word ids, sorted.
+    distinct: Vec<u32>,
     /// Hashes of the distinct OCR-folded words, sorted.
     folded: Vec<u64>,
     /// The text's hash: which of two texts is aligned against the other (see [`evidence`]).
@@ -41,41 +44,54 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// The profile of a normalized text; `ids` are filled in by the caller's vocabulary.
+    /// The profile of a normalized text; its word ids are given by the caller's vocabulary
+    /// ([`Profile::set_ids`]).
     pub fn new(norm: &str) -> Profile {
-        let mut plain = Vec::new();
         let mut folded = Vec::new();
         let mut buf = Scratch::default();
         for w in words(norm) {
-            plain.push(xxh3_64(w.as_bytes()));
             folded.push(fold_hash(w, &mut buf));
         }
-        for v in [&mut plain, &mut folded] {
-            v.sort_unstable();
-            v.dedup();
-            v.shrink_to_fit();
-        }
+        folded.sort_unstable();
+        folded.dedup();
+        folded.shrink_to_fit();
         Profile {
             ids: Vec::new(),
-            plain,
+            distinct: Vec::new(),
             folded,
             text_hash: xxh3_64(norm.as_bytes()),
         }
+    }
+
+    /// Sets the text's word ids, in text order ([`crate::verify::Vocab::add`]).
+    pub fn set_ids(&mut self, ids: Vec<u32>) {
+        let mut distinct = ids.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        distinct.shrink_to_fit();
+        self.ids = ids;
+        self.distinct = distinct;
+    }
+
+    /// The word ids, in text order.
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
     }
 
     /// The profile of a normalized text counted into `vocab` (its ids filled in), in one step:
     /// for callers that count documents one at a time.
     pub fn counted(norm: &str, vocab: &mut crate::verify::Vocab) -> Profile {
         let mut p = Profile::new(norm);
-        let mut hashes = Vec::new();
+        let (mut hashes, mut ids) = (Vec::new(), Vec::new());
         crate::verify::word_hashes(norm, &mut hashes);
-        vocab.add(&hashes, &mut p.ids);
+        vocab.add(&hashes, &mut ids);
+        p.set_ids(ids);
         p
     }
 
-    /// Whether the text has `word`, as it is or up to OCR folding.
-    fn has(&self, word: &str, buf: &mut Scratch) -> bool {
-        self.plain.binary_search(&xxh3_64(word.as_bytes())).is_ok()
+    /// Whether the text has `word` (of id `id`), as it is or up to OCR folding.
+    fn has(&self, word: &str, id: u32, buf: &mut Scratch) -> bool {
+        self.distinct.binary_search(&id).is_ok()
             || self.folded.binary_search(&fold_hash(word, buf)).is_ok()
     }
 }
@@ -242,7 +258,7 @@ pub fn evidence_until(
                     (all_a.range(h.old.clone()), &pa.ids[h.old.clone()], pb)
                 };
                 for (w, &id) in mine.iter().zip(ids) {
-                    if meaningful(w, id, known) && !other.has(w, &mut buf) {
+                    if meaningful(w, id, known) && !other.has(w, id, &mut buf) {
                         e.inner_added += 1;
                         e.inner_words += usize::from(!w.bytes().any(|c| c.is_ascii_digit()));
                     }
@@ -250,94 +266,15 @@ pub fn evidence_until(
             }
             continue;
         }
-        e.replaced += h.old.len() + h.new.len();
-        let x = all_a.range(h.old.clone()).to_vec();
-        let y = all_b.range(h.new.clone()).to_vec();
-        if explained(&x, &y) {
-            e.garbled += x.len() + y.len();
-            continue;
-        }
-        let around = |r: &std::ops::Range<usize>, len: usize| {
-            r.start.saturating_sub(NEAR_WINDOW)..(r.end + NEAR_WINDOW).min(len)
-        };
-        let near_a = all_a.range(around(&h.old, pa.ids.len()));
-        let near_b = all_b.range(around(&h.new, pb.ids.len()));
-        let mut count = [(0, 0, 0); 2];
-        let mut unknowns = [0; 2];
-        for (words, ids, other, other_words, side) in [
-            (&x, &pa.ids[h.old.clone()], pb, near_b, Side::A),
-            (&y, &pb.ids[h.new.clone()], pa, near_a, Side::B),
-        ] {
-            // Folded once for every word of the block compared with them, when one is.
-            let mut near: Option<Around> = None;
-            let before = e.conflicts.len();
-            let mut unknown = 0;
-            for (w, &id) in words.iter().zip(ids) {
-                let digits = w.bytes().any(|c| c.is_ascii_digit());
-                // A short number is everywhere: its presence elsewhere proves nothing.
-                if !meaningful(w, id, known)
-                    || ((!digits || w.len() >= 4) && other.has(w, &mut buf))
-                {
-                    // A word of letters only this document uses (a rare name) can still
-                    // stand against a known word on the other side.
-                    if !digits
-                        && w.chars().filter(|c| c.is_alphabetic()).count() >= 4
-                        && w.chars().all(char::is_alphabetic)
-                        && !other.has(w, &mut buf)
-                        && matches!(
-                            near_any(
-                                w,
-                                false,
-                                near.get_or_insert_with(|| Around::new(other_words, &mut buf)),
-                                &mut buf
-                            ),
-                            Near::No
-                        )
-                    {
-                        unknown += 1;
-                    }
-                    e.garbled += 1;
-                    continue;
-                }
-                let around = near.get_or_insert_with(|| Around::new(other_words, &mut buf));
-                let one_digit = match near_any(w, digits, around, &mut buf) {
-                    Near::Yes => {
-                        e.garbled += 1;
-                        continue;
-                    }
-                    Near::OneDigit => true,
-                    Near::No => false,
-                };
-                e.conflicts.push(Conflict {
-                    word: (*w).to_string(),
-                    side,
-                    digits,
-                    one_digit,
-                });
-            }
-            count[side as usize] = count_kinds(&e.conflicts[before..]);
-            unknowns[side as usize] = unknown;
-        }
-        // A long block at either text's start or end is what each copy added there (two
-        // cover sheets, two different added pages), not one value against another; a short
-        // one (a date in the first line) is compared like any other.
-        if inner || h.old.len().max(h.new.len()) < EDGE_BLOCK {
-            let d = count[0].0.min(count[1].0);
-            let w = count[0].1.min(count[1].1);
-            // Known words against rare ones (a name only this letter has); two rare ones are
-            // OCR noise as likely.
-            let with_rare = (count[0].1 + unknowns[0])
-                .min(count[1].1 + unknowns[1])
-                .min(count[0].1 + count[1].1);
-            e.rare_word_subs += with_rare - w;
-            let one = count[0].2.min(count[1].2).min(d);
-            e.digit_subs += d - one;
-            e.one_digit_subs += one;
-            e.word_subs += w;
-            let known_words = count[0].1 + count[1].1;
-            e.inner_added += count[0].0 + count[1].0 - 2 * d + known_words.saturating_sub(w);
-            e.inner_words += known_words.saturating_sub(w);
-        }
+        replaced_block(
+            &mut e,
+            &h,
+            inner,
+            [&mut all_a, &mut all_b],
+            [pa, pb],
+            known,
+            &mut buf,
+        );
         if decided(&e) {
             e.stopped = true;
             return e;
@@ -345,6 +282,113 @@ pub fn evidence_until(
     }
     e.matched = matched_a + pa.ids.len() - last;
     e
+}
+
+/// Counts a replaced block `h` of the alignment (`inner`: away from both texts' start and end)
+/// into `e`: its words sorted into OCR damage and conflicts, conflicts standing against each
+/// other counted as substitutions.
+#[allow(clippy::too_many_arguments)]
+fn replaced_block<'t, I: Iterator<Item = &'t str>>(
+    e: &mut Evidence,
+    h: &Hunk,
+    inner: bool,
+    [all_a, all_b]: [&mut SeenWords<'t, I>; 2],
+    [pa, pb]: [&Profile; 2],
+    known: impl Fn(u32) -> bool + Copy,
+    buf: &mut Scratch,
+) {
+    e.replaced += h.old.len() + h.new.len();
+    let around = |r: &Range<usize>, len: usize| {
+        r.start.saturating_sub(NEAR_WINDOW)..(r.end + NEAR_WINDOW).min(len)
+    };
+    let (near_a, near_b) = (around(&h.old, pa.ids.len()), around(&h.new, pb.ids.len()));
+    let all_a = all_a.upto(near_a.end);
+    let all_b = all_b.upto(near_b.end);
+    let (x, y) = (clamp(all_a, &h.old), clamp(all_b, &h.new));
+    if explained(x, y) {
+        e.garbled += x.len() + y.len();
+        return;
+    }
+    let (near_a, near_b) = (clamp(all_a, &near_a), clamp(all_b, &near_b));
+    let mut count = [(0, 0, 0); 2];
+    let mut unknowns = [0; 2];
+    for (words, ids, other, other_words, side) in [
+        (x, &pa.ids[h.old.clone()], pb, near_b, Side::A),
+        (y, &pb.ids[h.new.clone()], pa, near_a, Side::B),
+    ] {
+        // Folded once for every word of the block compared with them, when one is.
+        let mut near: Option<Around> = None;
+        let before = e.conflicts.len();
+        let mut unknown = 0;
+        for (w, &id) in words.iter().zip(ids) {
+            let digits = w.bytes().any(|c| c.is_ascii_digit());
+            // A short number is everywhere: its presence elsewhere proves nothing.
+            if !meaningful(w, id, known) || ((!digits || w.len() >= 4) && other.has(w, id, buf)) {
+                // A word of letters only this document uses (a rare name) can still
+                // stand against a known word on the other side.
+                if !digits
+                    && w.chars().filter(|c| c.is_alphabetic()).count() >= 4
+                    && w.chars().all(char::is_alphabetic)
+                    && !other.has(w, id, buf)
+                    && matches!(
+                        near_any(
+                            w,
+                            false,
+                            near.get_or_insert_with(|| Around::new(other_words, buf)),
+                            buf
+                        ),
+                        Near::No
+                    )
+                {
+                    unknown += 1;
+                }
+                e.garbled += 1;
+                continue;
+            }
+            let around = near.get_or_insert_with(|| Around::new(other_words, buf));
+            let one_digit = match near_any(w, digits, around, buf) {
+                Near::Yes => {
+                    e.garbled += 1;
+                    continue;
+                }
+                Near::OneDigit => true,
+                Near::No => false,
+            };
+            e.conflicts.push(Conflict {
+                word: (*w).to_string(),
+                side,
+                digits,
+                one_digit,
+            });
+        }
+        count[side as usize] = count_kinds(&e.conflicts[before..]);
+        unknowns[side as usize] = unknown;
+    }
+    // A long block at either text's start or end is what each copy added there (two
+    // cover sheets, two different added pages), not one value against another; a short
+    // one (a date in the first line) is compared like any other.
+    if inner || h.old.len().max(h.new.len()) < EDGE_BLOCK {
+        let d = count[0].0.min(count[1].0);
+        let w = count[0].1.min(count[1].1);
+        // Known words against rare ones (a name only this letter has); two rare ones are
+        // OCR noise as likely.
+        let with_rare = (count[0].1 + unknowns[0])
+            .min(count[1].1 + unknowns[1])
+            .min(count[0].1 + count[1].1);
+        e.rare_word_subs += with_rare - w;
+        let one = count[0].2.min(count[1].2).min(d);
+        e.digit_subs += d - one;
+        e.one_digit_subs += one;
+        e.word_subs += w;
+        let known_words = count[0].1 + count[1].1;
+        e.inner_added += count[0].0 + count[1].0 - 2 * d + known_words.saturating_sub(w);
+        e.inner_words += known_words.saturating_sub(w);
+    }
+}
+
+/// `words[r]`, cut to the words there are.
+fn clamp<'w, 'a>(words: &'w [&'a str], r: &Range<usize>) -> &'w [&'a str] {
+    &words[r.start.min(words.len())..r.end.min(words.len())]
 }
 
 /// Whether a word can tell two documents apart: a token with a digit and two characters,
@@ -395,6 +439,11 @@ fn seen_words(text: &str) -> SeenWords<'_, impl Iterator<Item = &str>> {
 }
 
 impl<'a, I: Iterator<Item = &'a str>> SeenWords<'a, I> {
+    /// The words from the start up to `end` (or the text's end).
+    fn upto(&mut self, end: usize) -> &[&'a str] {
+        self.range(0..end)
+    }
+
     /// Words `r` (as many of them as the text has).
     fn range(&mut self, r: std::ops::Range<usize>) -> &[&'a str] {
         while self.words.len() < r.end {

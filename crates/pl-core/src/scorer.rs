@@ -282,7 +282,7 @@ impl Scorer<'_> {
             dims.evidence = docs
                 .filter(|_| cfg.verifier.is_some())
                 .map(|(x, _)| Evidence {
-                    matched: x.profile.ids.len(),
+                    matched: x.profile.ids().len(),
                     ..Evidence::default()
                 });
             dims.score = self.combine(1.0, 1.0, dims.fuzzy, dims.distinct);
@@ -308,14 +308,9 @@ impl Scorer<'_> {
             None
         };
         if let (Some(v), Some((x, y))) = (cfg.verifier, docs) {
-            let e = evidence_until(
-                x.text,
-                x.profile,
-                y.text,
-                y.profile,
-                |id| self.doc_counts.get(id as usize).is_some_and(|&n| n >= 2),
-                |e| v.settled_fail(e),
-            );
+            let known = |id: u32| self.doc_counts.get(id as usize).is_some_and(|&n| n >= 2);
+            let settled = |e: &Evidence| v.settled_fail(e);
+            let e = evidence_until(x.text, x.profile, y.text, y.profile, known, settled);
             let pass = v.passes(&e);
             dims.evidence = Some(e);
             if !pass {

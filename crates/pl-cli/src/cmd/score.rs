@@ -551,7 +551,7 @@ fn read_sides(
     let mut vocab = Vocab::default();
     let mut sides = FxHashMap::default();
     let mut chunk = Vec::with_capacity(CHUNK);
-    let mut unwanted_ids = Vec::new();
+    let mut ids = Vec::new();
     let parse = |text: &str| -> Result<Parsed, String> {
         let (id, norm) = match norm_fields(text) {
             Some(f) => (f.id, f.norm),
@@ -605,10 +605,10 @@ fn read_sides(
             df.add(&p.tokens);
             let mut side = p.side;
             if !args.no_verify {
-                let ids = side
-                    .as_mut()
-                    .map_or(&mut unwanted_ids, |s| &mut s.profile.ids);
-                vocab.add(&p.hashes, ids);
+                vocab.add(&p.hashes, &mut ids);
+                if let Some(s) = side.as_mut() {
+                    s.profile.set_ids(std::mem::take(&mut ids));
+                }
             }
             if let Some(side) = side {
                 sides.insert(p.id, side);
