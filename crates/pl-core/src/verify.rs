@@ -41,28 +41,48 @@ pub(crate) fn fold_char(c: char) -> char {
 /// two sequences overlap ("cli") the one listed first also starts first.
 pub(crate) fn fold_into(words: &[&str], out: &mut Vec<char>) {
     out.clear();
-    let mut chars = words.iter().flat_map(|w| w.chars()).peekable();
-    while let Some(c) = chars.next() {
-        // Only these characters start a sequence of FOLD_SEQ: the others skip the search.
-        let starts = matches!(c, 'r' | 'v' | 'c' | 'l');
-        let folded = match chars.peek() {
-            Some(&next) if starts => FOLD_SEQ
-                .iter()
-                .find(|(from, _)| {
-                    let mut f = from.chars();
-                    f.next() == Some(c) && f.next() == Some(next)
-                })
-                .map(|(_, to)| to.chars().next().expect("one character")),
-            _ => None,
-        };
-        match folded {
-            Some(to) => {
-                chars.next();
-                out.push(fold_char(to));
+    if words.iter().all(|w| w.is_ascii()) {
+        fold_chars(words.iter().flat_map(|w| w.bytes().map(char::from)), |c| {
+            out.push(c)
+        });
+    } else {
+        fold_chars(words.iter().flat_map(|w| w.chars()), |c| out.push(c));
+    }
+}
+
+/// The OCR fold of a sequence of characters, each folded character given to `push`. A
+/// character that may start a sequence of [`FOLD_SEQ`] waits for the next one.
+pub(crate) fn fold_chars(chars: impl Iterator<Item = char>, mut push: impl FnMut(char)) {
+    let mut pending: Option<char> = None;
+    for c in chars {
+        if let Some(p) = pending.take() {
+            if let Some(to) = sequence(p, c) {
+                push(fold_char(to));
+                continue;
             }
-            None => out.push(fold_char(c)),
+            push(fold_char(p));
+        }
+        // Only these characters start a sequence of FOLD_SEQ: the others skip the search.
+        if matches!(c, 'r' | 'v' | 'c' | 'l') {
+            pending = Some(c);
+        } else {
+            push(fold_char(c));
         }
     }
+    if let Some(p) = pending {
+        push(fold_char(p));
+    }
+}
+
+/// What the sequence of [`FOLD_SEQ`] starting with `a`, `b` folds to.
+fn sequence(a: char, b: char) -> Option<char> {
+    FOLD_SEQ
+        .iter()
+        .find(|(from, _)| {
+            let mut f = from.chars();
+            f.next() == Some(a) && f.next() == Some(b)
+        })
+        .map(|(_, to)| to.chars().next().expect("one character"))
 }
 
 /// Is the replacement of words `x` by words `y` explained by OCR errors?
@@ -214,7 +234,7 @@ mod tests {
     proptest::proptest! {
         /// The one-pass fold is the fold by successive passes, also across word boundaries.
         #[test]
-        fn one_pass_fold_is_the_fold_by_passes(words in proptest::collection::vec("[rnivcldh015 ]{0,8}", 0..5)) {
+        fn one_pass_fold_is_the_fold_by_passes(words in proptest::collection::vec("[rnivcldh015 äß]{0,8}", 0..5)) {
             let joined = words.concat();
             let fold = |w: &[&str]| {
                 let mut out = Vec::new();

@@ -137,6 +137,53 @@ struct Cand {
     rest: Rest,
 }
 
+impl Cand {
+    /// A candidate line, read the fast way when it is what pl-lsh writes (tens of millions of
+    /// lines at a million documents), else as any JSON object.
+    fn parse(text: &str) -> Result<Cand, String> {
+        let cand = match serde_json::from_str::<LshFields>(text) {
+            Ok(f) => Cand {
+                a: f.a,
+                b: f.b,
+                rest: f.bands.map_or(Rest::None, Rest::Bands),
+            },
+            Err(_) => {
+                let mut o = parse_object(text)?;
+                let (a, b) = (get_u64(&o, "a")?, get_u64(&o, "b")?);
+                o.remove("a");
+                o.remove("b");
+                Cand {
+                    a,
+                    b,
+                    rest: Rest::new(o),
+                }
+            }
+        };
+        if cand.a >= cand.b {
+            return Err(format!(
+                "pair ({}, {}) is not ordered a < b",
+                cand.a, cand.b
+            ));
+        }
+        Ok(cand)
+    }
+}
+
+/// A candidate line as pl-lsh writes it: `a`, `b` and `bands` (a number, not null), nothing
+/// else.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LshFields {
+    a: u64,
+    b: u64,
+    #[serde(default, deserialize_with = "some_u64")]
+    bands: Option<u64>,
+}
+
+fn some_u64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    <u64 as serde::Deserialize>::deserialize(d).map(Some)
+}
+
 /// A candidate's fields other than `a` and `b`, passed through to the output. Held compactly:
 /// a million-document archive makes tens of millions of candidates, and a JSON map each
 /// would take more memory than the documents.
@@ -224,20 +271,11 @@ pub fn run(args: Args) -> Result<()> {
         args.common.skip_invalid,
     );
     let mut cands = Vec::new();
-    while let Some(c) = reader.next_with(|mut o| {
-        let (a, b) = (get_u64(&o, "a")?, get_u64(&o, "b")?);
-        if a >= b {
-            return Err(format!("pair ({a}, {b}) is not ordered a < b"));
+    while let Some((line, text)) = reader.next_line()? {
+        match Cand::parse(&text) {
+            Ok(c) => cands.push(c),
+            Err(msg) => reader.invalid(line, &msg)?,
         }
-        o.remove("a");
-        o.remove("b");
-        Ok(Cand {
-            a,
-            b,
-            rest: Rest::new(o),
-        })
-    })? {
-        cands.push(c);
     }
     let wanted: FxHashSet<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
     let (params, sig_recs) = read_all::<SigRec>(&args.sigs)?;
@@ -662,6 +700,33 @@ fn side(norm: String, tokens: &[u64], args: &Args) -> Side {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_candidate_reads_the_same_by_either_path() {
+        for line in [
+            r#"{"a":1,"b":2,"bands":3}"#,
+            r#"{"b":2,"a":1}"#,
+            r#"{"a":1,"b":2,"bands":null}"#,
+            r#"{"a":1,"b":2,"bands":3,"copy":true}"#,
+            r#"{"a":1,"b":2,"bands":3,"bands":4}"#,
+            r#"{"a":1,"b":2,"bands":2.5}"#,
+        ] {
+            let c = Cand::parse(line).unwrap();
+            let mut o = parse_object(line).unwrap();
+            assert_eq!((c.a, c.b), (1, 2), "{line}");
+            o.remove("a");
+            o.remove("b");
+            assert_eq!(c.rest.to_obj(), o, "{line}");
+        }
+        for (line, err) in [
+            (r#"{"a":2,"b":2}"#, "not ordered"),
+            (r#"{"a":1.0,"b":2}"#, "invalid \"a\""),
+            (r#"{"a":1}"#, "missing or invalid \"b\""),
+        ] {
+            let e = Cand::parse(line).err().unwrap();
+            assert!(e.contains(err), "{line}: {e}");
+        }
+    }
 
     #[test]
     fn candidate_fields_come_back_as_given() {
