@@ -197,14 +197,7 @@ pub fn is_blank(line: &[u8]) -> bool {
     }
 }
 
-/// Parses one line as a JSON object.
-pub fn parse_object(text: &str) -> Result<Obj, String> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err("not a JSON object".into()),
-        Err(e) => Err(format!("invalid JSON: {e}")),
-    }
-}
+pub use pl_core::records::parse_object;
 
 /// The fields of a norm line (pl-normalize's output) the later stages read, borrowed from the
 /// line: the other fields (the original `content` above all) are skipped without being copied.
