@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::fields::{get_f64, get_u64};
+
 /// What was decided about a group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -79,11 +81,7 @@ impl Decision {
     /// Reads and checks a record: a known verdict, members unique, the primary among them,
     /// `modified` keyed by members only.
     pub fn from_obj(o: &Map<String, Value>) -> Result<Decision, String> {
-        let num = |k: &str| {
-            o.get(k)
-                .and_then(Value::as_u64)
-                .ok_or_else(|| format!("missing or invalid \"{k}\" (a non-negative integer)"))
-        };
+        let num = |k: &str| get_u64(o, k);
         let group = num("group")?;
         let decision = match o.get("decision") {
             Some(Value::String(s)) => Verdict::parse(s).ok_or_else(|| {
@@ -144,10 +142,7 @@ impl Decision {
     /// Reads a pl-cluster group as a "duplicate" decision when its confidence is at least
     /// `min` (`None` under it).
     pub fn from_group(o: &Map<String, Value>, min: f64) -> Result<Option<Decision>, String> {
-        let confidence = o
-            .get("confidence")
-            .and_then(Value::as_f64)
-            .ok_or("missing or invalid \"confidence\" (a number)")?;
+        let confidence = get_f64(o, "confidence")?;
         if confidence < min {
             return Ok(None);
         }

@@ -16,15 +16,6 @@ pub fn fingerprint_hex(f: Fingerprint) -> String {
     format!("{f:032x}")
 }
 
-/// Parses one line as a JSON object (the error says which of the two it is not).
-pub fn parse_object(text: &str) -> std::result::Result<Map<String, Value>, String> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err("not a JSON object".into()),
-        Err(e) => Err(format!("invalid JSON: {e}")),
-    }
-}
-
 /// Parses 32 hex digits.
 pub fn parse_fingerprint(s: &str) -> Option<Fingerprint> {
     (s.len() == 32)

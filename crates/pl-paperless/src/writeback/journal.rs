@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use pl_core::records::parse_object;
+use pl_core::fields::parse_object;
 use pl_core::time::format_utc;
 use serde_json::{Map, Value};
 
