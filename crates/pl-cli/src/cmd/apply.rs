@@ -7,7 +7,7 @@ use anyhow::{anyhow, Result};
 use clap::Parser;
 use pl_core::decision::{check_consistent, Decision, Verdict};
 use pl_paperless::writeback::{
-    count, ApplyOptions, ApplyPlan, History, Journal, Live, Status, UndoPlan,
+    count, ApplyOptions, ApplyPlan, History, Journal, Live, Status, Step, UndoPlan,
 };
 use pl_paperless::Client;
 use serde_json::Value;
@@ -88,8 +88,13 @@ pub struct Args {
     pub verbose: bool,
 }
 
-/// Exit 3 when any document was refused (the plan and summary name them), 0 otherwise.
-fn refused_exit(refused: usize) -> Result<()> {
+/// The run's end: the request that failed (exit 1), else exit 3 when any document was refused
+/// (the plan and summary name them), 0 otherwise.
+fn outcome(failed: Option<pl_paperless::Error>, steps: &[Step]) -> Result<()> {
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    let refused = count(steps, Status::Refused);
     if refused == 0 {
         return Ok(());
     }
@@ -278,10 +283,7 @@ fn apply(
             log.info(format!("deleted with {method}"));
         }
     }
-    match failed {
-        Some(e) => Err(e.into()),
-        None => refused_exit(count(&plan.steps, Status::Refused)),
-    }
+    outcome(failed, &plan.steps)
 }
 
 /// Plans and (with --yes) undoes what the journal records as done.
@@ -309,8 +311,5 @@ fn undo(
     } else {
         plan.summary()
     });
-    match failed {
-        Some(e) => Err(e.into()),
-        None => refused_exit(count(&plan.steps, Status::Refused)),
-    }
+    outcome(failed, &plan.steps)
 }
