@@ -5,13 +5,11 @@ use std::io::{BufRead, Write};
 
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
-use serde_json::{Map, Value};
+// The record readers live in pl-core; these names are the tools' way to them.
+pub use pl_core::fields::{get_f64, get_id, get_members, get_u64, get_unit, parse_object, Obj};
 
 use crate::common::Log;
 use crate::io::Input;
-
-/// A JSON object record.
-pub type Obj = Map<String, Value>;
 
 /// Reads one JSON object per line; blank lines are ignored.
 pub struct NdjsonReader {
@@ -197,15 +195,6 @@ pub fn is_blank(line: &[u8]) -> bool {
     }
 }
 
-/// Parses one line as a JSON object.
-pub fn parse_object(text: &str) -> Result<Obj, String> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err("not a JSON object".into()),
-        Err(e) => Err(format!("invalid JSON: {e}")),
-    }
-}
-
 /// The fields of a norm line (pl-normalize's output) the later stages read, borrowed from the
 /// line: the other fields (the original `content` above all) are skipped without being copied.
 #[derive(serde::Deserialize)]
@@ -224,60 +213,6 @@ pub fn norm_fields(text: &str) -> Option<NormFields<'_>> {
         return None;
     }
     serde_json::from_str(text).ok()
-}
-
-/// Reads a required non-negative integer `id`.
-pub fn get_id(o: &Obj) -> Result<u64, String> {
-    o.get("id")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| "missing or invalid \"id\" (a non-negative integer)".to_string())
-}
-
-/// Reads a required u64 field.
-pub fn get_u64(o: &Obj, key: &str) -> Result<u64, String> {
-    o.get(key)
-        .and_then(Value::as_u64)
-        .ok_or_else(|| format!("missing or invalid \"{key}\" (a non-negative integer)"))
-}
-
-/// Reads a group's `members`: document ids, none twice, and `primary` among them when the
-/// record has one.
-pub fn get_members(o: &Obj) -> Result<Vec<u64>, String> {
-    let members: Vec<u64> = o
-        .get("members")
-        .and_then(Value::as_array)
-        .ok_or("missing \"members\": is this pl-cluster output?")?
-        .iter()
-        .map(|m| m.as_u64().ok_or("member ids must be integers"))
-        .collect::<Result<_, _>>()?;
-    let mut seen = rustc_hash::FxHashSet::default();
-    if let Some(m) = members.iter().find(|m| !seen.insert(**m)) {
-        return Err(format!("member {m} is listed twice"));
-    }
-    if let Some(p) = o.get("primary") {
-        let p = p.as_u64().ok_or("invalid \"primary\" (a document id)")?;
-        if !members.contains(&p) {
-            return Err(format!("primary {p} is not a member"));
-        }
-    }
-    Ok(members)
-}
-
-/// Reads a required number from 0 to 1 (a score, a similarity, a confidence).
-pub fn get_unit(o: &Obj, key: &str) -> Result<f64, String> {
-    let v = get_f64(o, key)?;
-    if (0.0..=1.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("\"{key}\" is {v}, not from 0 to 1"))
-    }
-}
-
-/// Reads a required f64 field.
-pub fn get_f64(o: &Obj, key: &str) -> Result<f64, String> {
-    o.get(key)
-        .and_then(Value::as_f64)
-        .ok_or_else(|| format!("missing or invalid \"{key}\" (a number)"))
 }
 
 /// Writes a record as one line.

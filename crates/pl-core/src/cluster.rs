@@ -1,6 +1,11 @@
 //! Grouping scored pairs: union-find, a confidence per group, and a primary to keep.
 
 use rustc_hash::FxHashMap;
+use serde_json::{json, Value};
+
+use crate::fields::{get_u64, get_unit, Obj};
+use crate::score::round6;
+use crate::time::parse_timestamp;
 
 /// A pair that passed the score threshold.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,6 +34,54 @@ pub struct DocMeta {
     pub richness: u32,
 }
 
+impl ScoredPair {
+    /// Reads a scored pair record (pl-score's, pl-trigram's): ids ordered `a < b`, a score
+    /// from 0 to 1; `jaccard` and `fuzzy` NaN when the method has no such dimension.
+    pub fn from_obj(o: &Obj) -> Result<ScoredPair, String> {
+        let (a, b) = (get_u64(o, "a")?, get_u64(o, "b")?);
+        if a >= b {
+            return Err(format!("pair ({a}, {b}) is not ordered a < b"));
+        }
+        // Methods without these dimensions (the trigram index) leave them out: null in groups.
+        let dim = |k: &str| o.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+        Ok(ScoredPair {
+            a,
+            b,
+            score: get_unit(o, "score")?,
+            jaccard: dim("jaccard"),
+            fuzzy: dim("fuzzy"),
+            copy: o.get("copy").and_then(Value::as_bool).unwrap_or(false),
+        })
+    }
+}
+
+impl DocMeta {
+    /// What the primary rule reads from a docs or norm record: `added` (else `created`), and
+    /// how many of title, correspondent, document type, tags and ASN are filled.
+    pub fn from_record(o: &Obj) -> DocMeta {
+        let date = |k: &str| o.get(k).and_then(Value::as_str).and_then(parse_timestamp);
+        let filled = |k: &str| match o.get(k) {
+            None | Some(Value::Null) => false,
+            Some(Value::String(s)) => !s.is_empty(),
+            Some(Value::Array(a)) => !a.is_empty(),
+            Some(_) => true,
+        };
+        DocMeta {
+            added: date("added").or_else(|| date("created")),
+            richness: [
+                "title",
+                "correspondent",
+                "document_type",
+                "tags",
+                "archive_serial_number",
+            ]
+            .iter()
+            .filter(|k| filled(k))
+            .count() as u32,
+        }
+    }
+}
+
 /// A group of documents that are duplicates of each other.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
@@ -38,6 +91,26 @@ pub struct Group {
     pub primary: u64,
     /// All members, ascending.
     pub members: Vec<u64>,
+}
+
+impl Group {
+    /// The group record numbered `number` (docs/FORMATS.md, groups): the strongest pair's
+    /// score as the confidence, its dimensions (null where NaN), the primary and the members.
+    pub fn to_obj(&self, number: usize) -> Obj {
+        let v = json!({
+            "group": number,
+            "confidence": round6(self.pair.score),
+            "jaccard": round6(self.pair.jaccard),
+            "fuzzy": round6(self.pair.fuzzy),
+            "pair": [self.pair.a, self.pair.b],
+            "primary": self.primary,
+            "members": self.members,
+        });
+        let Value::Object(o) = v else {
+            unreachable!("object literal")
+        };
+        o
+    }
 }
 
 struct UnionFind {
@@ -260,6 +333,44 @@ pub fn cluster_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn obj(text: &str) -> Obj {
+        crate::fields::parse_object(text).unwrap()
+    }
+
+    #[test]
+    fn the_primary_rule_reads_added_else_created_and_counts_filled_metadata() {
+        let m = DocMeta::from_record(&obj(
+            r#"{"id":1,"created":"2024-01-02T00:00:00Z","title":"a","tags":[],"correspondent":null,"archive_serial_number":7}"#,
+        ));
+        assert_eq!(
+            m.richness, 2,
+            "title and ASN; empty tags and null do not count"
+        );
+        assert_eq!(m.added, parse_timestamp("2024-01-02T00:00:00Z"));
+        let m = DocMeta::from_record(&obj(
+            r#"{"added":"2023-05-01T00:00:00Z","created":"2024-01-02T00:00:00Z"}"#,
+        ));
+        assert_eq!(m.added, parse_timestamp("2023-05-01T00:00:00Z"));
+        assert_eq!(DocMeta::from_record(&obj("{}")), DocMeta::default());
+    }
+
+    #[test]
+    fn scored_pairs_are_read_and_groups_written_as_documented() {
+        let sp = ScoredPair::from_obj(&obj(r#"{"a":3,"b":9,"score":0.9,"copy":true}"#)).unwrap();
+        assert!(sp.copy && sp.jaccard.is_nan());
+        let e = ScoredPair::from_obj(&obj(r#"{"a":9,"b":3,"score":0.9}"#)).unwrap_err();
+        assert_eq!(e, "pair (9, 3) is not ordered a < b");
+        let g = Group {
+            pair: sp,
+            primary: 3,
+            members: vec![3, 9],
+        };
+        assert_eq!(
+            serde_json::to_string(&g.to_obj(4)).unwrap(),
+            r#"{"group":4,"confidence":0.9,"jaccard":null,"fuzzy":null,"pair":[3,9],"primary":3,"members":[3,9]}"#
+        );
+    }
 
     fn p(a: u64, b: u64, score: f64) -> ScoredPair {
         ScoredPair {

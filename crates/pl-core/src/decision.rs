@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::fields::{get_f64, get_u64};
+
 /// What was decided about a group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -79,11 +81,7 @@ impl Decision {
     /// Reads and checks a record: a known verdict, members unique, the primary among them,
     /// `modified` keyed by members only.
     pub fn from_obj(o: &Map<String, Value>) -> Result<Decision, String> {
-        let num = |k: &str| {
-            o.get(k)
-                .and_then(Value::as_u64)
-                .ok_or_else(|| format!("missing or invalid \"{k}\" (a non-negative integer)"))
-        };
+        let num = |k: &str| get_u64(o, k);
         let group = num("group")?;
         let decision = match o.get("decision") {
             Some(Value::String(s)) => Verdict::parse(s).ok_or_else(|| {
@@ -139,6 +137,27 @@ impl Decision {
                 .and_then(Value::as_str)
                 .map(str::to_owned),
         })
+    }
+
+    /// Reads a pl-cluster group as a "duplicate" decision when its confidence is at least
+    /// `min` (`None` under it).
+    pub fn from_group(o: &Map<String, Value>, min: f64) -> Result<Option<Decision>, String> {
+        let confidence = get_f64(o, "confidence")?;
+        if confidence < min {
+            return Ok(None);
+        }
+        let mut g = o.clone();
+        g.insert("decision".into(), Verdict::Duplicate.as_str().into());
+        Decision::from_obj(&g).map(Some)
+    }
+
+    /// Fills the members' unknown `modified` from `known` (the docs they were scored from).
+    pub fn fill_modified(&mut self, known: impl Fn(u64) -> Option<String>) {
+        for (&id, m) in self.modified.iter_mut() {
+            if m.is_none() {
+                *m = known(id);
+            }
+        }
     }
 
     /// The record, fields in the documented order.
@@ -220,6 +239,29 @@ mod tests {
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_group_over_the_confidence_is_a_duplicate_decision() {
+        let g = obj(json!({"group": 2, "confidence": 0.9, "primary": 5, "members": [5, 7]}));
+        let d = Decision::from_group(&g, 0.8).unwrap().unwrap();
+        assert_eq!(
+            (d.decision, d.primary, d.members),
+            (Verdict::Duplicate, 5, vec![5, 7])
+        );
+        assert_eq!(Decision::from_group(&g, 0.95).unwrap(), None);
+        let e = Decision::from_group(&obj(json!({"group": 2})), 0.5).unwrap_err();
+        assert_eq!(e, "missing or invalid \"confidence\" (a number)");
+    }
+
+    #[test]
+    fn unknown_modified_is_filled_and_known_kept() {
+        let mut d = Decision::from_obj(&obj(json!({"group": 1, "decision": "duplicate",
+            "primary": 1, "members": [1, 2], "modified": {"1": "a"}})))
+        .unwrap();
+        d.fill_modified(|id| Some(format!("docs {id}")));
+        assert_eq!(d.modified[&1].as_deref(), Some("a"));
+        assert_eq!(d.modified[&2].as_deref(), Some("docs 2"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod distinct;
 pub mod error;
 pub mod eval;
 pub mod evidence;
+pub mod fields;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;

@@ -44,6 +44,11 @@ impl Banding {
             xxh3_64_with_seed(&owned, band as u64)
         }
     }
+
+    /// The bucket keys of every band of a signature.
+    pub fn keys(&self, sig: &[u32]) -> Vec<u64> {
+        (0..self.bands).map(|b| self.key(sig, b)).collect()
+    }
 }
 
 fn divisors(n: usize) -> String {
@@ -125,6 +130,48 @@ pub struct CopySets {
     pub sets: usize,
     /// Documents in those copy sets (representatives included).
     pub docs: usize,
+}
+
+impl CopySets {
+    /// The items of the documents that take part in banding (`items` one per input
+    /// document, in input order).
+    pub fn keep_banded<T>(&self, items: Vec<T>) -> Vec<T> {
+        assert_eq!(items.len(), self.banded.len(), "one item per document");
+        items
+            .into_iter()
+            .zip(&self.banded)
+            .filter(|(_, &b)| b)
+            .map(|(x, _)| x)
+            .collect()
+    }
+}
+
+/// The candidate pairs and the copy pairs (both sorted by `(a, b)`) as one list in that
+/// order, each pair once: a copy pair, also when banding found it, with every one of
+/// `all_bands` bands (`true`: a copy), then the others as they are.
+pub fn with_copies<'a>(
+    cands: &'a [Candidate],
+    copies: &'a [(u64, u64)],
+    all_bands: u32,
+) -> impl Iterator<Item = (Candidate, bool)> + 'a {
+    let (mut i, mut j) = (0, 0);
+    std::iter::from_fn(move || {
+        let c = cands.get(i);
+        match copies.get(j) {
+            Some(&(a, b)) if c.is_none_or(|c| (a, b) <= (c.a, c.b)) => {
+                j += 1;
+                if c.is_some_and(|c| (a, b) == (c.a, c.b)) {
+                    i += 1;
+                }
+                let bands = all_bands;
+                Some((Candidate { a, b, bands }, true))
+            }
+            _ => {
+                i += 1;
+                c.map(|&c| (c, false))
+            }
+        }
+    })
 }
 
 /// Whether a signature is that of an empty shingle set (every value `u32::MAX`).
@@ -216,6 +263,40 @@ mod tests {
     use super::*;
     use crate::minhash::splitmix64;
     use proptest::prelude::*;
+
+    #[test]
+    fn copies_merge_into_the_candidates_once_each() {
+        let c = |a, b, bands| Candidate { a, b, bands };
+        let cands = [c(1, 2, 3), c(1, 5, 32), c(4, 6, 1)];
+        let copies = [(1, 5), (3, 9)];
+        let out: Vec<(Candidate, bool)> = with_copies(&cands, &copies, 32).collect();
+        assert_eq!(
+            out,
+            [
+                (c(1, 2, 3), false),
+                (c(1, 5, 32), true),
+                (c(3, 9, 32), true),
+                (c(4, 6, 1), false)
+            ]
+        );
+        assert_eq!(with_copies(&cands, &[], 32).count(), 3);
+        assert_eq!(with_copies(&[], &copies, 8).count(), 2);
+    }
+
+    #[test]
+    fn only_the_representatives_are_banded() {
+        let sigs = [vec![1, 2], vec![1, 2], vec![3, 4]];
+        let c = copy_sets(&[7, 3, 5], &[1, 1, 2], &sigs);
+        assert_eq!(c.pairs, [(3, 7)]);
+        assert_eq!(c.keep_banded(vec![7, 3, 5]), [3, 5]);
+    }
+
+    #[test]
+    fn keys_are_each_bands_key() {
+        let band = Banding::new(4, 2).unwrap();
+        let sig = [1, 2, 3, 4];
+        assert_eq!(band.keys(&sig), [band.key(&sig, 0), band.key(&sig, 1)]);
+    }
 
     #[test]
     fn indivisible_bands_name_the_choices() {

@@ -122,6 +122,24 @@ pub struct Params {
     pub part: Part,
 }
 
+impl Params {
+    /// Checks that a head or tail sketch's parameters (`self`) are those of the whole texts'
+    /// signatures (`whole`) but for the part, so that their candidates can be added.
+    pub fn check_part_of(&self, whole: &Params) -> crate::Result<()> {
+        use crate::records::expect_param;
+        const ADVICE: &str = "make the part signatures with the whole texts' flags";
+        for (what, want, got) in [
+            ("perms (signature length K)", whole.perms, self.perms),
+            ("ngram", whole.ngram, self.ngram),
+            ("shingle_hash", whole.shingle_hash, self.shingle_hash),
+            ("scheme", whole.scheme, self.scheme),
+        ] {
+            expect_param(what, want, got, ADVICE)?;
+        }
+        expect_param("seed", whole.seed, self.seed, ADVICE)
+    }
+}
+
 /// A stream header: kind and parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
@@ -368,6 +386,23 @@ mod tests {
                 part: Part::Tail,
             },
         }
+    }
+
+    #[test]
+    fn a_part_must_match_the_whole_but_for_the_part() {
+        let part = header().params;
+        let whole = Params {
+            part: Part::Whole,
+            min_words: 5,
+            ..part
+        };
+        assert!(part.check_part_of(&whole).is_ok());
+        let other = Params { seed: 7, ..whole };
+        let e = part.check_part_of(&other).unwrap_err().to_string();
+        assert!(
+            e.contains("seed") && e.contains("whole texts' flags"),
+            "{e}"
+        );
     }
 
     fn stream(frames: &[&[u8]]) -> Vec<u8> {

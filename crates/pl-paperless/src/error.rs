@@ -117,6 +117,27 @@ pub enum Error {
     /// A setting that cannot work (bad URL, empty token, id collision).
     #[error("{0}")]
     Config(String),
+    /// pl-apply's journal could not be opened, read or written.
+    #[error("{}: {what}", path.display())]
+    Journal {
+        /// The journal file.
+        path: PathBuf,
+        /// What failed ("cannot open the journal", "cannot write the journal", ...).
+        what: &'static str,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A write request failed and the run stopped there: what came before is done and
+    /// journaled, nothing after it was tried.
+    #[error("{what}")]
+    Stopped {
+        /// What failed, and how to resume.
+        what: String,
+        /// The server's error.
+        #[source]
+        source: Box<Error>,
+    },
 }
 
 impl Error {

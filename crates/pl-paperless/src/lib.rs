@@ -1,7 +1,9 @@
 //! The network side of paperless-dedupe: a Paperless-NGX REST client ([`client`]) with
 //! token auth, API version negotiation, retries and plain errors; the list endpoints pl-fetch
 //! pages through ([`api`]); docs records with names resolved ([`record`]); incremental sync
-//! with a crash-safe state file ([`sync`]); and a folder of text files as a corpus ([`dir`]).
+//! with a crash-safe state file ([`sync`]); a folder of text files as a corpus ([`dir`]); and
+//! the write side: the calls ([`write`]) and pl-apply's planned, journaled write-back
+//! ([`writeback`]).
 #![deny(missing_docs)]
 
 pub mod api;
@@ -11,6 +13,7 @@ pub mod error;
 pub mod record;
 pub mod sync;
 pub mod write;
+pub mod writeback;
 
 pub use client::{Client, Options, Retry, Token};
 pub use error::{Error, Result};

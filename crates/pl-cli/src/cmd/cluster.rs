@@ -5,14 +5,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Parser;
 use pl_core::cluster::{cluster_with, DocMeta, Linkage, ScoredPair};
-use pl_core::score::round6;
-use pl_core::time::parse_timestamp;
 use rustc_hash::FxHashMap;
-use serde_json::{json, Value};
 
 use crate::common::{Common, Log};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_u64, get_unit, write_obj, NdjsonReader, Obj};
+use crate::ndjson::{write_obj, NdjsonReader};
 use crate::sides::read_field;
 
 /// Join scored pairs into groups, strongest pairs first. By default (--linkage average) two
@@ -48,30 +45,6 @@ pub enum LinkageArg {
     Average,
 }
 
-/// The metadata the primary rule uses, from a docs/norm record.
-pub fn doc_meta(o: &Obj) -> DocMeta {
-    let date = |k: &str| o.get(k).and_then(Value::as_str).and_then(parse_timestamp);
-    let filled = |k: &str| match o.get(k) {
-        None | Some(Value::Null) => false,
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(a)) => !a.is_empty(),
-        Some(_) => true,
-    };
-    DocMeta {
-        added: date("added").or_else(|| date("created")),
-        richness: [
-            "title",
-            "correspondent",
-            "document_type",
-            "tags",
-            "archive_serial_number",
-        ]
-        .iter()
-        .filter(|k| filled(k))
-        .count() as u32,
-    }
-}
-
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-cluster", &args.common);
@@ -80,28 +53,13 @@ pub fn run(args: Args) -> Result<()> {
         args.common.skip_invalid,
     );
     let mut pairs = Vec::new();
-    while let Some(p) = reader.next_with(|o| {
-        let (a, b) = (get_u64(&o, "a")?, get_u64(&o, "b")?);
-        if a >= b {
-            return Err(format!("pair ({a}, {b}) is not ordered a < b"));
-        }
-        // Methods without these dimensions (the trigram index) leave them out: null in groups.
-        let dim = |k: &str| o.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
-        Ok(ScoredPair {
-            a,
-            b,
-            score: get_unit(&o, "score")?,
-            jaccard: dim("jaccard"),
-            fuzzy: dim("fuzzy"),
-            copy: o.get("copy").and_then(Value::as_bool).unwrap_or(false),
-        })
-    })? {
+    while let Some(p) = reader.next_with(|o| ScoredPair::from_obj(&o))? {
         pairs.push(p);
     }
     let meta: FxHashMap<u64, DocMeta> = match &args.docs {
         Some(path) => {
             let wanted = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
-            read_field(path, Some(&wanted), |o| Ok(doc_meta(o)))?
+            read_field(path, Some(&wanted), |o| Ok(DocMeta::from_record(o)))?
         }
         None => FxHashMap::default(),
     };
@@ -112,19 +70,7 @@ pub fn run(args: Args) -> Result<()> {
     let groups = cluster_with(&pairs, &meta, linkage);
     let mut out = create_output(args.common.output.as_deref())?;
     for (i, g) in groups.iter().enumerate() {
-        let v = json!({
-            "group": i + 1,
-            "confidence": round6(g.pair.score),
-            "jaccard": round6(g.pair.jaccard),
-            "fuzzy": round6(g.pair.fuzzy),
-            "pair": [g.pair.a, g.pair.b],
-            "primary": g.primary,
-            "members": g.members,
-        });
-        let Value::Object(o) = v else {
-            unreachable!("object literal")
-        };
-        write_obj(&mut out, &o)?;
+        write_obj(&mut out, &g.to_obj(i + 1))?;
     }
     out.finish()?;
     reader.report_skipped(&log);

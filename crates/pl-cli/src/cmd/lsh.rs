@@ -4,7 +4,10 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use pl_core::lsh::{candidate_probability, candidates, copy_sets, half_point, Banding};
+use pl_core::lsh::{
+    candidate_probability, candidates, copy_sets, half_point, with_copies, Banding, Candidate,
+    CopySets,
+};
 use pl_core::records::{expect_param, SigRec};
 use pl_core::stream::{Params, Part};
 use rayon::prelude::*;
@@ -65,6 +68,41 @@ pub struct Args {
     pub also: Vec<std::path::PathBuf>,
 }
 
+/// The whole texts' signatures, as read.
+struct Whole {
+    name: String,
+    params: Option<Params>,
+    ids: Vec<u64>,
+    fingerprints: Vec<u128>,
+    sigs: Vec<Vec<u32>>,
+}
+
+/// Reads the main input: whole texts' signatures (a head or tail stream goes with --also).
+fn read_whole(args: &Args) -> Result<Whole> {
+    let (name, mut reader) = open_records::<SigRec>(open_input(args.common.input.as_deref())?)?;
+    if reader.params().is_some_and(|p| p.part != Part::Whole) {
+        return Err(UsageError(format!(
+            "{name}: signatures of document {}s: give the whole texts' signatures first and this stream with --also",
+            reader.params().map_or("", |p| p.part.name())
+        ))
+        .into());
+    }
+    let (mut ids, mut fingerprints, mut sigs) = (Vec::new(), Vec::new(), Vec::new());
+    while let Some(r) = reader.next().with_context(|| name.clone())? {
+        ids.push(r.id);
+        fingerprints.push(r.fingerprint);
+        sigs.push(r.sig);
+    }
+    let params = reader.params();
+    Ok(Whole {
+        name,
+        params,
+        ids,
+        fingerprints,
+        sigs,
+    })
+}
+
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-lsh", &args.common);
@@ -83,29 +121,9 @@ pub fn run(args: Args) -> Result<()> {
         out.write_all(pl_core::trials::table().as_bytes())?;
         return out.finish();
     }
-    let (name, mut reader) = open_records::<SigRec>(open_input(args.common.input.as_deref())?)?;
-    if reader.params().is_some_and(|p| p.part != Part::Whole) {
-        return Err(UsageError(format!(
-            "{name}: signatures of document {}s: give the whole texts' signatures first and this stream with --also",
-            reader.params().map_or("", |p| p.part.name())
-        ))
-        .into());
-    }
-    let (mut ids, mut fingerprints, mut sigs) = (Vec::new(), Vec::new(), Vec::new());
-    while let Some(r) = reader.next().with_context(|| name.clone())? {
-        ids.push(r.id);
-        fingerprints.push(r.fingerprint);
-        sigs.push(r.sig);
-    }
-    let known: Vec<u64> = if args.also.is_empty() {
-        Vec::new()
-    } else {
-        let mut k = ids.clone();
-        k.sort_unstable();
-        k
-    };
+    let whole = read_whole(&args)?;
     let mut out = create_output(args.common.output.as_deref())?;
-    let Some(params) = reader.params() else {
+    let Some(params) = whole.params else {
         return out.finish();
     };
     if let Some(k) = args.perms {
@@ -115,100 +133,28 @@ pub fn run(args: Args) -> Result<()> {
             params.perms,
             "re-run pl-minhash with --perms matching this stage, or change --perms",
         )
-        .with_context(|| name.clone())?;
+        .with_context(|| whole.name.clone())?;
     }
     let banding =
         Banding::new(params.perms as usize, args.bands).map_err(|e| UsageError(e.to_string()))?;
     log.info(format!(
         "{} signatures read; {} bands x {} rows",
-        ids.len(),
+        whole.ids.len(),
         banding.bands,
         banding.rows
     ));
-    // Copies share every band, so they are a candidate pair whatever --min-band-matches is
-    // (it is at most --bands).
-    let copies = if args.no_collapse {
-        None
-    } else {
-        let c = copy_sets(&ids, &fingerprints, &sigs);
-        log.info(format!(
-            "{} documents collapsed into {} copy sets (equal fingerprints); {} signatures banded",
-            c.docs,
-            c.sets,
-            c.banded.iter().filter(|&&b| b).count()
-        ));
-        Some(c)
-    };
-    drop(fingerprints);
-    let (banded_ids, banded_sigs): (Vec<u64>, Vec<Vec<u32>>) = match &copies {
-        None => (ids, sigs),
-        Some(c) => ids
-            .into_iter()
-            .zip(sigs)
-            .zip(&c.banded)
-            .filter(|(_, &b)| b)
-            .map(|(x, _)| x)
-            .unzip(),
-    };
-    let keys: Vec<Vec<u64>> = banded_sigs
-        .par_iter()
-        .map(|s| (0..banding.bands).map(|b| banding.key(s, b)).collect())
-        .collect();
-    drop(banded_sigs);
-    let mut lists = vec![candidates(&banded_ids, &keys, args.min_band_matches)];
-    drop(keys);
-    if !args.also.is_empty() {
-        let mut banded = banded_ids.clone();
-        banded.sort_unstable();
-        for path in &args.also {
-            lists.push(part_candidates(
-                path,
-                &params,
-                &known,
-                &banded,
-                &banding,
-                args.min_band_matches,
-            )?);
-        }
-    }
-    let from_parts: usize = lists[1..].iter().map(Vec::len).sum();
-    let cands = if lists.len() == 1 {
-        lists.pop().expect("one list")
-    } else {
-        pl_core::lsh::union(lists)
-    };
-    if !args.also.is_empty() {
-        log.info(format!(
-            "{} candidate pairs from {} sketches ({from_parts} from the parts, before the union)",
-            cands.len(),
-            args.also.len() + 1
-        ));
-    }
-    let all_bands = banding.bands as u32;
-    let copy_pairs: &[(u64, u64)] = match &copies {
-        Some(c) => &c.pairs,
-        None => &[],
-    };
-    // Both lists are sorted by (a, b): merge them. A pair in both is written once, as a copy.
-    let (mut i, mut j, mut written) = (0, 0, 0usize);
-    while i < cands.len() || j < copy_pairs.len() {
-        let c = cands.get(i);
-        match copy_pairs.get(j) {
-            Some(&(a, b)) if c.is_none_or(|c| (a, b) <= (c.a, c.b)) => {
-                writeln!(
-                    out,
-                    "{{\"a\":{a},\"b\":{b},\"bands\":{all_bands},\"copy\":true}}"
-                )?;
-                j += 1;
-                if c.is_some_and(|c| (a, b) == (c.a, c.b)) {
-                    i += 1;
-                }
-            }
-            _ => {
-                let c = &cands[i];
-                writeln!(out, "{{\"a\":{},\"b\":{},\"bands\":{}}}", c.a, c.b, c.bands)?;
-                i += 1;
-            }
+    let (cands, copies) = find(&args, &log, whole, &params, &banding)?;
+    let copy_pairs: &[(u64, u64)] = copies.as_ref().map_or(&[], |c| &c.pairs);
+    let mut written = 0usize;
+    for (c, copy) in with_copies(&cands, copy_pairs, banding.bands as u32) {
+        if copy {
+            writeln!(
+                out,
+                "{{\"a\":{},\"b\":{},\"bands\":{},\"copy\":true}}",
+                c.a, c.b, c.bands
+            )?;
+        } else {
+            writeln!(out, "{{\"a\":{},\"b\":{},\"bands\":{}}}", c.a, c.b, c.bands)?;
         }
         written += 1;
     }
@@ -225,6 +171,71 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// The candidate pairs of the banded documents (the whole texts', and the parts' of --also),
+/// and the copy sets collapsed before banding (none with --no-collapse).
+fn find(
+    args: &Args,
+    log: &Log,
+    whole: Whole,
+    params: &Params,
+    banding: &Banding,
+) -> Result<(Vec<Candidate>, Option<CopySets>)> {
+    let known: Vec<u64> = if args.also.is_empty() {
+        Vec::new()
+    } else {
+        let mut k = whole.ids.clone();
+        k.sort_unstable();
+        k
+    };
+    // Copies share every band, so they are a candidate pair whatever --min-band-matches is
+    // (it is at most --bands).
+    let copies = if args.no_collapse {
+        None
+    } else {
+        let c = copy_sets(&whole.ids, &whole.fingerprints, &whole.sigs);
+        log.info(format!(
+            "{} documents collapsed into {} copy sets (equal fingerprints); {} signatures banded",
+            c.docs,
+            c.sets,
+            c.banded.iter().filter(|&&b| b).count()
+        ));
+        Some(c)
+    };
+    drop(whole.fingerprints);
+    let (banded_ids, banded_sigs) = match &copies {
+        None => (whole.ids, whole.sigs),
+        Some(c) => (c.keep_banded(whole.ids), c.keep_banded(whole.sigs)),
+    };
+    let keys: Vec<Vec<u64>> = banded_sigs.par_iter().map(|s| banding.keys(s)).collect();
+    drop(banded_sigs);
+    let mut lists = vec![candidates(&banded_ids, &keys, args.min_band_matches)];
+    drop(keys);
+    if args.also.is_empty() {
+        return Ok((lists.pop().expect("one list"), copies));
+    }
+    let mut banded = banded_ids;
+    banded.sort_unstable();
+    for path in &args.also {
+        let part = part_candidates(
+            path,
+            params,
+            &known,
+            &banded,
+            banding,
+            args.min_band_matches,
+        )?;
+        lists.push(part);
+    }
+    let from_parts: usize = lists[1..].iter().map(Vec::len).sum();
+    let cands = pl_core::lsh::union(lists);
+    log.info(format!(
+        "{} candidate pairs from {} sketches ({from_parts} from the parts, before the union)",
+        cands.len(),
+        args.also.len() + 1
+    ));
+    Ok((cands, copies))
+}
+
 /// The candidates of a head or tail signature stream at `path`, among the documents banded
 /// in the whole-text stream (`banded`, sorted: copies other than their set's representative
 /// are paired through it). Its parameters must be the whole stream's but for the part, and
@@ -236,7 +247,7 @@ fn part_candidates(
     banded: &[u64],
     banding: &Banding,
     min_band_matches: u32,
-) -> Result<Vec<pl_core::lsh::Candidate>> {
+) -> Result<Vec<Candidate>> {
     let (name, mut reader) = open_records::<SigRec>(open_input(Some(path))?)?;
     let (mut ids, mut keys) = (Vec::new(), Vec::new());
     let mut seen = rustc_hash::FxHashSet::default();
@@ -254,7 +265,7 @@ fn part_candidates(
         }
         if banded.binary_search(&r.id).is_ok() {
             ids.push(r.id);
-            keys.push((0..banding.bands).map(|b| banding.key(&r.sig, b)).collect());
+            keys.push(banding.keys(&r.sig));
         }
     }
     let Some(p) = reader.params() else {
@@ -263,27 +274,7 @@ fn part_candidates(
     if p.part == Part::Whole {
         anyhow::bail!("{name}: whole-text signatures given with --also (it takes head or tail signatures: pl-minhash --part)");
     }
-    for (what, want, got) in [
-        ("perms (signature length K)", whole.perms, p.perms),
-        ("ngram", whole.ngram, p.ngram),
-        ("shingle_hash", whole.shingle_hash, p.shingle_hash),
-        ("scheme", whole.scheme, p.scheme),
-    ] {
-        expect_param(
-            what,
-            want,
-            got,
-            "make the part signatures with the whole texts' flags",
-        )
-        .with_context(|| name.clone())?;
-    }
-    expect_param(
-        "seed",
-        whole.seed,
-        p.seed,
-        "make the part signatures with the whole texts' flags",
-    )
-    .with_context(|| name.clone())?;
+    p.check_part_of(whole).with_context(|| name.clone())?;
     Ok(candidates(&ids, &keys, min_band_matches))
 }
 

@@ -17,7 +17,7 @@ use crate::cmd::shingle::{note_short, shingle_norm_line, OutFormat, ShingleFlags
 use crate::common::{Log, Threaded, UsageError};
 use crate::io::{create_output, open_input, refuse_binary_on_terminal, Input};
 use crate::ndjson::is_blank;
-use crate::sides::open_records;
+use crate::sides::{open_records, Records};
 
 /// Compute a MinHash signature of K values for each shingle set: position i agrees between
 /// two documents with probability equal to their Jaccard similarity. The parameters (K, seed,
@@ -188,7 +188,7 @@ fn run_norm(args: &Args, log: &Log, input: Input) -> Result<()> {
     let hasher = MinHasher::with_scheme(args.perms as usize, args.seed, scheme);
     let params = sig_params(args, config.stream_params());
     let pb = log.progress("documents");
-    let (mut written, mut left, mut whole, mut invalid) = (0u64, 0u64, 0u64, 0u64);
+    let mut counts = Counts::default();
     let mut ids = crate::ndjson::IdLines::default();
     let mut failure: Option<anyhow::Error> = None;
     let (to_main, from_reader) = sync_channel::<Result<Lines>>(2);
@@ -200,7 +200,6 @@ fn run_norm(args: &Args, log: &Log, input: Input) -> Result<()> {
         scope.spawn(move || read_lines(input.reader, &reader_name, &to_main, &spare_lines));
         let writer = scope.spawn(|| write_sigs(args, &name, from_main, &free_batch));
         let mut sent = to_writer.send(ToWriter::Start(params)).is_ok();
-        let rec_len = sig_payload_len(hasher.perms());
         for chunk in from_reader {
             if !sent {
                 break;
@@ -213,45 +212,9 @@ fn run_norm(args: &Args, log: &Log, input: Input) -> Result<()> {
                 }
             };
             let mut batch = spare_batch.try_recv().unwrap_or_default();
-            let n = chunk.lines.len();
-            batch.out.resize(n * rec_len, 0);
-            batch.outcomes.clear();
-            batch.outcomes.resize(n, Outcome::Left);
-            chunk
-                .lines
-                .par_iter()
-                .zip(batch.out.par_chunks_mut(rec_len))
-                .zip(batch.outcomes.par_iter_mut())
-                .with_min_len(MIN_TASK)
-                .for_each_init(
-                    || (Shingler::default(), vec![0u32; hasher.perms()]),
-                    |(sh, sig), ((&(_, start, end), slot), outcome)| {
-                        *outcome =
-                            sign_norm_line(&chunk.buf[start..end], &config, &hasher, sh, sig, slot);
-                    },
-                );
-            batch.cut = n;
-            for i in 0..n {
-                let line = chunk.lines[i].0;
-                // A repeated id is a bad record like any other (not written).
-                if let Outcome::Sig { id, .. } = batch.outcomes[i] {
-                    if let Err(msg) = ids.check(id, line) {
-                        batch.outcomes[i] = Outcome::Bad(msg);
-                    }
-                }
-                match &batch.outcomes[i] {
-                    Outcome::Sig { short, .. } => {
-                        written += 1;
-                        whole += u64::from(*short);
-                    }
-                    Outcome::Left => left += 1,
-                    Outcome::Bad(_) if skip_invalid => invalid += 1,
-                    Outcome::Bad(msg) => {
-                        failure = Some(anyhow!("{name}: line {line}: {msg}"));
-                        batch.cut = i;
-                        break;
-                    }
-                }
+            sign_norm_chunk(&chunk, &config, &hasher, &mut batch);
+            if let Err(msg) = tally(&chunk, &mut batch, &mut ids, &mut counts, skip_invalid) {
+                failure = Some(anyhow!("{name}: {msg}"));
             }
             pb.inc(batch.cut as u64);
             sent = to_writer.send(ToWriter::Batch(batch)).is_ok();
@@ -266,19 +229,86 @@ fn run_norm(args: &Args, log: &Log, input: Input) -> Result<()> {
         }
         drop(to_writer);
         let wrote = writer.join().expect("writer thread")?;
-        debug_assert!(failure.is_some() || wrote == written);
+        debug_assert!(failure.is_some() || wrote == counts.written);
         Ok(())
     })?;
     pb.finish_and_clear();
     if let Some(e) = failure {
         return Err(e);
     }
-    if invalid > 0 {
-        log.note(format!("{name}: skipped {invalid} invalid records"));
+    if counts.invalid > 0 {
+        log.note(format!(
+            "{name}: skipped {} invalid records",
+            counts.invalid
+        ));
     }
-    note_short(log, &config, left, whole);
-    log.info(format!("{written} documents shingled and signed"));
+    note_short(log, &config, counts.left, counts.whole);
+    log.info(format!("{} documents shingled and signed", counts.written));
     Ok(())
+}
+
+/// What became of the normalized documents so far.
+#[derive(Default)]
+struct Counts {
+    written: u64,
+    left: u64,
+    whole: u64,
+    invalid: u64,
+}
+
+/// Counts what became of each record of a signed chunk; a repeated id is a bad record like
+/// any other (not written). `Err("line N: ...")` at the first bad record unless
+/// `skip_invalid`, with the batch cut there.
+fn tally(
+    chunk: &Lines,
+    batch: &mut Batch,
+    ids: &mut crate::ndjson::IdLines,
+    counts: &mut Counts,
+    skip_invalid: bool,
+) -> std::result::Result<(), String> {
+    for i in 0..chunk.lines.len() {
+        let line = chunk.lines[i].0;
+        if let Outcome::Sig { id, .. } = batch.outcomes[i] {
+            if let Err(msg) = ids.check(id, line) {
+                batch.outcomes[i] = Outcome::Bad(msg);
+            }
+        }
+        match &batch.outcomes[i] {
+            Outcome::Sig { short, .. } => {
+                counts.written += 1;
+                counts.whole += u64::from(*short);
+            }
+            Outcome::Left => counts.left += 1,
+            Outcome::Bad(_) if skip_invalid => counts.invalid += 1,
+            Outcome::Bad(msg) => {
+                batch.cut = i;
+                return Err(format!("line {line}: {msg}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every line of `chunk` to its signature payload in `batch`, on the rayon pool.
+fn sign_norm_chunk(chunk: &Lines, config: &ShingleConfig, hasher: &MinHasher, batch: &mut Batch) {
+    let rec_len = sig_payload_len(hasher.perms());
+    let n = chunk.lines.len();
+    batch.out.resize(n * rec_len, 0);
+    batch.outcomes.clear();
+    batch.outcomes.resize(n, Outcome::Left);
+    chunk
+        .lines
+        .par_iter()
+        .zip(batch.out.par_chunks_mut(rec_len))
+        .zip(batch.outcomes.par_iter_mut())
+        .with_min_len(MIN_TASK)
+        .for_each_init(
+            || (Shingler::default(), vec![0u32; hasher.perms()]),
+            |(sh, sig), ((&(_, start, end), slot), outcome)| {
+                *outcome = sign_norm_line(&chunk.buf[start..end], config, hasher, sh, sig, slot);
+            },
+        );
+    batch.cut = n;
 }
 
 /// One line of normalized document to its signature payload in `slot`.
@@ -423,7 +453,6 @@ fn run_shingles(args: &Args, log: &Log, input: Input) -> Result<()> {
     }
     let (name, mut reader) = open_records::<ShingleRec>(input)?;
     let hasher = MinHasher::with_scheme(args.perms as usize, args.seed, args.scheme.into());
-    let rec_len = sig_payload_len(hasher.perms());
     let mut n = 0u64;
     let pb = log.progress("signatures");
     let (tx, rx) = sync_channel::<Result<Chunk>>(2);
@@ -432,24 +461,7 @@ fn run_shingles(args: &Args, log: &Log, input: Input) -> Result<()> {
     let mut failure: Option<anyhow::Error> = None;
     std::thread::scope(|scope| -> Result<()> {
         let reader_name = name.clone();
-        scope.spawn(move || loop {
-            let mut chunk = Vec::with_capacity(CHUNK);
-            let read = (|| -> Result<()> {
-                while chunk.len() < CHUNK {
-                    match reader.next().with_context(|| reader_name.clone())? {
-                        Some(r) => chunk.push(r),
-                        None => break,
-                    }
-                }
-                Ok(())
-            })();
-            let last = read.is_err() || chunk.is_empty();
-            let msg = read.map(|()| (chunk, reader.params()));
-            // A closed channel means the consumer stopped on an error of its own.
-            if tx.send(msg).is_err() || last {
-                return;
-            }
-        });
+        scope.spawn(move || read_shingle_chunks(&mut reader, &reader_name, &tx));
         let writer = scope.spawn(|| write_sigs(args, &name, from_main, &free_batch));
         let mut started = false;
         let mut sent = true;
@@ -476,27 +488,7 @@ fn run_shingles(args: &Args, log: &Log, input: Input) -> Result<()> {
                 break;
             }
             let mut batch = spare_batch.try_recv().unwrap_or_default();
-            batch.out.resize(chunk.len() * rec_len, 0);
-            batch.outcomes.clear();
-            batch.outcomes.resize(
-                chunk.len(),
-                Outcome::Sig {
-                    id: 0,
-                    short: false,
-                },
-            );
-            batch.cut = chunk.len();
-            chunk
-                .par_iter()
-                .zip(batch.out.par_chunks_mut(rec_len))
-                .with_min_len(MIN_TASK)
-                .for_each_init(
-                    || vec![0u32; hasher.perms()],
-                    |sig, (r, slot)| {
-                        hasher.signature(&r.hashes, sig);
-                        encode_sig_into(r.id, r.fingerprint, r.hashes.len() as u64, sig, slot);
-                    },
-                );
+            sign_shingle_chunk(&chunk, &hasher, &mut batch);
             n += chunk.len() as u64;
             pb.inc(chunk.len() as u64);
             sent = to_writer.send(ToWriter::Batch(batch)).is_ok();
@@ -514,6 +506,57 @@ fn run_shingles(args: &Args, log: &Log, input: Input) -> Result<()> {
     pb.finish_and_clear();
     log.info(format!("{n} signatures"));
     Ok(())
+}
+
+/// Reads the shingle stream in chunks of [`CHUNK`] records, each sent with the stream's
+/// parameters as known after it; the last message is an empty chunk or an error.
+fn read_shingle_chunks(
+    reader: &mut Records<ShingleRec>,
+    name: &str,
+    tx: &SyncSender<Result<Chunk>>,
+) {
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let read = (|| -> Result<()> {
+            while chunk.len() < CHUNK {
+                match reader.next().with_context(|| name.to_owned())? {
+                    Some(r) => chunk.push(r),
+                    None => break,
+                }
+            }
+            Ok(())
+        })();
+        let last = read.is_err() || chunk.is_empty();
+        let msg = read.map(|()| (chunk, reader.params()));
+        // A closed channel means the consumer stopped on an error of its own.
+        if tx.send(msg).is_err() || last {
+            return;
+        }
+    }
+}
+
+/// Every shingle record of `chunk` to its signature payload in `batch`, on the rayon pool.
+fn sign_shingle_chunk(chunk: &[ShingleRec], hasher: &MinHasher, batch: &mut Batch) {
+    let rec_len = sig_payload_len(hasher.perms());
+    batch.out.resize(chunk.len() * rec_len, 0);
+    batch.outcomes.clear();
+    let signed = Outcome::Sig {
+        id: 0,
+        short: false,
+    };
+    batch.outcomes.resize(chunk.len(), signed);
+    batch.cut = chunk.len();
+    chunk
+        .par_iter()
+        .zip(batch.out.par_chunks_mut(rec_len))
+        .with_min_len(MIN_TASK)
+        .for_each_init(
+            || vec![0u32; hasher.perms()],
+            |sig, (r, slot)| {
+                hasher.signature(&r.hashes, sig);
+                encode_sig_into(r.id, r.fingerprint, r.hashes.len() as u64, sig, slot);
+            },
+        );
 }
 
 /// The signature stream's header from the shingle stream's, after checking the shingling

@@ -1,0 +1,316 @@
+//! The one executor of the write-back, for apply and undo alike: the planned steps in
+//! batches, each batch journaled as started (and synced) before its request and as ok or
+//! failed after it, so that the journal always tells what may have landed.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::{Journal, Op, Server, Status, Step};
+use crate::error::{Error, Result};
+use crate::write::DeleteMethod;
+
+/// Which run the executor serves.
+#[derive(Debug, Clone, Copy)]
+pub enum Mode<'a> {
+    /// An apply, naming the tag (created on its first use when missing) and trashing with
+    /// `method`.
+    Apply {
+        /// The tag's name.
+        tag: &'a str,
+        /// How documents go to the trash.
+        method: DeleteMethod,
+    },
+    /// An undo; `tag` is the name its records give the tag.
+    Undo {
+        /// The tag's name.
+        tag: &'a str,
+    },
+}
+
+impl<'a> Mode<'a> {
+    /// The tag's name in journal records.
+    fn tag(self) -> &'a str {
+        match self {
+            Mode::Apply { tag, .. } | Mode::Undo { tag } => tag,
+        }
+    }
+}
+
+/// What one request did for each step of its batch (by index), when it stopped half way.
+#[derive(Default)]
+struct Landed {
+    /// Steps whose request landed (per-document requests only).
+    handled: BTreeMap<usize, Option<u64>>,
+    /// Steps whose note was gone already (unnote).
+    gone: Vec<usize>,
+}
+
+/// Carries out the planned steps: `order`'s operations one after the other, within one each
+/// tag in the order it first appears, `batch` documents a request. Journal and steps say
+/// what happened to each; `Ok(Some(error))` names the request that failed, after which
+/// nothing was tried. `Err` only when the journal cannot be written or the server not asked
+/// what landed.
+pub fn execute(
+    server: &impl Server,
+    steps: &mut [Step],
+    order: &[Op],
+    journal: &mut Journal,
+    batch: usize,
+    mode: Mode,
+) -> Result<Option<Error>> {
+    for &op in order {
+        let mut tags: Vec<Option<u64>> = Vec::new();
+        for s in steps
+            .iter()
+            .filter(|s| s.op == op && s.status == Status::Planned)
+        {
+            if !tags.contains(&s.tag_id) {
+                tags.push(s.tag_id);
+            }
+        }
+        for tag_id in tags {
+            let planned: Vec<usize> = (0..steps.len())
+                .filter(|&i| {
+                    steps[i].op == op
+                        && steps[i].status == Status::Planned
+                        && steps[i].tag_id == tag_id
+                })
+                .collect();
+            if op == Op::Tag && tag_id.is_none() {
+                create_tag(server, steps, &planned, journal, mode)?;
+            }
+            for chunk in planned.chunks(batch) {
+                if let Some(e) = run_batch(server, steps, chunk, journal, mode)? {
+                    return Ok(Some(e));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Creates the missing tag before its first use, journaled so that an undo deletes it again.
+fn create_tag(
+    server: &impl Server,
+    steps: &mut [Step],
+    planned: &[usize],
+    journal: &mut Journal,
+    mode: Mode,
+) -> Result<()> {
+    let name = mode.tag();
+    let id = server.create_tag(name)?;
+    let mut o = serde_json::Map::new();
+    o.insert("op".into(), "create-tag".into());
+    o.insert("tag".into(), name.into());
+    o.insert("tag_id".into(), id.into());
+    o.insert("result".into(), "ok".into());
+    journal.write(o)?;
+    for &i in planned {
+        steps[i].tag_id = Some(id);
+    }
+    Ok(())
+}
+
+/// Sends the request of one batch (one per document for notes): `Ok(Some(via))` when all
+/// landed (`via`: the delete method, for the trash), with what each per-document request did
+/// in `landed`.
+fn request(
+    server: &impl Server,
+    steps: &[Step],
+    batch: &[usize],
+    mode: Mode,
+    landed: &mut Landed,
+) -> std::result::Result<Option<DeleteMethod>, Error> {
+    let ids: Vec<u64> = batch.iter().map(|&i| steps[i].id).collect();
+    let first = &steps[batch[0]];
+    match (first.op, mode) {
+        (Op::Tag, _) => server
+            .add_tag(&ids, first.tag_id.expect("a tag id"))
+            .map(|()| None),
+        (Op::Trash, Mode::Apply { method, .. }) => server.trash(&ids, method).map(Some),
+        (Op::Trash, Mode::Undo { .. }) => unreachable!("an undo trashes nothing"),
+        (Op::Restore, _) => server.restore(&ids).map(|()| None),
+        (Op::Untag, _) => server
+            .remove_tag(&ids, first.tag_id.expect("checked"))
+            .map(|()| None),
+        (Op::Note, _) => batch
+            .iter()
+            .try_for_each(|&i| {
+                let n = server.add_note(steps[i].id, steps[i].note.as_deref().unwrap_or(""))?;
+                landed.handled.insert(i, Some(n));
+                Ok(())
+            })
+            .map(|()| None),
+        // A note deleted by hand meanwhile is fine.
+        (Op::Unnote, _) => batch
+            .iter()
+            .try_for_each(|&i| {
+                match server.delete_note(steps[i].id, steps[i].note_id.expect("checked")) {
+                    Err(Error::NotFound { .. }) => landed.gone.push(i),
+                    r => r?,
+                }
+                landed.handled.insert(i, None);
+                Ok(())
+            })
+            .map(|()| None),
+    }
+}
+
+/// One batch: journaled as started (on disk before the request, so a run killed from here on
+/// is resumable), sent, and each step's outcome journaled with what the server has now for
+/// what landed, so a later run knows the change was ours.
+fn run_batch(
+    server: &impl Server,
+    steps: &mut [Step],
+    batch: &[usize],
+    journal: &mut Journal,
+    mode: Mode,
+) -> Result<Option<Error>> {
+    let tag = mode.tag();
+    let op = steps[batch[0]].op;
+    let ids: Vec<u64> = batch.iter().map(|&i| steps[i].id).collect();
+    for &i in batch {
+        journal.write(steps[i].journal_record("started", tag, &[]))?;
+    }
+    journal.sync()?;
+    let mut landed = Landed::default();
+    let done = request(server, steps, batch, mode, &mut landed);
+    let landed_ids: Vec<u64> = batch
+        .iter()
+        .filter(|i| done.is_ok() || landed.handled.contains_key(i))
+        .map(|&i| steps[i].id)
+        .collect();
+    // A trashed document has no state to give.
+    let after = if op == Op::Trash || landed_ids.is_empty() {
+        BTreeMap::new()
+    } else {
+        server.doc_states(&landed_ids)?
+    };
+    let error = done.as_ref().err().map(ToString::to_string);
+    for &i in batch {
+        let s = &mut steps[i];
+        if error.is_none() || landed.handled.contains_key(&i) {
+            if landed.gone.contains(&i) {
+                s.set(Status::Skipped, "the note is gone already".into());
+            } else {
+                s.status = Status::Done;
+            }
+            if let Some(&Some(n)) = landed.handled.get(&i) {
+                s.note_id = Some(n);
+            }
+            let mut extra = vec![];
+            if let Some(d) = after.get(&s.id) {
+                extra.push(("modified", json!(d.modified)));
+            }
+            if let Ok(Some(v)) = &done {
+                extra.push(("via", json!(v.as_str())));
+            }
+            journal.write(s.journal_record("ok", tag, &extra))?;
+        } else {
+            let msg = error.clone().unwrap_or_default();
+            s.set(Status::Failed, msg.clone());
+            journal.write(s.journal_record("failed", tag, &[("error", json!(msg))]))?;
+        }
+    }
+    journal.sync()?;
+    let Err(e) = done else {
+        return Ok(None);
+    };
+    let what = match mode {
+        Mode::Apply { .. } => format!(
+            "{} of documents {ids:?} failed; nothing after them was tried (the journal {} has the details; run again to resume)",
+            op.as_str(),
+            journal.path().display()
+        ),
+        Mode::Undo { .. } => format!(
+            "{} of documents {ids:?} failed (run the undo again to resume)",
+            op.as_str()
+        ),
+    };
+    Ok(Some(Error::Stopped {
+        what,
+        source: Box::new(e),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fake::{step, FakeServer};
+    use super::*;
+
+    fn journal(name: &str) -> (Journal, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("pl-execute-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        let _ = std::fs::remove_file(&p);
+        (Journal::open(&p).unwrap(), p)
+    }
+
+    #[test]
+    fn batches_are_journaled_before_and_after_and_the_tag_created_once() {
+        let server = FakeServer::with_docs(1..=5);
+        let (mut j, p) = journal("batches.ndjson");
+        let mut steps: Vec<Step> = (2..=5).map(|id| step(Op::Tag, id, None)).collect();
+        let mode = Mode::Apply {
+            tag: "dup",
+            method: DeleteMethod::Endpoint,
+        };
+        let failed = execute(&server, &mut steps, &[Op::Tag], &mut j, 3, mode).unwrap();
+        assert!(failed.is_none());
+        assert!(steps.iter().all(|s| s.status == Status::Done));
+        let tag = server.tag_id("dup").unwrap().unwrap();
+        assert_eq!(server.tagged(tag).unwrap().len(), 4);
+        let h = Journal::read(&p).unwrap();
+        assert!(h.created_tags.contains_key(&tag));
+        assert!((2..=5).all(|id| h.in_force(Op::Tag, id)));
+        assert_eq!(
+            server.requests(),
+            ["create-tag", "add_tag 2,3,4", "add_tag 5"]
+        );
+    }
+
+    #[test]
+    fn a_failed_request_stops_the_run_and_is_journaled() {
+        let server = FakeServer::with_docs(1..=4);
+        server.fail_on(3);
+        let (mut j, p) = journal("failed.ndjson");
+        let mut steps: Vec<Step> = (2..=4).map(|id| step(Op::Note, id, None)).collect();
+        for s in &mut steps {
+            s.note = Some("see #1".into());
+        }
+        let mode = Mode::Apply {
+            tag: "dup",
+            method: DeleteMethod::Endpoint,
+        };
+        let e = execute(&server, &mut steps, &[Op::Note], &mut j, 1, mode)
+            .unwrap()
+            .expect("a failure");
+        assert!(
+            e.to_string()
+                .starts_with("note of documents [3] failed; nothing after them was tried"),
+            "{e}"
+        );
+        let st: Vec<Status> = steps.iter().map(|s| s.status).collect();
+        assert_eq!(st, [Status::Done, Status::Failed, Status::Planned]);
+        let h = Journal::read(&p).unwrap();
+        assert_eq!(h.result(Op::Note, 3), Some("failed"));
+        assert_eq!(h.result(Op::Note, 4), None, "nothing after it was tried");
+    }
+
+    #[test]
+    fn a_note_gone_already_is_skipped() {
+        let server = FakeServer::with_docs(1..=2);
+        let (mut j, _) = journal("gone.ndjson");
+        let mut steps = vec![step(Op::Unnote, 2, None)];
+        steps[0].note_id = Some(99);
+        let mode = Mode::Undo { tag: "dup" };
+        assert!(
+            execute(&server, &mut steps, &[Op::Unnote], &mut j, 10, mode)
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(steps[0].status, Status::Skipped);
+        assert_eq!(steps[0].reason.as_deref(), Some("the note is gone already"));
+    }
+}

@@ -1,0 +1,297 @@
+//! The write-back of pl-apply: review decisions planned into steps (tag, trash or note a
+//! duplicate; untag, restore or unnote it again in an undo), checked against the safety rules
+//! ([`plan`]: a primary is never touched, a document changed since scoring is refused), carried
+//! out by one executor ([`execute`]) that journals every request before and after it is made
+//! ([`journal`]), so that a re-run skips what is done, an interrupted run resumes, and an undo
+//! ([`undo`]) takes back exactly what the journal records.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{json, Map, Value};
+
+use crate::client::Client;
+use crate::error::Result;
+use crate::write::{DeleteMethod, DocState};
+
+pub mod execute;
+pub mod journal;
+pub mod plan;
+pub mod undo;
+
+pub use journal::{History, Journal};
+pub use plan::{ApplyOptions, ApplyPlan, Live};
+pub use undo::UndoPlan;
+
+/// What is done to one document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Op {
+    /// Add the tag.
+    Tag,
+    /// Move to the trash.
+    Trash,
+    /// Add a note pointing to the primary.
+    Note,
+    /// Take the tag off (undo of [`Op::Tag`]).
+    Untag,
+    /// Restore from the trash (undo of [`Op::Trash`]).
+    Restore,
+    /// Delete the note (undo of [`Op::Note`]).
+    Unnote,
+}
+
+impl Op {
+    /// The name in plan records and journals.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Tag => "tag",
+            Op::Trash => "trash",
+            Op::Untag => "untag",
+            Op::Restore => "restore",
+            Op::Note => "note",
+            Op::Unnote => "unnote",
+        }
+    }
+
+    /// Parses a journal's `op` (other ops, such as `run`, are `None`).
+    pub fn parse(s: &str) -> Option<Op> {
+        Some(match s {
+            "tag" => Op::Tag,
+            "trash" => Op::Trash,
+            "untag" => Op::Untag,
+            "restore" => Op::Restore,
+            "note" => Op::Note,
+            "unnote" => Op::Unnote,
+            _ => return None,
+        })
+    }
+
+    /// The operation that undoes this one.
+    pub fn inverse(self) -> Op {
+        match self {
+            Op::Tag => Op::Untag,
+            Op::Trash => Op::Restore,
+            Op::Untag => Op::Tag,
+            Op::Restore => Op::Trash,
+            Op::Note => Op::Unnote,
+            Op::Unnote => Op::Note,
+        }
+    }
+}
+
+/// Where a step stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// To be done (with --yes).
+    Planned,
+    /// Done in this run.
+    Done,
+    /// Nothing to do (done before, or found so).
+    Skipped,
+    /// Not done on purpose: a safety rule forbids it.
+    Refused,
+    /// The request failed.
+    Failed,
+}
+
+impl Status {
+    /// The name in plan records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Planned => "planned",
+            Status::Done => "done",
+            Status::Skipped => "skipped",
+            Status::Refused => "refused",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// One line of the plan: an operation on one document.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// What is done.
+    pub op: Op,
+    /// The document.
+    pub id: u64,
+    /// Its group (from the decisions, or the journal in an undo).
+    pub group: Option<u64>,
+    /// Its group's primary.
+    pub primary: Option<u64>,
+    /// The tag's id (tag, untag).
+    pub tag_id: Option<u64>,
+    /// The note's id (note, unnote).
+    pub note_id: Option<u64>,
+    /// The note's text (note).
+    pub note: Option<String>,
+    /// Where it stands.
+    pub status: Status,
+    /// Why it is skipped, refused or failed.
+    pub reason: Option<String>,
+}
+
+impl Step {
+    /// Sets the status and its reason.
+    pub fn set(&mut self, status: Status, reason: String) {
+        self.status = status;
+        self.reason = Some(reason);
+    }
+
+    /// The plan record (`tag` is the tag's name, written on tag and untag steps).
+    pub fn record(&self, tag: &str) -> Map<String, Value> {
+        let mut o = Map::new();
+        o.insert("action".into(), self.op.as_str().into());
+        o.insert("id".into(), self.id.into());
+        o.insert("group".into(), json!(self.group));
+        o.insert("primary".into(), json!(self.primary));
+        if matches!(self.op, Op::Tag | Op::Untag) {
+            o.insert("tag".into(), tag.into());
+        }
+        if let Some(n) = &self.note {
+            o.insert("note".into(), n.clone().into());
+        }
+        o.insert("status".into(), self.status.as_str().into());
+        if let Some(r) = &self.reason {
+            o.insert("reason".into(), r.clone().into());
+        }
+        o
+    }
+
+    /// The journal record of this step with `result` (started, ok, already, failed) and
+    /// `extra` fields.
+    pub fn journal_record(
+        &self,
+        result: &str,
+        tag: &str,
+        extra: &[(&str, Value)],
+    ) -> Map<String, Value> {
+        let mut o = Map::new();
+        o.insert("op".into(), self.op.as_str().into());
+        o.insert("id".into(), self.id.into());
+        if let Some(g) = self.group {
+            o.insert("group".into(), g.into());
+        }
+        if let Some(p) = self.primary {
+            o.insert("primary".into(), p.into());
+        }
+        if let Some(t) = self.tag_id {
+            o.insert("tag".into(), tag.into());
+            o.insert("tag_id".into(), t.into());
+        }
+        if let Some(n) = self.note_id {
+            o.insert("note_id".into(), n.into());
+        }
+        o.insert("result".into(), result.into());
+        for (k, v) in extra {
+            o.insert((*k).into(), v.clone());
+        }
+        o
+    }
+}
+
+/// How many of `steps` stand at `status`.
+pub fn count(steps: &[Step], status: Status) -> usize {
+    steps.iter().filter(|s| s.status == status).count()
+}
+
+/// How many of `steps` do `op` and stand at `status`.
+pub fn count_op(steps: &[Step], op: Op, status: Status) -> usize {
+    steps
+        .iter()
+        .filter(|s| s.op == op && s.status == status)
+        .count()
+}
+
+/// The server calls the write-back makes: [`Client`]'s, or an in-memory server in tests.
+pub trait Server {
+    /// The server's address (notes link to it; the journal names it).
+    fn base(&self) -> &str;
+    /// The release the server named, if any.
+    fn release(&self) -> Option<String>;
+    /// See [`Client::doc_states`].
+    fn doc_states(&self, ids: &[u64]) -> Result<BTreeMap<u64, DocState>>;
+    /// See [`Client::trashed`].
+    fn trashed(&self) -> Result<BTreeSet<u64>>;
+    /// See [`Client::tag_id`].
+    fn tag_id(&self, name: &str) -> Result<Option<u64>>;
+    /// See [`Client::create_tag`].
+    fn create_tag(&self, name: &str) -> Result<u64>;
+    /// See [`Client::tag_exists`].
+    fn tag_exists(&self, id: u64) -> Result<bool>;
+    /// See [`Client::tagged`].
+    fn tagged(&self, tag: u64) -> Result<BTreeSet<u64>>;
+    /// See [`Client::delete_tag`].
+    fn delete_tag(&self, id: u64) -> Result<()>;
+    /// See [`Client::add_tag`].
+    fn add_tag(&self, ids: &[u64], tag: u64) -> Result<()>;
+    /// See [`Client::remove_tag`].
+    fn remove_tag(&self, ids: &[u64], tag: u64) -> Result<()>;
+    /// See [`Client::delete_method`].
+    fn delete_method(&self) -> DeleteMethod;
+    /// See [`Client::trash`].
+    fn trash(&self, ids: &[u64], method: DeleteMethod) -> Result<DeleteMethod>;
+    /// See [`Client::restore`].
+    fn restore(&self, ids: &[u64]) -> Result<()>;
+    /// See [`Client::notes`].
+    fn notes(&self, id: u64) -> Result<Vec<(u64, String)>>;
+    /// See [`Client::add_note`].
+    fn add_note(&self, id: u64, text: &str) -> Result<u64>;
+    /// See [`Client::delete_note`].
+    fn delete_note(&self, id: u64, note: u64) -> Result<()>;
+}
+
+impl Server for Client {
+    fn base(&self) -> &str {
+        Client::base(self)
+    }
+    fn release(&self) -> Option<String> {
+        self.server().release
+    }
+    fn doc_states(&self, ids: &[u64]) -> Result<BTreeMap<u64, DocState>> {
+        Client::doc_states(self, ids)
+    }
+    fn trashed(&self) -> Result<BTreeSet<u64>> {
+        Client::trashed(self)
+    }
+    fn tag_id(&self, name: &str) -> Result<Option<u64>> {
+        Client::tag_id(self, name)
+    }
+    fn create_tag(&self, name: &str) -> Result<u64> {
+        Client::create_tag(self, name)
+    }
+    fn tag_exists(&self, id: u64) -> Result<bool> {
+        Client::tag_exists(self, id)
+    }
+    fn tagged(&self, tag: u64) -> Result<BTreeSet<u64>> {
+        Client::tagged(self, tag)
+    }
+    fn delete_tag(&self, id: u64) -> Result<()> {
+        Client::delete_tag(self, id)
+    }
+    fn add_tag(&self, ids: &[u64], tag: u64) -> Result<()> {
+        Client::add_tag(self, ids, tag)
+    }
+    fn remove_tag(&self, ids: &[u64], tag: u64) -> Result<()> {
+        Client::remove_tag(self, ids, tag)
+    }
+    fn delete_method(&self) -> DeleteMethod {
+        Client::delete_method(self)
+    }
+    fn trash(&self, ids: &[u64], method: DeleteMethod) -> Result<DeleteMethod> {
+        Client::trash(self, ids, method)
+    }
+    fn restore(&self, ids: &[u64]) -> Result<()> {
+        Client::restore(self, ids)
+    }
+    fn notes(&self, id: u64) -> Result<Vec<(u64, String)>> {
+        Client::notes(self, id)
+    }
+    fn add_note(&self, id: u64, text: &str) -> Result<u64> {
+        Client::add_note(self, id, text)
+    }
+    fn delete_note(&self, id: u64, note: u64) -> Result<()> {
+        Client::delete_note(self, id, note)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod fake;
