@@ -234,6 +234,8 @@ struct Side {
     words: Vec<String>,
     /// Longer than --max-words: `text` holds its two ends only.
     sampled: bool,
+    /// The word ids, until the profile takes them once every document is counted.
+    ids: Vec<u32>,
 }
 
 impl Side {
@@ -588,7 +590,6 @@ fn read_sides(
     let mut df = DocFreq::default();
     let mut vocab = Vocab::default();
     let mut sides = FxHashMap::default();
-    let mut chunk = Vec::with_capacity(CHUNK);
     let mut ids = Vec::new();
     let parse = |text: &str| -> Result<Parsed, String> {
         let (id, norm) = match norm_fields(text) {
@@ -626,9 +627,12 @@ fn read_sides(
             side,
         })
     };
-    while r.next_chunk(&mut chunk, CHUNK)? {
-        let parsed: Vec<Result<Parsed, String>> =
-            chunk.par_iter().map(|(_, text)| parse(text)).collect();
+    // Counting is serial (ids are given in file order): it runs on one thread while the
+    // next chunk is parsed on the others.
+    let mut consume = |r: &mut NdjsonReader,
+                       chunk: &[(u64, String)],
+                       parsed: Vec<Result<Parsed, String>>|
+     -> Result<()> {
         for ((line, _), p) in chunk.iter().zip(parsed) {
             let p = match p {
                 Ok(p) => p,
@@ -645,17 +649,48 @@ fn read_sides(
             if !args.no_verify {
                 vocab.add(&p.hashes, &mut ids);
                 if let Some(s) = side.as_mut() {
-                    s.profile.set_ids(std::mem::take(&mut ids));
+                    s.ids = std::mem::take(&mut ids);
                 }
             }
             if let Some(side) = side {
                 sides.insert(p.id, side);
             }
         }
+        Ok(())
+    };
+    /// A chunk's lines and what parsing made of each.
+    type ParsedChunk = (Vec<(u64, String)>, Vec<Result<Parsed, String>>);
+    let mut current: Option<ParsedChunk> = None;
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let more = match r.next_chunk(&mut chunk, CHUNK) {
+            Ok(more) => more,
+            Err(e) => {
+                if let Some((c, p)) = current.take() {
+                    consume(&mut r, &c, p)?;
+                }
+                return Err(e);
+            }
+        };
+        let (parsed, done) = rayon::join(
+            || -> Vec<Result<Parsed, String>> {
+                chunk.par_iter().map(|(_, text)| parse(text)).collect()
+            },
+            || match current.take() {
+                Some((c, p)) => consume(&mut r, &c, p),
+                None => Ok(()),
+            },
+        );
+        done?;
+        if !more {
+            break;
+        }
+        current = Some((chunk, parsed));
     }
-    sides
-        .par_iter_mut()
-        .for_each(|(_, s)| df.weigh(&mut s.tokens));
+    sides.par_iter_mut().for_each(|(_, s)| {
+        s.profile.set_ids(std::mem::take(&mut s.ids));
+        df.weigh(&mut s.tokens);
+    });
     Ok((sides, df, vocab.doc_counts().to_vec()))
 }
 
@@ -694,6 +729,7 @@ fn side(norm: String, tokens: &[u64], args: &Args) -> Side {
         tokens: tokens.iter().map(|&t| (t, 0.0)).collect(),
         words,
         sampled: false,
+        ids: Vec::new(),
     }
 }
 
