@@ -213,6 +213,9 @@ impl Rest {
     }
 }
 
+/// Candidate lines parsed at once.
+const CAND_CHUNK: usize = 1 << 14;
+
 /// Candidates scored at once: bounds the memory of the results, whatever the number of
 /// candidates.
 const SCORE_BLOCK: usize = 1 << 18;
@@ -272,11 +275,20 @@ pub fn run(args: Args) -> Result<()> {
         open_input(args.common.input.as_deref())?,
         args.common.skip_invalid,
     );
+    // Tens of millions of lines at a million documents: parsed a chunk at a time on every
+    // thread, taken in order.
     let mut cands = Vec::new();
-    while let Some((line, text)) = reader.next_line()? {
-        match Cand::parse(&text) {
-            Ok(c) => cands.push(c),
-            Err(msg) => reader.invalid(line, &msg)?,
+    let mut chunk = Vec::with_capacity(CAND_CHUNK);
+    while reader.next_chunk(&mut chunk, CAND_CHUNK)? {
+        let parsed: Vec<Result<Cand, String>> = chunk
+            .par_iter()
+            .map(|(_, text)| Cand::parse(text))
+            .collect();
+        for ((line, _), c) in chunk.iter().zip(parsed) {
+            match c {
+                Ok(c) => cands.push(c),
+                Err(msg) => reader.invalid(*line, &msg)?,
+            }
         }
     }
     let wanted: FxHashSet<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
