@@ -75,7 +75,10 @@ impl NdjsonReader {
         mut parse: impl FnMut(Obj) -> Result<(u64, T), String>,
     ) -> Result<Option<(u64, T)>> {
         while let Some((line, text)) = self.next_line()? {
-            match parse_object(&text).and_then(&mut parse) {
+            match parse_object(&text)
+                .map_err(String::from)
+                .and_then(&mut parse)
+            {
                 Ok((id, v)) => {
                     if self.check_id(line, id)? {
                         return Ok(Some((id, v)));
@@ -166,7 +169,10 @@ impl NdjsonReader {
         mut parse: impl FnMut(Obj) -> Result<T, String>,
     ) -> Result<Option<T>> {
         while let Some((line, text)) = self.next_line()? {
-            match parse_object(&text).and_then(&mut parse) {
+            match parse_object(&text)
+                .map_err(String::from)
+                .and_then(&mut parse)
+            {
                 Ok(v) => return Ok(Some(v)),
                 Err(msg) => self.invalid(line, &msg)?,
             }
@@ -215,8 +221,8 @@ pub fn norm_fields(text: &str) -> Option<NormFields<'_>> {
     serde_json::from_str(text).ok()
 }
 
-/// Writes a record as one line.
-pub fn write_obj(w: &mut impl Write, o: &Obj) -> Result<()> {
+/// Writes a record (a JSON object, or a record type of `pl_core::text_records`) as one line.
+pub fn write_obj(w: &mut impl Write, o: &impl serde::Serialize) -> Result<()> {
     serde_json::to_writer(&mut *w, o)?;
     w.write_all(b"\n")?;
     Ok(())
@@ -243,7 +249,7 @@ pub fn par_map_records(
         }
         let results: Vec<MappedRecord> = chunk
             .par_iter()
-            .map(|(_, text)| parse_object(text).and_then(&f))
+            .map(|(_, text)| parse_object(text).map_err(String::from).and_then(&f))
             .collect();
         for ((line, _), r) in chunk.iter().zip(results) {
             match r {

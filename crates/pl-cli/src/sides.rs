@@ -5,8 +5,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use pl_core::records::{Record, RecordReader};
+use pl_core::text_records::DocRecord;
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde_json::Value;
 
 use crate::io::{open_input, Input};
 use crate::ndjson::{get_id, NdjsonReader};
@@ -31,11 +31,11 @@ pub fn read_all<T: Record>(path: &Path) -> Result<(Option<pl_core::stream::Param
     Ok((r.params(), out))
 }
 
-/// Reads `field` of the norm/docs records whose id is in `wanted` (all when `None`).
+/// Reads what `take` makes of the norm/docs records whose id is in `wanted` (all when `None`).
 pub fn read_field<T>(
     path: &Path,
     wanted: Option<&FxHashSet<u64>>,
-    mut take: impl FnMut(&serde_json::Map<String, Value>) -> Result<T, String>,
+    mut take: impl FnMut(DocRecord) -> Result<T, String>,
 ) -> Result<FxHashMap<u64, T>> {
     let mut r = NdjsonReader::new(open_input(Some(path))?, false);
     let mut out = FxHashMap::default();
@@ -44,7 +44,7 @@ pub fn read_field<T>(
         if wanted.is_some_and(|w| !w.contains(&id)) {
             return Ok((id, None));
         }
-        take(&o).map(|v| (id, Some(v)))
+        take(DocRecord::from_obj(o)?).map(|v| (id, Some(v)))
     })? {
         if let Some(v) = rec {
             out.insert(id, v);

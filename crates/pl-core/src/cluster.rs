@@ -1,10 +1,11 @@
 //! Grouping scored pairs: union-find, a confidence per group, and a primary to keep.
 
 use rustc_hash::FxHashMap;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::fields::{get_u64, get_unit, Obj};
 use crate::score::round6;
+use crate::text_records::{DocRecord, GroupRecord};
 use crate::time::parse_timestamp;
 
 /// A pair that passed the score threshold.
@@ -42,12 +43,13 @@ impl ScoredPair {
         if a >= b {
             return Err(format!("pair ({a}, {b}) is not ordered a < b"));
         }
+        let score = get_unit(o, "score")?;
         // Methods without these dimensions (the trigram index) leave them out: null in groups.
         let dim = |k: &str| o.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
         Ok(ScoredPair {
             a,
             b,
-            score: get_unit(o, "score")?,
+            score,
             jaccard: dim("jaccard"),
             fuzzy: dim("fuzzy"),
             copy: o.get("copy").and_then(Value::as_bool).unwrap_or(false),
@@ -58,25 +60,25 @@ impl ScoredPair {
 impl DocMeta {
     /// What the primary rule reads from a docs or norm record: `added` (else `created`), and
     /// how many of title, correspondent, document type, tags and ASN are filled.
-    pub fn from_record(o: &Obj) -> DocMeta {
-        let date = |k: &str| o.get(k).and_then(Value::as_str).and_then(parse_timestamp);
-        let filled = |k: &str| match o.get(k) {
+    pub fn from_record(d: &DocRecord) -> DocMeta {
+        let date = |v: Option<&Value>| v.and_then(Value::as_str).and_then(parse_timestamp);
+        let filled = |v: &&Option<&Value>| match v {
             None | Some(Value::Null) => false,
             Some(Value::String(s)) => !s.is_empty(),
             Some(Value::Array(a)) => !a.is_empty(),
             Some(_) => true,
         };
         DocMeta {
-            added: date("added").or_else(|| date("created")),
+            added: date(d.added()).or_else(|| date(d.created())),
             richness: [
-                "title",
-                "correspondent",
-                "document_type",
-                "tags",
-                "archive_serial_number",
+                d.title(),
+                d.correspondent(),
+                d.document_type(),
+                d.tags(),
+                d.archive_serial_number(),
             ]
             .iter()
-            .filter(|k| filled(k))
+            .filter(filled)
             .count() as u32,
         }
     }
@@ -96,20 +98,18 @@ pub struct Group {
 impl Group {
     /// The group record numbered `number` (docs/FORMATS.md, groups): the strongest pair's
     /// score as the confidence, its dimensions (null where NaN), the primary and the members.
-    pub fn to_obj(&self, number: usize) -> Obj {
-        let v = json!({
-            "group": number,
-            "confidence": round6(self.pair.score),
-            "jaccard": round6(self.pair.jaccard),
-            "fuzzy": round6(self.pair.fuzzy),
-            "pair": [self.pair.a, self.pair.b],
-            "primary": self.primary,
-            "members": self.members,
-        });
-        let Value::Object(o) = v else {
-            unreachable!("object literal")
-        };
-        o
+    pub fn to_record(&self, number: usize) -> GroupRecord {
+        let dim = |x: f64| Some(round6(x)).filter(|x| !x.is_nan());
+        GroupRecord {
+            group: number as u64,
+            confidence: round6(self.pair.score),
+            jaccard: dim(self.pair.jaccard),
+            fuzzy: dim(self.pair.fuzzy),
+            pair: Some([self.pair.a, self.pair.b]),
+            primary: self.primary,
+            members: self.members.clone(),
+            rest: Obj::new(),
+        }
     }
 }
 
@@ -338,9 +338,13 @@ mod tests {
         crate::fields::parse_object(text).unwrap()
     }
 
+    fn doc(text: &str) -> DocRecord {
+        DocRecord::from_obj(obj(text)).unwrap()
+    }
+
     #[test]
     fn the_primary_rule_reads_added_else_created_and_counts_filled_metadata() {
-        let m = DocMeta::from_record(&obj(
+        let m = DocMeta::from_record(&doc(
             r#"{"id":1,"created":"2024-01-02T00:00:00Z","title":"a","tags":[],"correspondent":null,"archive_serial_number":7}"#,
         ));
         assert_eq!(
@@ -348,11 +352,14 @@ mod tests {
             "title and ASN; empty tags and null do not count"
         );
         assert_eq!(m.added, parse_timestamp("2024-01-02T00:00:00Z"));
-        let m = DocMeta::from_record(&obj(
-            r#"{"added":"2023-05-01T00:00:00Z","created":"2024-01-02T00:00:00Z"}"#,
+        let m = DocMeta::from_record(&doc(
+            r#"{"id":2,"added":"2023-05-01T00:00:00Z","created":"2024-01-02T00:00:00Z"}"#,
         ));
         assert_eq!(m.added, parse_timestamp("2023-05-01T00:00:00Z"));
-        assert_eq!(DocMeta::from_record(&obj("{}")), DocMeta::default());
+        assert_eq!(
+            DocMeta::from_record(&doc(r#"{"id":3}"#)),
+            DocMeta::default()
+        );
     }
 
     #[test]
@@ -367,7 +374,7 @@ mod tests {
             members: vec![3, 9],
         };
         assert_eq!(
-            serde_json::to_string(&g.to_obj(4)).unwrap(),
+            serde_json::to_string(&g.to_record(4)).unwrap(),
             r#"{"group":4,"confidence":0.9,"jaccard":null,"fuzzy":null,"pair":[3,9],"primary":3,"members":[3,9]}"#
         );
     }

@@ -9,12 +9,14 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::fields::{get_f64, get_u64};
 
 /// What was decided about a group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// The members are duplicates of the primary: pl-apply acts on the others.
     Duplicate,
@@ -45,8 +47,9 @@ impl Verdict {
     }
 }
 
-/// One decision record.
-#[derive(Debug, Clone, PartialEq)]
+/// One decision record, written with its fields in the documented order (`modified` keyed
+/// by the ids as strings, ascending; `null` for what is unknown).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Decision {
     /// The group number of pl-cluster's output.
     pub group: u64,
@@ -162,40 +165,10 @@ impl Decision {
 
     /// The record, fields in the documented order.
     pub fn to_obj(&self) -> Map<String, Value> {
-        let mut o = Map::new();
-        o.insert("group".into(), self.group.into());
-        o.insert("decision".into(), self.decision.as_str().into());
-        o.insert("primary".into(), self.primary.into());
-        o.insert(
-            "members".into(),
-            Value::Array(self.members.iter().map(|&m| m.into()).collect()),
-        );
-        o.insert(
-            "modified".into(),
-            Value::Object(
-                self.modified
-                    .iter()
-                    .map(|(k, v)| {
-                        (
-                            k.to_string(),
-                            v.clone().map(Value::String).unwrap_or(Value::Null),
-                        )
-                    })
-                    .collect(),
-            ),
-        );
-        o.insert(
-            "confidence".into(),
-            self.confidence.map(Value::from).unwrap_or(Value::Null),
-        );
-        o.insert(
-            "decided_at".into(),
-            self.decided_at
-                .clone()
-                .map(Value::String)
-                .unwrap_or(Value::Null),
-        );
-        o
+        match serde_json::to_value(self) {
+            Ok(Value::Object(o)) => o,
+            _ => unreachable!("a struct of plain fields serializes as an object"),
+        }
     }
 }
 

@@ -3,71 +3,126 @@
 
 use rustc_hash::FxHashSet;
 use serde_json::{Map, Value};
+use thiserror::Error;
 
 /// A record: one JSON object.
 pub type Obj = Map<String, Value>;
 
+/// What is wrong with a record's field (the caller adds the input and line).
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum FieldError {
+    /// The line is JSON, but not an object.
+    #[error("not a JSON object")]
+    NotObject,
+    /// The line is not JSON.
+    #[error("invalid JSON: {0}")]
+    Json(String),
+    /// A required non-negative integer is missing or not one.
+    #[error("missing or invalid \"{0}\" (a non-negative integer)")]
+    NotU64(String),
+    /// A required number is missing or not one.
+    #[error("missing or invalid \"{0}\" (a number)")]
+    NotNumber(String),
+    /// A number that must be from 0 to 1 is not.
+    #[error("\"{key}\" is {value}, not from 0 to 1")]
+    NotUnit {
+        /// The field.
+        key: String,
+        /// Its value.
+        value: f64,
+    },
+    /// A record without `members`.
+    #[error("missing \"members\": is this pl-cluster output?")]
+    NoMembers,
+    /// A member that is not a document id.
+    #[error("member ids must be integers")]
+    MemberNotId,
+    /// A member listed twice.
+    #[error("member {0} is listed twice")]
+    MemberTwice(u64),
+    /// A `primary` that is not a document id.
+    #[error("invalid \"primary\" (a document id)")]
+    PrimaryNotId,
+    /// A `primary` that is not among the members.
+    #[error("primary {0} is not a member")]
+    PrimaryNotMember(u64),
+    /// A docs record's `content` that is neither a string nor `null`.
+    #[error("\"content\" is not a string")]
+    ContentNotString,
+    /// What is wrong with a group, once its number is known.
+    #[error("group {0}: {1}")]
+    InGroup(u64, Box<FieldError>),
+}
+
+/// The readers of the tools report a record's error as text, after the input and line.
+impl From<FieldError> for String {
+    fn from(e: FieldError) -> String {
+        e.to_string()
+    }
+}
+
 /// Parses one line as a JSON object (the error says which of the two it is not).
-pub fn parse_object(text: &str) -> Result<Obj, String> {
+pub fn parse_object(text: &str) -> Result<Obj, FieldError> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err("not a JSON object".into()),
-        Err(e) => Err(format!("invalid JSON: {e}")),
+        Ok(_) => Err(FieldError::NotObject),
+        Err(e) => Err(FieldError::Json(e.to_string())),
     }
 }
 
 /// Reads a required non-negative integer `id`.
-pub fn get_id(o: &Obj) -> Result<u64, String> {
-    o.get("id")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| "missing or invalid \"id\" (a non-negative integer)".to_string())
+pub fn get_id(o: &Obj) -> Result<u64, FieldError> {
+    get_u64(o, "id")
 }
 
 /// Reads a required u64 field.
-pub fn get_u64(o: &Obj, key: &str) -> Result<u64, String> {
+pub fn get_u64(o: &Obj, key: &str) -> Result<u64, FieldError> {
     o.get(key)
         .and_then(Value::as_u64)
-        .ok_or_else(|| format!("missing or invalid \"{key}\" (a non-negative integer)"))
+        .ok_or_else(|| FieldError::NotU64(key.into()))
 }
 
 /// Reads a group's `members`: document ids, none twice, and `primary` among them when the
 /// record has one.
-pub fn get_members(o: &Obj) -> Result<Vec<u64>, String> {
+pub fn get_members(o: &Obj) -> Result<Vec<u64>, FieldError> {
     let members: Vec<u64> = o
         .get("members")
         .and_then(Value::as_array)
-        .ok_or("missing \"members\": is this pl-cluster output?")?
+        .ok_or(FieldError::NoMembers)?
         .iter()
-        .map(|m| m.as_u64().ok_or("member ids must be integers"))
+        .map(|m| m.as_u64().ok_or(FieldError::MemberNotId))
         .collect::<Result<_, _>>()?;
     let mut seen = FxHashSet::default();
     if let Some(m) = members.iter().find(|m| !seen.insert(**m)) {
-        return Err(format!("member {m} is listed twice"));
+        return Err(FieldError::MemberTwice(*m));
     }
     if let Some(p) = o.get("primary") {
-        let p = p.as_u64().ok_or("invalid \"primary\" (a document id)")?;
+        let p = p.as_u64().ok_or(FieldError::PrimaryNotId)?;
         if !members.contains(&p) {
-            return Err(format!("primary {p} is not a member"));
+            return Err(FieldError::PrimaryNotMember(p));
         }
     }
     Ok(members)
 }
 
 /// Reads a required number from 0 to 1 (a score, a similarity, a confidence).
-pub fn get_unit(o: &Obj, key: &str) -> Result<f64, String> {
+pub fn get_unit(o: &Obj, key: &str) -> Result<f64, FieldError> {
     let v = get_f64(o, key)?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("\"{key}\" is {v}, not from 0 to 1"))
+        Err(FieldError::NotUnit {
+            key: key.into(),
+            value: v,
+        })
     }
 }
 
 /// Reads a required f64 field.
-pub fn get_f64(o: &Obj, key: &str) -> Result<f64, String> {
+pub fn get_f64(o: &Obj, key: &str) -> Result<f64, FieldError> {
     o.get(key)
         .and_then(Value::as_f64)
-        .ok_or_else(|| format!("missing or invalid \"{key}\" (a number)"))
+        .ok_or_else(|| FieldError::NotNumber(key.into()))
 }
 
 #[cfg(test)]
@@ -77,18 +132,29 @@ mod tests {
     #[test]
     fn fields_name_what_is_wrong() {
         let o = parse_object(r#"{"id": 3, "s": 0.5, "big": 2, "members": [4, 4]}"#).unwrap();
+        let text =
+            |r: Result<_, FieldError>| -> String { r.map(|_: u64| ()).unwrap_err().to_string() };
         assert_eq!(get_id(&o), Ok(3));
         assert_eq!(get_unit(&o, "s"), Ok(0.5));
         assert_eq!(
-            get_unit(&o, "big").unwrap_err(),
+            get_unit(&o, "big").unwrap_err().to_string(),
             "\"big\" is 2, not from 0 to 1"
         );
         assert_eq!(
-            get_u64(&o, "x").unwrap_err(),
+            text(get_u64(&o, "x")),
             "missing or invalid \"x\" (a non-negative integer)"
         );
-        assert_eq!(get_members(&o).unwrap_err(), "member 4 is listed twice");
-        assert_eq!(parse_object("[1]").unwrap_err(), "not a JSON object");
-        assert!(parse_object("{").unwrap_err().starts_with("invalid JSON: "));
+        assert_eq!(
+            get_members(&o).unwrap_err().to_string(),
+            "member 4 is listed twice"
+        );
+        assert_eq!(
+            parse_object("[1]").unwrap_err().to_string(),
+            "not a JSON object"
+        );
+        assert!(parse_object("{")
+            .unwrap_err()
+            .to_string()
+            .starts_with("invalid JSON: "));
     }
 }

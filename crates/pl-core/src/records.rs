@@ -4,8 +4,10 @@
 use std::io::{BufRead, Write};
 
 use serde_json::{json, Map, Value};
+use thiserror::Error;
 
 use crate::error::{Error, Result};
+use crate::fields::FieldError;
 use crate::stream::{is_binary, Header, Kind, Params, StreamReader, StreamWriter};
 
 /// A 128-bit fingerprint of a normalized text, written as 32 lowercase hex digits in JSON.
@@ -23,6 +25,84 @@ pub fn parse_fingerprint(s: &str) -> Option<Fingerprint> {
         .flatten()
 }
 
+/// What is wrong with one shingle or signature record (the reader adds the input and the
+/// line or record number).
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum RecordError {
+    /// A payload shorter than its fields.
+    #[error("record payload too short")]
+    TooShort,
+    /// A payload whose vector length does not match the bytes left.
+    #[error("record payload length mismatch: {n} elements of {elem} bytes, {left} bytes left")]
+    LengthMismatch {
+        /// The length the payload declares.
+        n: u64,
+        /// Bytes per element.
+        elem: usize,
+        /// Bytes left for the elements.
+        left: usize,
+    },
+    /// A JSON record of another kind.
+    #[error("record kind is {got:?}, this stage reads {expected:?}")]
+    OtherKind {
+        /// The record's kind.
+        got: String,
+        /// The kind this stage reads.
+        expected: &'static str,
+    },
+    /// A JSON record without `kind`.
+    #[error("missing \"kind\": {0:?}")]
+    NoKind(&'static str),
+    /// A parameter that is not a non-negative integer.
+    #[error("\"{0}\" is not a non-negative integer")]
+    NotU64(String),
+    /// A required field that is missing.
+    #[error("missing \"{0}\"")]
+    Missing(String),
+    /// A parameter over 32 bits.
+    #[error("\"{0}\" out of range")]
+    OutOfRange(String),
+    /// A `part` other than 0, 1 or 2.
+    #[error("\"part\" is not 0 (whole), 1 (head) or 2 (tail)")]
+    Part,
+    /// A `fingerprint` that is not 32 hex digits.
+    #[error("\"fingerprint\" is not 32 hex digits")]
+    Fingerprint,
+    /// Shingle hashes out of order or repeated (binary form).
+    #[error("shingle hashes are not sorted and unique")]
+    HashesUnsorted,
+    /// Shingle hashes out of order or repeated (JSON form).
+    #[error("\"shingles\" are not sorted and unique")]
+    ShinglesUnsorted,
+    /// A JSON field that is not an array of the integers it holds.
+    #[error("\"{field}\" is not an array of {of}")]
+    NotArray {
+        /// The field.
+        field: &'static str,
+        /// Its element type.
+        of: &'static str,
+    },
+    /// A binary signature whose length is not the header's.
+    #[error("signature has {n} values, the header says {perms}")]
+    SigLength {
+        /// Values in the record.
+        n: usize,
+        /// The header's signature length.
+        perms: u32,
+    },
+    /// A JSON signature whose length is not its `perms`.
+    #[error("\"sig\" has {n} values, \"perms\" says {perms}")]
+    SigPerms {
+        /// Values in the record.
+        n: usize,
+        /// The record's `perms`.
+        perms: u32,
+    },
+    /// A typed field that is missing or invalid.
+    #[error(transparent)]
+    Field(#[from] FieldError),
+}
+
 /// One record of a binary-capable stream.
 pub trait Record: Sized {
     /// The kind written in the stream header.
@@ -32,11 +112,11 @@ pub trait Record: Sized {
     /// Appends the bincode-compatible payload to `buf`.
     fn encode(&self, buf: &mut Vec<u8>);
     /// Decodes a payload; `params` is the stream's header.
-    fn decode(payload: &[u8], params: &Params) -> std::result::Result<Self, String>;
+    fn decode(payload: &[u8], params: &Params) -> std::result::Result<Self, RecordError>;
     /// The JSON form (a record with the producing parameters inline).
     fn to_json(&self, params: &Params) -> Value;
     /// Reads the JSON form, returning the record and the parameters it carries.
-    fn from_json(v: Map<String, Value>) -> std::result::Result<(Self, Params), String>;
+    fn from_json(v: Map<String, Value>) -> std::result::Result<(Self, Params), RecordError>;
 }
 
 /// A document's set of shingle hashes, sorted ascending without repeats.
@@ -68,57 +148,56 @@ struct Cursor<'a> {
 }
 
 impl Cursor<'_> {
-    fn take<const N: usize>(&mut self) -> std::result::Result<[u8; N], String> {
+    fn take<const N: usize>(&mut self) -> std::result::Result<[u8; N], RecordError> {
         if self.b.len() < N {
-            return Err("record payload too short".into());
+            return Err(RecordError::TooShort);
         }
         let (head, rest) = self.b.split_at(N);
         self.b = rest;
         Ok(head.try_into().expect("N bytes"))
     }
-    fn u64(&mut self) -> std::result::Result<u64, String> {
+    fn u64(&mut self) -> std::result::Result<u64, RecordError> {
         self.take::<8>().map(u64::from_le_bytes)
     }
-    fn u128(&mut self) -> std::result::Result<u128, String> {
+    fn u128(&mut self) -> std::result::Result<u128, RecordError> {
         self.take::<16>().map(u128::from_le_bytes)
     }
     /// A bincode `Vec` length, checked against the bytes left so a corrupt length cannot
     /// make us allocate gigabytes.
-    fn len(&mut self, elem: usize) -> std::result::Result<usize, String> {
+    fn len(&mut self, elem: usize) -> std::result::Result<usize, RecordError> {
         let n = self.u64()?;
         if n.checked_mul(elem as u64) != Some(self.b.len() as u64) {
-            return Err(format!(
-                "record payload length mismatch: {n} elements of {elem} bytes, {} bytes left",
-                self.b.len()
-            ));
+            return Err(RecordError::LengthMismatch {
+                n,
+                elem,
+                left: self.b.len(),
+            });
         }
         Ok(n as usize)
     }
 }
 
-fn json_params(v: &mut Map<String, Value>, kind: Kind) -> std::result::Result<Params, String> {
+fn json_params(v: &mut Map<String, Value>, kind: Kind) -> std::result::Result<Params, RecordError> {
     match v.remove("kind") {
         Some(Value::String(k)) if k == kind.name() => {}
         Some(Value::String(k)) => {
-            return Err(format!(
-                "record kind is {k:?}, this stage reads {:?}",
-                kind.name()
-            ))
+            return Err(RecordError::OtherKind {
+                got: k,
+                expected: kind.name(),
+            })
         }
-        _ => return Err(format!("missing \"kind\": {:?}", kind.name())),
+        _ => return Err(RecordError::NoKind(kind.name())),
     }
-    let mut num = |name: &str, required: bool| -> std::result::Result<u64, String> {
+    let mut num = |name: &str, required: bool| -> std::result::Result<u64, RecordError> {
         match v.remove(name) {
-            Some(x) => x
-                .as_u64()
-                .ok_or_else(|| format!("\"{name}\" is not a non-negative integer")),
-            None if required => Err(format!("missing \"{name}\"")),
+            Some(x) => x.as_u64().ok_or_else(|| RecordError::NotU64(name.into())),
+            None if required => Err(RecordError::Missing(name.into())),
             None => Ok(0),
         }
     };
     let sigs = kind == Kind::Sigs;
     let small =
-        |x: u64, name: &str| u32::try_from(x).map_err(|_| format!("\"{name}\" out of range"));
+        |x: u64, name: &str| u32::try_from(x).map_err(|_| RecordError::OutOfRange(name.into()));
     Ok(Params {
         ngram: small(num("ngram", true)?, "ngram")?,
         min_words: small(num("min_words", true)?, "min_words")?,
@@ -126,8 +205,7 @@ fn json_params(v: &mut Map<String, Value>, kind: Kind) -> std::result::Result<Pa
         perms: small(num("perms", sigs)?, "perms")?,
         scheme: small(num("scheme", sigs)?, "scheme")?,
         seed: num("seed", sigs)?,
-        part: crate::stream::Part::from_number(num("part", false)?)
-            .ok_or("\"part\" is not 0 (whole), 1 (head) or 2 (tail)")?,
+        part: crate::stream::Part::from_number(num("part", false)?).ok_or(RecordError::Part)?,
     })
 }
 
@@ -140,16 +218,14 @@ fn with_part(mut v: Value, p: &Params) -> Value {
     v
 }
 
-fn json_id_fp(v: &mut Map<String, Value>) -> std::result::Result<(u64, Fingerprint), String> {
+fn json_id_fp(v: &mut Map<String, Value>) -> std::result::Result<(u64, Fingerprint), RecordError> {
     let id = v
         .remove("id")
         .and_then(|x| x.as_u64())
-        .ok_or("missing or invalid \"id\" (a non-negative integer)")?;
+        .ok_or(FieldError::NotU64("id".into()))?;
     let fp = match v.remove("fingerprint") {
-        Some(Value::String(s)) => {
-            parse_fingerprint(&s).ok_or("\"fingerprint\" is not 32 hex digits")?
-        }
-        _ => return Err("missing \"fingerprint\"".into()),
+        Some(Value::String(s)) => parse_fingerprint(&s).ok_or(RecordError::Fingerprint)?,
+        _ => return Err(RecordError::Missing("fingerprint".into())),
     };
     Ok((id, fp))
 }
@@ -170,7 +246,7 @@ impl Record for ShingleRec {
         }
     }
 
-    fn decode(payload: &[u8], _params: &Params) -> std::result::Result<Self, String> {
+    fn decode(payload: &[u8], _params: &Params) -> std::result::Result<Self, RecordError> {
         let mut c = Cursor { b: payload };
         let id = c.u64()?;
         let fingerprint = c.u128()?;
@@ -181,7 +257,7 @@ impl Record for ShingleRec {
                 .collect();
         debug_assert_eq!(hashes.len(), n);
         if hashes.windows(2).any(|w| w[0] >= w[1]) {
-            return Err("shingle hashes are not sorted and unique".into());
+            return Err(RecordError::HashesUnsorted);
         }
         Ok(ShingleRec {
             id,
@@ -199,16 +275,18 @@ impl Record for ShingleRec {
         )
     }
 
-    fn from_json(mut v: Map<String, Value>) -> std::result::Result<(Self, Params), String> {
+    fn from_json(mut v: Map<String, Value>) -> std::result::Result<(Self, Params), RecordError> {
         let params = json_params(&mut v, Kind::Shingles)?;
         let (id, fingerprint) = json_id_fp(&mut v)?;
         let hashes: Vec<u64> = match v.remove("shingles") {
-            Some(x) => serde_json::from_value(x)
-                .map_err(|_| "\"shingles\" is not an array of u64".to_string())?,
-            None => return Err("missing \"shingles\"".into()),
+            Some(x) => serde_json::from_value(x).map_err(|_| RecordError::NotArray {
+                field: "shingles",
+                of: "u64",
+            })?,
+            None => return Err(RecordError::Missing("shingles".into())),
         };
         if hashes.windows(2).any(|w| w[0] >= w[1]) {
-            return Err("\"shingles\" are not sorted and unique".into());
+            return Err(RecordError::ShinglesUnsorted);
         }
         Ok((
             ShingleRec {
@@ -240,17 +318,17 @@ impl Record for SigRec {
         );
     }
 
-    fn decode(payload: &[u8], params: &Params) -> std::result::Result<Self, String> {
+    fn decode(payload: &[u8], params: &Params) -> std::result::Result<Self, RecordError> {
         let mut c = Cursor { b: payload };
         let id = c.u64()?;
         let fingerprint = c.u128()?;
         let size = c.u64()?;
         let n = c.len(4)?;
         if n != params.perms as usize {
-            return Err(format!(
-                "signature has {n} values, the header says {}",
-                params.perms
-            ));
+            return Err(RecordError::SigLength {
+                n,
+                perms: params.perms,
+            });
         }
         let sig =
             c.b.chunks_exact(4)
@@ -273,24 +351,25 @@ impl Record for SigRec {
         )
     }
 
-    fn from_json(mut v: Map<String, Value>) -> std::result::Result<(Self, Params), String> {
+    fn from_json(mut v: Map<String, Value>) -> std::result::Result<(Self, Params), RecordError> {
         let params = json_params(&mut v, Kind::Sigs)?;
         let (id, fingerprint) = json_id_fp(&mut v)?;
         let size = v
             .remove("size")
             .and_then(|x| x.as_u64())
-            .ok_or("missing or invalid \"size\" (a non-negative integer)")?;
+            .ok_or(FieldError::NotU64("size".into()))?;
         let sig: Vec<u32> = match v.remove("sig") {
-            Some(x) => serde_json::from_value(x)
-                .map_err(|_| "\"sig\" is not an array of u32".to_string())?,
-            None => return Err("missing \"sig\"".into()),
+            Some(x) => serde_json::from_value(x).map_err(|_| RecordError::NotArray {
+                field: "sig",
+                of: "u32",
+            })?,
+            None => return Err(RecordError::Missing("sig".into())),
         };
         if sig.len() != params.perms as usize {
-            return Err(format!(
-                "\"sig\" has {} values, \"perms\" says {}",
-                sig.len(),
-                params.perms
-            ));
+            return Err(RecordError::SigPerms {
+                n: sig.len(),
+                perms: params.perms,
+            });
         }
         Ok((
             SigRec {
@@ -385,7 +464,7 @@ impl<W: Write> RecordWriter<W> {
         match self {
             RecordWriter::Binary(w, _) => w.write_frame(payload),
             RecordWriter::Json(_, params) => {
-                let rec = T::decode(payload, params).map_err(Error::Config)?;
+                let rec = T::decode(payload, params).map_err(|e| Error::Config(e.to_string()))?;
                 self.write(&rec)
             }
         }
@@ -483,7 +562,7 @@ impl<T: Record, R: BufRead> RecordReader<T, R> {
                 .map_err(|e| bad(format!("not UTF-8 text (byte {})", e.valid_up_to() + 1)))?;
             let map: Map<String, Value> =
                 serde_json::from_str(text).map_err(|e| bad(format!("invalid JSON: {e}")))?;
-            let (rec, params) = T::from_json(map).map_err(bad)?;
+            let (rec, params) = T::from_json(map).map_err(|e| bad(e.to_string()))?;
             if let Some(first) = self.seen.insert(rec.id(), at) {
                 return Err(bad(format!(
                     "id {} repeated (first on line {first})",
@@ -516,8 +595,10 @@ impl<T: Record, R: BufRead> RecordReader<T, R> {
                 }
                 let params = s.header().params;
                 let record = s.count();
-                let rec =
-                    T::decode(&self.buf, &params).map_err(|msg| Error::Record { record, msg })?;
+                let rec = T::decode(&self.buf, &params).map_err(|e| Error::Record {
+                    record,
+                    msg: e.to_string(),
+                })?;
                 if let Some(first) = self.seen.insert(rec.id(), record) {
                     return Err(Error::Record {
                         record,

@@ -177,8 +177,8 @@ fn read_input(args: &Args, log: &Log) -> Result<(String, Vec<Decision>)> {
     }
     if let Some(p) = &args.docs {
         let wanted = out.iter().flat_map(|d| d.members.iter().copied()).collect();
-        let modified = read_field(p, Some(&wanted), |o| {
-            Ok(o.get("modified").and_then(Value::as_str).map(str::to_owned))
+        let modified = read_field(p, Some(&wanted), |d| {
+            Ok(d.modified().and_then(Value::as_str).map(str::to_owned))
         })?;
         for d in &mut out {
             d.fill_modified(|id| modified.get(&id).cloned().flatten());

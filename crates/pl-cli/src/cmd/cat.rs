@@ -7,11 +7,12 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use pl_core::records::{Record, ShingleRec, SigRec};
 use pl_core::stream::{is_binary, Kind, StreamReader};
+use pl_core::text_records::GroupRecord;
 use serde_json::Value;
 
 use crate::common::{Common, Log};
 use crate::io::{create_output, open_input, Output};
-use crate::ndjson::{get_members, get_u64, NdjsonReader};
+use crate::ndjson::NdjsonReader;
 use crate::sides::read_field;
 
 /// Print a stream as NDJSON: a binary shingle or signature stream becomes one JSON record per
@@ -92,29 +93,26 @@ fn dump<T: Record>(
 
 fn table(args: &Args, mut reader: NdjsonReader, out: &mut Output) -> Result<()> {
     let docs = match &args.docs {
-        Some(p) => read_field(p, None, |o| {
-            let s = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            let date = s("created");
-            Ok((s("title"), date.get(..10).unwrap_or(&date).to_string()))
+        Some(p) => read_field(p, None, |d| {
+            let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+            let date = s(d.created());
+            Ok((s(d.title()), date.get(..10).unwrap_or(&date).to_string()))
         })?,
         None => Default::default(),
     };
     let mut groups = 0;
-    while let Some(g) = reader.next_with(|o| {
-        let members = get_members(&o)?;
-        Ok((get_u64(&o, "group")?, get_u64(&o, "primary")?, members, o))
-    })? {
-        let (num, primary, members, o) = g;
-        let f = |k: &str| o.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    while let Some(g) = reader.next_with(|o| Ok(GroupRecord::from_obj(o)?))? {
+        let (num, primary) = (g.group, g.primary);
+        let dim = |d: Option<f64>| d.unwrap_or(f64::NAN);
         writeln!(
             out,
             "#{num}  confidence {:.3}  (jaccard {:.3}, fuzzy {:.3})  {} documents",
-            f("confidence"),
-            f("jaccard"),
-            f("fuzzy"),
-            members.len()
+            g.confidence,
+            dim(g.jaccard),
+            dim(g.fuzzy),
+            g.members.len()
         )?;
-        let mut order = members.clone();
+        let mut order = g.members;
         order.sort_by_key(|&m| (m != primary, m));
         for m in order {
             let (title, date) = docs

@@ -59,7 +59,7 @@ pub fn run(args: Args) -> Result<()> {
     let meta: FxHashMap<u64, DocMeta> = match &args.docs {
         Some(path) => {
             let wanted = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
-            read_field(path, Some(&wanted), |o| Ok(DocMeta::from_record(o)))?
+            read_field(path, Some(&wanted), |d| Ok(DocMeta::from_record(&d)))?
         }
         None => FxHashMap::default(),
     };
@@ -70,7 +70,7 @@ pub fn run(args: Args) -> Result<()> {
     let groups = cluster_with(&pairs, &meta, linkage);
     let mut out = create_output(args.common.output.as_deref())?;
     for (i, g) in groups.iter().enumerate() {
-        write_obj(&mut out, &g.to_obj(i + 1))?;
+        write_obj(&mut out, &g.to_record(i + 1))?;
     }
     out.finish()?;
     reader.report_skipped(&log);

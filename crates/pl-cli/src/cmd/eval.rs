@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Parser;
 use pl_core::eval::{evaluate, Report, TruthDoc};
-use serde_json::Value;
+use pl_core::text_records::TruthRecord;
 
 use crate::common::{Common, Log};
 use crate::io::{create_output, open_input, Output};
-use crate::ndjson::{get_id, get_members, get_u64, NdjsonReader};
+use crate::ndjson::{get_members, get_u64, NdjsonReader};
 
 /// Measure how well groups (pl-cluster output) or scored pairs (pl-score output, with
 /// --pairs) match a truth file of `{"id","cluster","kind","noise","family"}` lines: pairwise
@@ -46,19 +46,15 @@ pub fn read_truth(path: &std::path::Path) -> Result<Vec<TruthDoc>> {
     let mut r = NdjsonReader::new(open_input(Some(path))?, false);
     let mut out = Vec::new();
     while let Some((_, t)) = r.next_with_id(|o| {
-        let id = get_id(&o)?;
+        let t = TruthRecord::from_obj(o)?;
         Ok((
-            id,
+            t.id,
             TruthDoc {
-                id,
-                cluster: get_u64(&o, "cluster")?,
-                kind: o
-                    .get("kind")
-                    .and_then(Value::as_str)
-                    .unwrap_or("original")
-                    .to_string(),
-                noise: o.get("noise").and_then(Value::as_f64).unwrap_or(0.0),
-                family: o.get("family").and_then(Value::as_str).map(String::from),
+                id: t.id,
+                cluster: t.cluster,
+                kind: t.kind.unwrap_or_else(|| "original".into()),
+                noise: t.noise.unwrap_or(0.0),
+                family: t.family,
             },
         ))
     })? {
@@ -84,7 +80,7 @@ pub fn run(args: Args) -> Result<()> {
             if !o.contains_key("members") {
                 return Err("missing \"members\" (pass --pairs for pl-score output)".into());
             }
-            get_members(&o)
+            Ok(get_members(&o)?)
         }
     })? {
         groups.push(g);

@@ -10,10 +10,12 @@ use pl_core::lsh::{
 };
 use pl_core::records::{expect_param, SigRec};
 use pl_core::stream::{Params, Part};
+use pl_core::text_records::CandRecord;
 use rayon::prelude::*;
 
 use crate::common::{numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
+use crate::ndjson::write_obj;
 use crate::sides::open_records;
 
 /// Find candidate pairs: cut each signature into bands of rows; two documents whose band
@@ -147,15 +149,13 @@ pub fn run(args: Args) -> Result<()> {
     let copy_pairs: &[(u64, u64)] = copies.as_ref().map_or(&[], |c| &c.pairs);
     let mut written = 0usize;
     for (c, copy) in with_copies(&cands, copy_pairs, banding.bands as u32) {
-        if copy {
-            writeln!(
-                out,
-                "{{\"a\":{},\"b\":{},\"bands\":{},\"copy\":true}}",
-                c.a, c.b, c.bands
-            )?;
-        } else {
-            writeln!(out, "{{\"a\":{},\"b\":{},\"bands\":{}}}", c.a, c.b, c.bands)?;
-        }
+        let rec = CandRecord {
+            a: c.a,
+            b: c.b,
+            bands: c.bands.into(),
+            copy,
+        };
+        write_obj(&mut out, &rec)?;
         written += 1;
     }
     out.finish()?;

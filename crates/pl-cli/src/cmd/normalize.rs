@@ -4,11 +4,11 @@ use anyhow::Result;
 use clap::Parser;
 use pl_core::normalize::{fingerprint, normalize};
 use pl_core::records::fingerprint_hex;
-use serde_json::Value;
+use pl_core::text_records::{DocRecord, NormRecord};
 
 use crate::common::{Log, Threaded};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_id, par_map_records, NdjsonReader};
+use crate::ndjson::{par_map_records, NdjsonReader};
 
 /// Lowercase (Unicode-aware), strip punctuation and collapse whitespace of each document's
 /// `content`, adding `norm` (the normalized text), `words` (its word count) and `fingerprint`
@@ -34,20 +34,14 @@ pub fn run(args: Args) -> Result<()> {
     par_map_records(
         &mut reader,
         &mut out,
-        |mut o| {
-            let id = get_id(&o)?;
-            let content = match o.get("content") {
-                None | Some(Value::Null) => "",
-                Some(Value::String(s)) => s.as_str(),
-                Some(_) => return Err("\"content\" is not a string".into()),
-            };
+        |o| {
+            let doc = DocRecord::from_obj(o)?;
             let mut norm = String::new();
-            let words = normalize(content, &mut norm);
+            let words = normalize(doc.text()?, &mut norm);
             let fp = fingerprint_hex(fingerprint(&norm));
-            o.insert("norm".into(), Value::String(norm));
-            o.insert("words".into(), words.into());
-            o.insert("fingerprint".into(), Value::String(fp));
-            let mut line = serde_json::to_vec(&o).map_err(|e| e.to_string())?;
+            let id = doc.id;
+            let rec = NormRecord::new(doc, norm, words as u64, fp);
+            let mut line = serde_json::to_vec(&rec).map_err(|e| e.to_string())?;
             line.push(b'\n');
             Ok(Some((id, line)))
         },

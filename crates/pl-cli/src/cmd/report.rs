@@ -10,13 +10,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use pl_core::sha256::{base64, hex, sha256};
+use pl_core::text_records::{DocRecord, GroupRecord, NormRecord};
 use rustc_hash::FxHashMap;
 use serde_json::{json, Map, Value};
 
 use crate::common::{Common, Log, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_members, get_u64, get_unit, NdjsonReader, Obj};
+use crate::ndjson::{get_u64, get_unit, NdjsonReader, Obj};
 use crate::sides::read_field;
+use pl_core::fields::FieldError;
 
 const TEMPLATE: &str = include_str!("report/page.html");
 /// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
@@ -72,15 +74,7 @@ pub struct Args {
     pub decisions: Option<PathBuf>,
 }
 
-/// One group as the page shows it.
-struct Group {
-    obj: Obj,
-    confidence: f64,
-    number: u64,
-    members: Vec<u64>,
-}
-
-fn read_groups(args: &Args) -> Result<Vec<Group>> {
+fn read_groups(args: &Args) -> Result<Vec<GroupRecord>> {
     let mut reader = NdjsonReader::new(
         open_input(args.common.input.as_deref())?,
         args.common.skip_invalid,
@@ -91,13 +85,15 @@ fn read_groups(args: &Args) -> Result<Vec<Group>> {
     let mut numbers: FxHashMap<u64, u64> = FxHashMap::default();
     let mut owners: FxHashMap<u64, u64> = FxHashMap::default();
     while let Some(g) = reader.next_with(|o| {
+        // The page filters by confidence: it must be from 0 to 1. Errors name the group.
         let number = get_u64(&o, "group")?;
-        let confidence = get_unit(&o, "confidence").map_err(|e| format!("group {number}: {e}"))?;
+        let in_group = |e: FieldError| format!("group {number}: {e}");
+        get_unit(&o, "confidence").map_err(in_group)?;
         get_u64(&o, "primary")?;
-        let members = get_members(&o).map_err(|e| format!("group {number}: {e}"))?;
+        let g = GroupRecord::from_obj(o).map_err(in_group)?;
         // The page's JavaScript numbers hold integers exactly up to 2^53 - 1: a larger id
         // would come back from the page as another document's.
-        for &id in members.iter().chain([&number]) {
+        for &id in g.members.iter().chain([&number]) {
             if id > MAX_PAGE_ID {
                 return Err(format!(
                     "group {number}: id {id} is over {MAX_PAGE_ID}, the largest the review page holds exactly"
@@ -105,23 +101,18 @@ fn read_groups(args: &Args) -> Result<Vec<Group>> {
             }
         }
 
-        Ok(Group {
-            obj: o,
-            confidence,
-            number,
-            members,
-        })
+        Ok(g)
     })? {
         let line = reader.line();
         let name = reader.name();
-        if let Some(first) = numbers.insert(g.number, line) {
-            bail!("{name}: line {line}: group {} repeated (first on line {first})", g.number);
+        if let Some(first) = numbers.insert(g.group, line) {
+            bail!("{name}: line {line}: group {} repeated (first on line {first})", g.group);
         }
         for &m in &g.members {
             if let Some(first) = owners.insert(m, line) {
                 bail!(
                     "{name}: line {line}: document {m} is in group {} and in the group on line {first}",
-                    g.number
+                    g.group
                 );
             }
         }
@@ -131,7 +122,7 @@ fn read_groups(args: &Args) -> Result<Vec<Group>> {
     groups.sort_by(|a, b| {
         b.confidence
             .total_cmp(&a.confidence)
-            .then(a.number.cmp(&b.number))
+            .then(a.group.cmp(&b.group))
     });
     Ok(groups)
 }
@@ -143,27 +134,30 @@ fn safe_url(s: &str) -> Option<String> {
 }
 
 /// The fields of a docs record the page shows, text cut at `max_text` characters.
-fn page_doc(o: &Obj, max_text: usize) -> Value {
+fn page_doc(doc: DocRecord, max_text: usize) -> Value {
+    let norm = NormRecord::from(doc);
+    let doc = norm.doc();
     let mut d = Map::new();
-    for k in [
-        "title",
-        "correspondent",
-        "document_type",
-        "tags",
-        "created",
-        "added",
-        "modified",
-        "page_count",
-        "archive_serial_number",
-        "original_file_name",
+    for (k, v) in [
+        ("title", doc.title()),
+        ("correspondent", doc.correspondent()),
+        ("document_type", doc.document_type()),
+        ("tags", doc.tags()),
+        ("created", doc.created()),
+        ("added", doc.added()),
+        ("modified", doc.modified()),
+        ("page_count", doc.page_count()),
+        ("archive_serial_number", doc.archive_serial_number()),
+        ("original_file_name", doc.original_file_name()),
     ] {
-        d.insert(k.into(), o.get(k).cloned().unwrap_or(Value::Null));
+        d.insert(k.into(), v.cloned().unwrap_or(Value::Null));
     }
-    let url = o.get("url").and_then(Value::as_str).and_then(safe_url);
+    let url = doc.url().and_then(Value::as_str).and_then(safe_url);
     d.insert("url".into(), url.map(Value::String).unwrap_or(Value::Null));
-    let text = match o.get("content") {
+    let text = match doc.content() {
         Some(Value::String(s)) => s.as_str(),
-        _ => o.get("norm").and_then(Value::as_str).unwrap_or(""),
+        // A norm record without its docs' `content` shows its normalized text.
+        _ => norm.norm().and_then(Value::as_str).unwrap_or(""),
     };
     let cut = text.char_indices().nth(max_text).map(|(i, _)| i);
     d.insert(
@@ -194,13 +188,13 @@ pub fn script_json(v: &Value) -> String {
 }
 
 /// The page data: meta, groups (sorted), docs by id.
-fn build_data(args: &Args, groups: &[Group], log: &Log) -> Result<Value> {
+fn build_data(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<Value> {
     let wanted: rustc_hash::FxHashSet<u64> = groups
         .iter()
         .flat_map(|g| g.members.iter().copied())
         .collect();
     let docs: BTreeMap<u64, Value> = match &args.docs {
-        Some(p) => read_field(p, Some(&wanted), |o| Ok(page_doc(o, args.max_text)))?
+        Some(p) => read_field(p, Some(&wanted), |d| Ok(page_doc(d, args.max_text)))?
             .into_iter()
             .collect(),
         None => BTreeMap::new(),
@@ -228,7 +222,7 @@ fn build_data(args: &Args, groups: &[Group], log: &Log) -> Result<Value> {
     // Scores of pairs inside one group, for the per-member columns.
     let group_of: BTreeMap<u64, u64> = groups
         .iter()
-        .flat_map(|g| g.members.iter().map(move |&m| (m, g.number)))
+        .flat_map(|g| g.members.iter().map(move |&m| (m, g.group)))
         .collect();
     let mut pairs: BTreeMap<u64, Vec<Value>> = BTreeMap::new();
     if let Some(p) = &args.scores {
@@ -249,18 +243,17 @@ fn build_data(args: &Args, groups: &[Group], log: &Log) -> Result<Value> {
     let groups: Vec<Value> = groups
         .iter()
         .map(|g| {
-            let mut o = Map::new();
-            for k in ["group", "confidence", "jaccard", "fuzzy", "pair", "primary"] {
-                o.insert(k.into(), g.obj.get(k).cloned().unwrap_or(Value::Null));
-            }
+            // The page shows the documented fields only, members ascending.
             let mut members = g.members.clone();
             members.sort_unstable();
-            o.insert("members".into(), json!(members));
-            o.insert(
-                "pairs".into(),
-                Value::Array(pairs.remove(&g.number).unwrap_or_default()),
-            );
-            Value::Object(o)
+            let shown = GroupRecord {
+                members,
+                rest: Obj::new(),
+                ..g.clone()
+            };
+            let mut o = serde_json::to_value(shown).expect("a group record serializes");
+            o["pairs"] = Value::Array(pairs.remove(&g.group).unwrap_or_default());
+            o
         })
         .collect();
     let docs_obj: Map<String, Value> = docs

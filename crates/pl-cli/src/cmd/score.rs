@@ -435,14 +435,10 @@ pub fn run(args: Args) -> Result<()> {
                 (Some(_), Some(w)) => w,
                 (Some(_), None) => continue,
             };
-            let mut o = record(c, &d, &args, &sides);
-            if let Some(r) = reason {
-                o.insert("dropped".into(), r.as_str().into());
-            }
-            for (k, v) in c.rest.to_obj() {
-                o.entry(k).or_insert(v);
-            }
-            write_obj(sink, &o)?;
+            let mut rec = record(c, &d, &args, &sides);
+            rec.dropped = reason.map(|r| r.as_str().to_string());
+            rec.pass_through(c.rest.to_obj());
+            write_obj(sink, &rec)?;
             if reason.is_none() {
                 kept += 1;
             }
@@ -499,73 +495,76 @@ fn verifier_of(args: &Args) -> Verifier {
 }
 
 /// The output record of a scored pair (without the candidate's passthrough fields).
-fn record(c: &Cand, d: &Dims, args: &Args, sides: &FxHashMap<u64, Side>) -> Obj {
-    let mut o = Obj::new();
-    o.insert("a".into(), c.a.into());
-    o.insert("b".into(), c.b.into());
-    o.insert("score".into(), round6(d.score).into());
-    o.insert("jaccard".into(), round6(d.jaccard).into());
-    o.insert("fuzzy".into(), d.fuzzy.map(round6).into());
-    o.insert("containment".into(), round6(d.containment).into());
-    o.insert("distinct".into(), d.distinct.map(round6).into());
+fn record(
+    c: &Cand,
+    d: &Dims,
+    args: &Args,
+    sides: &FxHashMap<u64, Side>,
+) -> pl_core::text_records::ScoreRecord {
+    let mut r = pl_core::text_records::ScoreRecord {
+        a: c.a,
+        b: c.b,
+        score: round6(d.score),
+        jaccard: Some(round6(d.jaccard)),
+        fuzzy: Some(d.fuzzy.map(round6)),
+        containment: Some(round6(d.containment)),
+        distinct: Some(d.distinct.map(round6)),
+        ..Default::default()
+    };
     if let Some(e) = &d.evidence {
-        o.insert(
-            "conflicts".into(),
-            round6(verifier_of(args).weight(e)).into(),
-        );
-        o.insert("garbled".into(), e.garbled.into());
+        r.conflicts = Some(round6(verifier_of(args).weight(e)));
+        r.garbled = Some(e.garbled);
         if [c.a, c.b]
             .iter()
             .any(|id| sides.get(id).is_some_and(|s| s.sampled))
         {
-            o.insert("sampled".into(), true.into());
+            r.sampled = Some(true);
         }
     }
     if args.explain {
         if let (Some(x), Some(y)) = (sides.get(&c.a), sides.get(&c.b)) {
-            let only = |p: &[String], q: &[String]| -> Value {
+            let only = |p: &[String], q: &[String]| -> Option<Vec<String>> {
                 let q: FxHashSet<&String> = q.iter().collect();
-                p.iter()
-                    .filter(|w| !q.contains(w))
-                    .take(20)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .into()
+                Some(
+                    p.iter()
+                        .filter(|w| !q.contains(w))
+                        .take(20)
+                        .cloned()
+                        .collect(),
+                )
             };
-            o.insert("only_a".into(), only(&x.words, &y.words));
-            o.insert("only_b".into(), only(&y.words, &x.words));
+            r.only_a = only(&x.words, &y.words);
+            r.only_b = only(&y.words, &x.words);
         }
         if let Some(e) = &d.evidence {
-            o.insert(
-                "evidence".into(),
-                serde_json::json!({
-                    "matched": e.matched,
-                    "replaced": e.replaced,
-                    "added": e.added,
-                    "garbled": e.garbled,
-                    "digit_subs": e.digit_subs,
-                    "one_digit_subs": e.one_digit_subs,
-                    "word_subs": e.word_subs,
-                    "rare_word_subs": e.rare_word_subs,
-                    "inner_added": e.inner_added,
-                    "inner_words": e.inner_words,
-                    "stopped": e.stopped,
-                }),
-            );
-            let side = |s: ConflictSide| -> Value {
-                e.conflicts
-                    .iter()
-                    .filter(|c| c.side == s)
-                    .take(20)
-                    .map(|c| c.word.clone())
-                    .collect::<Vec<_>>()
-                    .into()
+            r.evidence = Some(pl_core::text_records::EvidenceCounts {
+                matched: e.matched,
+                replaced: e.replaced,
+                added: e.added,
+                garbled: e.garbled,
+                digit_subs: e.digit_subs,
+                one_digit_subs: e.one_digit_subs,
+                word_subs: e.word_subs,
+                rare_word_subs: e.rare_word_subs,
+                inner_added: e.inner_added,
+                inner_words: e.inner_words,
+                stopped: e.stopped,
+            });
+            let side = |s: ConflictSide| -> Option<Vec<String>> {
+                Some(
+                    e.conflicts
+                        .iter()
+                        .filter(|c| c.side == s)
+                        .take(20)
+                        .map(|c| c.word.clone())
+                        .collect(),
+                )
             };
-            o.insert("conflicts_a".into(), side(ConflictSide::A));
-            o.insert("conflicts_b".into(), side(ConflictSide::B));
+            r.conflicts_a = side(ConflictSide::A);
+            r.conflicts_b = side(ConflictSide::B);
         }
     }
-    o
+    r
 }
 
 /// Whether two documents are one normalized text: equal fingerprints, and (so that every

@@ -3,6 +3,7 @@
 use anyhow::Result;
 use clap::Parser;
 use pl_core::score::round6;
+use pl_core::text_records::ScoreRecord;
 use pl_core::trigram::{
     brute_force_row, check_threshold, sort_pairs, trigrams, JoinStats, Scratch, Trigram,
     TrigramIndex, TrigramPair, DEFAULT_THRESHOLD,
@@ -13,7 +14,7 @@ use serde_json::Value;
 
 use crate::common::{Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_id, parse_object, NdjsonReader};
+use crate::ndjson::{get_id, parse_object, write_obj, NdjsonReader};
 
 /// Find every pair of documents whose sets of character trigrams (three consecutive
 /// characters of the normalized text, spaces included) are similar: similarity =
@@ -128,9 +129,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let mut out = create_output(args.common.output.as_deref())?;
     for p in &pairs {
-        let s = Value::from(round6(p.similarity));
-        // Written by hand: `{"a","b","score","trigram"}` in this order, like pl-lsh's cands.
-        writeln_pair(&mut out, p, &s)?;
+        writeln_pair(&mut out, p, round6(p.similarity))?;
     }
     out.finish()?;
     log.info(format!(
@@ -152,13 +151,15 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-fn writeln_pair(out: &mut impl std::io::Write, p: &TrigramPair, s: &Value) -> Result<()> {
-    writeln!(
-        out,
-        "{{\"a\":{},\"b\":{},\"score\":{s},\"trigram\":{s}}}",
-        p.a, p.b
-    )?;
-    Ok(())
+fn writeln_pair(out: &mut impl std::io::Write, p: &TrigramPair, s: f64) -> Result<()> {
+    let rec = ScoreRecord {
+        a: p.a,
+        b: p.b,
+        score: s,
+        trigram: Some(s),
+        ..ScoreRecord::default()
+    };
+    write_obj(out, &rec)
 }
 
 /// Probes every document of the index in parallel; the pairs come out sorted.
@@ -219,7 +220,7 @@ mod tests {
             overlap: 7,
             similarity: 0.875,
         };
-        writeln_pair(&mut out, &p, &Value::from(round6(p.similarity))).unwrap();
+        writeln_pair(&mut out, &p, round6(p.similarity)).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "{\"a\":3,\"b\":9,\"score\":0.875,\"trigram\":0.875}\n"

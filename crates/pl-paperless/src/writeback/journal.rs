@@ -125,7 +125,7 @@ impl Journal {
                         format!("line {}: not a pl-apply journal record", i + 1),
                     )
                 })?,
-                Err(msg) => cut = Some((i + 1, msg)),
+                Err(e) => cut = Some((i + 1, e.to_string())),
             }
         }
         Ok(h)

@@ -161,7 +161,7 @@ fn parse_changes(
             continue;
         }
         let at = |m: String| format!("line {}: {m}", i + 1);
-        let o = parse_object(line).map_err(at)?;
+        let o = parse_object(line).map_err(|e| at(e.to_string()))?;
         if o.get("decision").and_then(Value::as_str) == Some("pending") {
             let g = o
                 .get("group")
