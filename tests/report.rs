@@ -391,7 +391,7 @@ fn serve_merges_saves_per_group_and_stays_bounded() {
     // loaded machine the server may not have taken all 70 in yet: ask again until it has
     // (while the idle ones are held, a 200 can only come before that).
     let mut turned_away = None;
-    for _ in 0..50 {
+    for _ in 0..200 {
         std::thread::sleep(std::time::Duration::from_millis(100));
         let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
         let _ = c.write_all(
