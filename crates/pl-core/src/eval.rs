@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use crate::text_records::TruthRecord;
+
 /// What the truth says of one document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TruthDoc {
@@ -22,6 +24,20 @@ pub struct TruthDoc {
     pub noise: f64,
     /// Template family (same family, other cluster = hard negative).
     pub family: Option<String>,
+}
+
+/// A truth record as the evaluation reads it: a copy of unknown kind is an `original`, of
+/// unknown noise noiseless.
+impl From<TruthRecord> for TruthDoc {
+    fn from(t: TruthRecord) -> TruthDoc {
+        TruthDoc {
+            id: t.id,
+            cluster: t.cluster,
+            kind: t.kind.unwrap_or_else(|| "original".into()),
+            noise: t.noise.unwrap_or(0.0),
+            family: t.family,
+        }
+    }
 }
 
 /// Precision, recall and F1 with their counts.
@@ -221,9 +237,48 @@ pub fn evaluate(groups: &[Vec<u64>], truth: &[TruthDoc]) -> Report {
     }
 }
 
+/// Pairs are evaluated as groups after union: a pair list is what pl-cluster would join.
+pub fn evaluate_pairs(pairs: &[Vec<u64>], truth: &[TruthDoc]) -> Report {
+    let scored: Vec<crate::cluster::ScoredPair> = pairs
+        .iter()
+        .map(|p| crate::cluster::ScoredPair {
+            a: p[0].min(p[1]),
+            b: p[0].max(p[1]),
+            score: 1.0,
+            jaccard: 1.0,
+            fuzzy: 1.0,
+            copy: false,
+        })
+        .collect();
+    let groups: Vec<Vec<u64>> = crate::cluster::cluster(&scored, &Default::default())
+        .into_iter()
+        .map(|g| g.members)
+        .collect();
+    evaluate(&groups, truth)
+}
+
+/// Where a noise level ("0%", "≤1%", ..., "≤15%", ">15%") comes in the table: by level, not
+/// as its label sorts.
+pub fn noise_rank(label: &str) -> f64 {
+    let above = label.starts_with('>');
+    let n: f64 = label
+        .trim_start_matches(['≤', '>'])
+        .trim_end_matches('%')
+        .parse()
+        .unwrap_or(f64::MAX);
+    n + if above { 0.5 } else { 0.0 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn noise_levels_in_order() {
+        let mut l = ["≤10%", ">15%", "0%", "≤15%", "≤3%", "≤1%", "≤5%"];
+        l.sort_by(|a, b| noise_rank(a).total_cmp(&noise_rank(b)));
+        assert_eq!(l, ["0%", "≤1%", "≤3%", "≤5%", "≤10%", "≤15%", ">15%"]);
+    }
 
     fn t(id: u64, cluster: u64, kind: &str, family: Option<&str>) -> TruthDoc {
         TruthDoc {

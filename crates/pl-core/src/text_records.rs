@@ -9,6 +9,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use crate::evidence::Evidence;
 use crate::fields::{get_id, get_members, get_u64, FieldError, Obj};
 
 /// Takes `key` out of `o` without moving the fields after it (they keep their input order).
@@ -140,7 +141,8 @@ pub struct CandRecord {
     pub copy: bool,
 }
 
-/// The verifier's counts of one pair (`pl-score --explain`).
+/// The verifier's counts of one pair (`pl-score --explain`): the counts of `Evidence`, which
+/// also holds the conflict words and is not a record.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EvidenceCounts {
     /// Words aligned equal.
@@ -165,6 +167,24 @@ pub struct EvidenceCounts {
     pub inner_words: usize,
     /// The verifier stopped at the block that settled a drop.
     pub stopped: bool,
+}
+
+impl From<&Evidence> for EvidenceCounts {
+    fn from(e: &Evidence) -> EvidenceCounts {
+        EvidenceCounts {
+            matched: e.matched,
+            replaced: e.replaced,
+            added: e.added,
+            garbled: e.garbled,
+            digit_subs: e.digit_subs,
+            one_digit_subs: e.one_digit_subs,
+            word_subs: e.word_subs,
+            rare_word_subs: e.rare_word_subs,
+            inner_added: e.inner_added,
+            inner_words: e.inner_words,
+            stopped: e.stopped,
+        }
+    }
 }
 
 /// A scored pair: pl-score's (and pl-trigram's) output, and pl-score's `--rejected` records.

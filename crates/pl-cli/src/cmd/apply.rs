@@ -232,24 +232,55 @@ pub fn run(args: Args) -> Result<()> {
         .server
         .client("pl-apply", args.api_version, args.quiet)?;
     let mut out = create_output(args.output.as_deref())?;
+    let run = Run {
+        args: &args,
+        client: &client,
+        history: &history,
+        journal_path: &journal_path,
+        log: &log,
+    };
     let result = if args.undo.is_some() {
-        undo(&args, &client, &history, &journal_path, &mut out, &log)
+        undo(&run, &mut out)
     } else {
-        apply(&args, &client, &history, &journal_path, &mut out, &log)
+        apply(&run, &mut out)
     };
     out.finish()?;
     result
 }
 
-/// Checks, plans and (with --yes) carries out the decisions.
-fn apply(
+/// With --yes, carries a plan out in batches of --batch, journaled: the request that failed,
+/// if one did. Without it, nothing (the plan is only printed).
+fn with_yes(
     args: &Args,
-    client: &Client,
-    history: &History,
     journal_path: &Path,
-    out: &mut Output,
-    log: &Log,
-) -> Result<()> {
+    carry_out: impl FnOnce(&mut Journal, usize) -> pl_paperless::Result<Option<pl_paperless::Error>>,
+) -> Result<Option<pl_paperless::Error>> {
+    if !args.yes {
+        return Ok(None);
+    }
+    let mut journal = Journal::open(journal_path)?;
+    Ok(carry_out(&mut journal, args.batch as usize)?)
+}
+
+/// What an apply and an undo work with.
+struct Run<'a> {
+    args: &'a Args,
+    client: &'a Client,
+    /// The journal's earlier runs.
+    history: &'a History,
+    journal_path: &'a Path,
+    log: &'a Log,
+}
+
+/// Checks, plans and (with --yes) carries out the decisions.
+fn apply(run: &Run, out: &mut Output) -> Result<()> {
+    let Run {
+        args,
+        client,
+        history,
+        journal_path,
+        log,
+    } = *run;
     let (input_name, decisions) = read_input(args, log)?;
     let live = Live::fetch(client, &decisions)?;
     log.info(format!(
@@ -266,12 +297,9 @@ fn apply(
     };
     let mut plan = ApplyPlan::new(client, &decisions, history, live, opts)?;
     plan.refusals().into_iter().for_each(|r| log.note(r));
-    let mut failed = None;
-    if args.yes {
-        let mut journal = Journal::open(journal_path)?;
-        let batch = args.batch as usize;
-        failed = plan.carry_out(client, history, &mut journal, &input_name, batch)?;
-    }
+    let failed = with_yes(args, journal_path, |journal, batch| {
+        plan.carry_out(client, history, journal, &input_name, batch)
+    })?;
     for s in &plan.steps {
         write_obj(out, &s.record(&args.tag))?;
     }
@@ -287,27 +315,18 @@ fn apply(
 }
 
 /// Plans and (with --yes) undoes what the journal records as done.
-fn undo(
-    args: &Args,
-    client: &Client,
-    history: &History,
-    journal_path: &Path,
-    out: &mut Output,
-    log: &Log,
-) -> Result<()> {
-    let mut plan = UndoPlan::new(client, history, journal_path)?;
-    plan.refusals().into_iter().for_each(|r| log.note(r));
-    let mut failed = None;
-    if args.yes {
-        let mut journal = Journal::open(journal_path)?;
-        let batch = args.batch as usize;
-        failed = plan.carry_out(client, history, &mut journal, batch, &args.tag)?;
-    }
-    for r in plan.records(&args.tag) {
+fn undo(run: &Run, out: &mut Output) -> Result<()> {
+    let tag = &run.args.tag;
+    let mut plan = UndoPlan::new(run.client, run.history, run.journal_path)?;
+    plan.refusals().into_iter().for_each(|r| run.log.note(r));
+    let failed = with_yes(run.args, run.journal_path, |journal, batch| {
+        plan.carry_out(run.client, run.history, journal, batch, tag)
+    })?;
+    for r in plan.records(tag) {
         write_obj(out, &r)?;
     }
-    log.note(if args.yes {
-        plan.done_summary(journal_path)
+    run.log.note(if run.args.yes {
+        plan.done_summary(run.journal_path)
     } else {
         plan.summary()
     });

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Parser;
-use pl_core::eval::{evaluate, Report, TruthDoc};
+use pl_core::eval::{evaluate, evaluate_pairs, noise_rank, Report, TruthDoc};
 use pl_core::text_records::TruthRecord;
 
 use crate::common::{Common, Log};
@@ -47,16 +47,7 @@ pub fn read_truth(path: &std::path::Path) -> Result<Vec<TruthDoc>> {
     let mut out = Vec::new();
     while let Some((_, t)) = r.next_with_id(|o| {
         let t = TruthRecord::from_obj(o)?;
-        Ok((
-            t.id,
-            TruthDoc {
-                id: t.id,
-                cluster: t.cluster,
-                kind: t.kind.unwrap_or_else(|| "original".into()),
-                noise: t.noise.unwrap_or(0.0),
-                family: t.family,
-            },
-        ))
+        Ok((t.id, TruthDoc::from(t)))
     })? {
         out.push(t);
     }
@@ -102,26 +93,6 @@ pub fn run(args: Args) -> Result<()> {
     out.finish()
 }
 
-/// Pairs are evaluated as groups after union: a pair list is what pl-cluster would join.
-fn evaluate_pairs(pairs: &[Vec<u64>], truth: &[TruthDoc]) -> Report {
-    let scored: Vec<pl_core::cluster::ScoredPair> = pairs
-        .iter()
-        .map(|p| pl_core::cluster::ScoredPair {
-            a: p[0].min(p[1]),
-            b: p[0].max(p[1]),
-            score: 1.0,
-            jaccard: 1.0,
-            fuzzy: 1.0,
-            copy: false,
-        })
-        .collect();
-    let groups: Vec<Vec<u64>> = pl_core::cluster::cluster(&scored, &Default::default())
-        .into_iter()
-        .map(|g| g.members)
-        .collect();
-    evaluate(&groups, truth)
-}
-
 /// Writes the report as a table.
 pub fn table(r: &Report, out: &mut Output) -> Result<()> {
     writeln!(
@@ -160,26 +131,4 @@ pub fn table(r: &Report, out: &mut Output) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Where a noise level ("0%", "≤1%", ..., "≤15%", ">15%") comes in the table: by level, not
-/// as its label sorts.
-fn noise_rank(label: &str) -> f64 {
-    let above = label.starts_with('>');
-    let n: f64 = label
-        .trim_start_matches(['≤', '>'])
-        .trim_end_matches('%')
-        .parse()
-        .unwrap_or(f64::MAX);
-    n + if above { 0.5 } else { 0.0 }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn noise_levels_in_order() {
-        let mut l = ["≤10%", ">15%", "0%", "≤15%", "≤3%", "≤1%", "≤5%"];
-        l.sort_by(|a, b| super::noise_rank(a).total_cmp(&super::noise_rank(b)));
-        assert_eq!(l, ["0%", "≤1%", "≤3%", "≤5%", "≤10%", "≤15%", ">15%"]);
-    }
 }

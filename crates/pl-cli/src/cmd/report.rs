@@ -187,8 +187,9 @@ pub fn script_json(v: &Value) -> String {
     out
 }
 
-/// The page data: meta, groups (sorted), docs by id.
-fn build_data(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<Value> {
+/// The members' documents as the page shows them, by id, linked to --paperless-url when
+/// their records have no `url`.
+fn page_docs(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<BTreeMap<u64, Value>> {
     let wanted: rustc_hash::FxHashSet<u64> = groups
         .iter()
         .flat_map(|g| g.members.iter().copied())
@@ -219,7 +220,11 @@ fn build_data(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<Value> {
             "{missing} group members have no record in the docs file"
         ));
     }
-    // Scores of pairs inside one group, for the per-member columns.
+    Ok(docs)
+}
+
+/// The scores of the pairs inside each group (from --scores), for the per-member columns.
+fn group_pairs(args: &Args, groups: &[GroupRecord]) -> Result<BTreeMap<u64, Vec<Value>>> {
     let group_of: BTreeMap<u64, u64> = groups
         .iter()
         .flat_map(|g| g.members.iter().map(move |&m| (m, g.group)))
@@ -240,6 +245,13 @@ fn build_data(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<Value> {
             }
         }
     }
+    Ok(pairs)
+}
+
+/// The page data: meta, groups (sorted), docs by id.
+fn build_data(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<Value> {
+    let docs = page_docs(args, groups, log)?;
+    let mut pairs = group_pairs(args, groups)?;
     let groups: Vec<Value> = groups
         .iter()
         .map(|g| {

@@ -537,19 +537,7 @@ fn record(
             r.only_b = only(&y.words, &x.words);
         }
         if let Some(e) = &d.evidence {
-            r.evidence = Some(pl_core::text_records::EvidenceCounts {
-                matched: e.matched,
-                replaced: e.replaced,
-                added: e.added,
-                garbled: e.garbled,
-                digit_subs: e.digit_subs,
-                one_digit_subs: e.one_digit_subs,
-                word_subs: e.word_subs,
-                rare_word_subs: e.rare_word_subs,
-                inner_added: e.inner_added,
-                inner_words: e.inner_words,
-                stopped: e.stopped,
-            });
+            r.evidence = Some(e.into());
             let side = |s: ConflictSide| -> Option<Vec<String>> {
                 Some(
                     e.conflicts

@@ -194,12 +194,16 @@ fn parse_changes(
     Ok(out)
 }
 
-/// One request, one answer.
-fn handle(stream: TcpStream, st: &State) -> Result<()> {
-    stream.set_read_timeout(Some(IO_TIMEOUT))?;
-    stream.set_write_timeout(Some(IO_TIMEOUT))?;
-    let mut r = BufReader::new(stream.try_clone()?);
-    let mut head = (&mut r).take(MAX_HEAD);
+/// A request's first line and headers (names lowercased).
+struct Head {
+    method: String,
+    path: String,
+    headers: BTreeMap<String, String>,
+}
+
+/// Reads a request's head: `None` when it does not end within `MAX_HEAD` bytes.
+fn read_head(r: &mut BufReader<TcpStream>) -> Result<Option<Head>> {
+    let mut head = (&mut *r).take(MAX_HEAD);
     let mut line = String::new();
     head.read_line(&mut line)?;
     let mut parts = line.split_whitespace();
@@ -208,29 +212,44 @@ fn handle(stream: TcpStream, st: &State) -> Result<()> {
         parts.next().unwrap_or("").to_owned(),
     );
     let mut headers = BTreeMap::new();
-    let mut ended = false;
     loop {
         let mut h = String::new();
         if head.read_line(&mut h)? == 0 {
-            break;
+            return Ok(None);
         }
         if h.trim().is_empty() {
-            ended = true;
-            break;
+            return Ok(Some(Head {
+                method,
+                path,
+                headers,
+            }));
         }
         if let Some((k, v)) = h.split_once(':') {
             headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
         }
     }
+}
+
+/// One request, one answer.
+fn handle(stream: TcpStream, st: &State) -> Result<()> {
+    stream.set_read_timeout(Some(IO_TIMEOUT))?;
+    stream.set_write_timeout(Some(IO_TIMEOUT))?;
+    let mut r = BufReader::new(stream.try_clone()?);
+    let head = read_head(&mut r)?;
     let mut w = stream;
-    if !ended {
+    let Some(Head {
+        method,
+        path,
+        headers,
+    }) = head
+    else {
         respond(&mut w, 431, "text/plain", b"request head too large\n")?;
         // Read what the client still sends (bounded) before closing: closing on unread
         // bytes resets the connection, and the client would never see the answer.
         w.set_read_timeout(Some(Duration::from_secs(1)))?;
         let _ = std::io::copy(&mut r.take(MAX_BODY as u64), &mut std::io::sink());
         return Ok(());
-    }
+    };
     let host = headers.get("host").map(String::as_str).unwrap_or("");
     if !st.hosts.iter().any(|h| h == host) {
         return respond(&mut w, 403, "text/plain", b"unknown Host\n");
@@ -249,45 +268,53 @@ fn handle(stream: TcpStream, st: &State) -> Result<()> {
             };
             respond(&mut w, 200, "application/x-ndjson", &body)
         }
-        ("PUT", "/decisions") => {
-            if let Some(o) = headers.get("origin") {
-                if !st.origins.iter().any(|x| x == o) {
-                    return respond(&mut w, 403, "text/plain", b"foreign Origin\n");
-                }
-            }
-            // A body without a length (chunked) is refused, never read as empty: an empty
-            // set of decisions would replace the file.
-            let n: Option<usize> = headers
-                .get("content-length")
-                .and_then(|v| v.parse().ok())
-                .filter(|_| !headers.contains_key("transfer-encoding"));
-            let Some(n) = n else {
-                return respond(&mut w, 411, "text/plain", b"Content-Length required\n");
-            };
-            if n > MAX_BODY {
-                return respond(&mut w, 413, "text/plain", b"too large\n");
-            }
-            let mut body = vec![0; n];
-            r.read_exact(&mut body)?;
-            let text = String::from_utf8_lossy(&body);
-            match parse_changes(&text, &st.groups) {
-                Err(msg) => respond(&mut w, 400, "text/plain", msg.as_bytes()),
-                Ok(changes) => {
-                    let _g = st.lock.lock().unwrap_or_else(|e| e.into_inner());
-                    match merge(&st.file, &st.groups, changes) {
-                        Ok(n) => respond(
-                            &mut w,
-                            200,
-                            "application/json",
-                            format!("{{\"saved\":{n}}}").as_bytes(),
-                        ),
-                        Err(e) => respond(&mut w, 500, "text/plain", format!("{e:#}").as_bytes()),
-                    }
-                }
-            }
-        }
+        ("PUT", "/decisions") => put_decisions(&mut r, &mut w, &headers, st),
         (_, "/") | (_, "/decisions") => respond(&mut w, 405, "text/plain", b"method not allowed\n"),
         _ => respond(&mut w, 404, "text/plain", b"not found\n"),
+    }
+}
+
+/// `PUT /decisions`: the page's changes merged into the decisions file.
+fn put_decisions(
+    r: &mut BufReader<TcpStream>,
+    w: &mut TcpStream,
+    headers: &BTreeMap<String, String>,
+    st: &State,
+) -> Result<()> {
+    if let Some(o) = headers.get("origin") {
+        if !st.origins.iter().any(|x| x == o) {
+            return respond(w, 403, "text/plain", b"foreign Origin\n");
+        }
+    }
+    // A body without a length (chunked) is refused, never read as empty: an empty set of
+    // decisions would replace the file.
+    let n: Option<usize> = headers
+        .get("content-length")
+        .and_then(|v| v.parse().ok())
+        .filter(|_| !headers.contains_key("transfer-encoding"));
+    let Some(n) = n else {
+        return respond(w, 411, "text/plain", b"Content-Length required\n");
+    };
+    if n > MAX_BODY {
+        return respond(w, 413, "text/plain", b"too large\n");
+    }
+    let mut body = vec![0; n];
+    r.read_exact(&mut body)?;
+    let text = String::from_utf8_lossy(&body);
+    match parse_changes(&text, &st.groups) {
+        Err(msg) => respond(w, 400, "text/plain", msg.as_bytes()),
+        Ok(changes) => {
+            let _g = st.lock.lock().unwrap_or_else(|e| e.into_inner());
+            match merge(&st.file, &st.groups, changes) {
+                Ok(n) => respond(
+                    w,
+                    200,
+                    "application/json",
+                    format!("{{\"saved\":{n}}}").as_bytes(),
+                ),
+                Err(e) => respond(w, 500, "text/plain", format!("{e:#}").as_bytes()),
+            }
+        }
     }
 }
 
