@@ -145,8 +145,8 @@ pub struct Conflict {
     pub one_digit: bool,
 }
 
-/// The differences of two aligned texts, counted.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The differences of two aligned texts, counted; `pl-score --explain` writes the counts.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Evidence {
     /// Words the alignment matched (in each text).
     pub matched: usize,
@@ -158,6 +158,7 @@ pub struct Evidence {
     /// the words they replace.
     pub garbled: usize,
     /// Conflicts, in text order of the alignment.
+    #[serde(skip)]
     pub conflicts: Vec<Conflict>,
     /// Conflicting numbers that stand against each other: per replaced block, the smaller of
     /// the two texts' counts of conflicts with digits. A number on one side only is content

@@ -141,52 +141,6 @@ pub struct CandRecord {
     pub copy: bool,
 }
 
-/// The verifier's counts of one pair (`pl-score --explain`): the counts of `Evidence`, which
-/// also holds the conflict words and is not a record.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EvidenceCounts {
-    /// Words aligned equal.
-    pub matched: usize,
-    /// Words in replaced blocks, both texts.
-    pub replaced: usize,
-    /// Words in inserted or deleted blocks, both texts.
-    pub added: usize,
-    /// Words of replaced blocks taken for OCR damage.
-    pub garbled: usize,
-    /// Numbers against other numbers.
-    pub digit_subs: usize,
-    /// Numbers against numbers differing in one digit.
-    pub one_digit_subs: usize,
-    /// Known words against other words.
-    pub word_subs: usize,
-    /// Known words against words no other document has.
-    pub rare_word_subs: usize,
-    /// Numbers and known words one text has and the other has nowhere, away from both ends.
-    pub inner_added: usize,
-    /// The words counted by `inner_added`.
-    pub inner_words: usize,
-    /// The verifier stopped at the block that settled a drop.
-    pub stopped: bool,
-}
-
-impl From<&Evidence> for EvidenceCounts {
-    fn from(e: &Evidence) -> EvidenceCounts {
-        EvidenceCounts {
-            matched: e.matched,
-            replaced: e.replaced,
-            added: e.added,
-            garbled: e.garbled,
-            digit_subs: e.digit_subs,
-            one_digit_subs: e.one_digit_subs,
-            word_subs: e.word_subs,
-            rare_word_subs: e.rare_word_subs,
-            inner_added: e.inner_added,
-            inner_words: e.inner_words,
-            stopped: e.stopped,
-        }
-    }
-}
-
 /// A scored pair: pl-score's (and pl-trigram's) output, and pl-score's `--rejected` records.
 /// Absent fields are the dimensions a method or flag does not measure.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -237,7 +191,7 @@ pub struct ScoreRecord {
     pub only_b: Option<Vec<String>>,
     /// `--explain`: the verifier's counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evidence: Option<EvidenceCounts>,
+    pub evidence: Option<Evidence>,
     /// `--explain`: conflict words of `a`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conflicts_a: Option<Vec<String>>,
@@ -491,7 +445,7 @@ mod tests {
             trigram: Some(0.0),
             only_a: list.clone(),
             only_b: list.clone(),
-            evidence: Some(EvidenceCounts::default()),
+            evidence: Some(Evidence::default()),
             conflicts_a: list.clone(),
             conflicts_b: list,
             dropped: Some("score".into()),
@@ -502,7 +456,7 @@ mod tests {
             .lines()
             .find(|l| l.starts_with("| `evidence`"))
             .unwrap();
-        for k in keys(EvidenceCounts::default()) {
+        for k in keys(Evidence::default()) {
             assert!(evidence_row.contains(&format!("`{k}`")), "evidence {k}");
         }
         agree("groups", keys(GroupRecord::default()));

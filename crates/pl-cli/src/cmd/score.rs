@@ -537,7 +537,7 @@ fn record(
             r.only_b = only(&y.words, &x.words);
         }
         if let Some(e) = &d.evidence {
-            r.evidence = Some(e.into());
+            r.evidence = Some(e.clone());
             let side = |s: ConflictSide| -> Option<Vec<String>> {
                 Some(
                     e.conflicts
