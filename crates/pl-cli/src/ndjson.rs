@@ -241,27 +241,41 @@ pub fn par_map_records(
     f: impl Fn(Obj) -> MappedRecord + Sync,
     mut on_record: impl FnMut(),
 ) -> Result<()> {
-    const CHUNK: usize = 2048;
-    let mut chunk: Vec<(u64, String)> = Vec::with_capacity(CHUNK);
-    loop {
-        if !reader.next_chunk(&mut chunk, CHUNK)? {
-            return Ok(());
-        }
-        let results: Vec<MappedRecord> = chunk
-            .par_iter()
-            .map(|(_, text)| parse_object(text).map_err(String::from).and_then(&f))
-            .collect();
-        for ((line, _), r) in chunk.iter().zip(results) {
-            match r {
-                Ok(Some((id, bytes))) => {
-                    if reader.check_id(*line, id)? {
-                        out.write_all(&bytes)?;
-                        on_record();
-                    }
+    par_parse(
+        reader,
+        2048,
+        |text| parse_object(text).map_err(String::from).and_then(&f),
+        |reader, line, mapped| {
+            if let Some((id, bytes)) = mapped {
+                if reader.check_id(line, id)? {
+                    out.write_all(&bytes)?;
+                    on_record();
                 }
-                Ok(None) => {}
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Parses the lines with `parse`, `chunk` lines at a time on every thread, and hands each
+/// record to `take` with its line number, in input order; an invalid line is the reader's
+/// error (or a skip), after every record before it was taken.
+pub fn par_parse<T: Send>(
+    reader: &mut NdjsonReader,
+    chunk: usize,
+    parse: impl Fn(&str) -> Result<T, String> + Sync,
+    mut take: impl FnMut(&mut NdjsonReader, u64, T) -> Result<()>,
+) -> Result<()> {
+    let mut lines: Vec<(u64, String)> = Vec::with_capacity(chunk);
+    while reader.next_chunk(&mut lines, chunk)? {
+        let parsed: Vec<Result<T, String>> =
+            lines.par_iter().map(|(_, text)| parse(text)).collect();
+        for ((line, _), r) in lines.iter().zip(parsed) {
+            match r {
+                Ok(v) => take(reader, *line, v)?,
                 Err(msg) => reader.invalid(*line, &msg)?,
             }
         }
     }
+    Ok(())
 }

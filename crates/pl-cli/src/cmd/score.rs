@@ -21,7 +21,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::common::{numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_id, get_u64, norm_fields, parse_object, write_obj, NdjsonReader, Obj};
+use crate::ndjson::{
+    get_id, get_u64, norm_fields, par_parse, parse_object, write_obj, NdjsonReader, Obj,
+};
 use crate::sides::read_all;
 
 /// Score each candidate pair and keep those at or over --threshold whose differences are OCR's.
@@ -278,19 +280,10 @@ pub fn run(args: Args) -> Result<()> {
     // Tens of millions of lines at a million documents: parsed a chunk at a time on every
     // thread, taken in order.
     let mut cands = Vec::new();
-    let mut chunk = Vec::with_capacity(CAND_CHUNK);
-    while reader.next_chunk(&mut chunk, CAND_CHUNK)? {
-        let parsed: Vec<Result<Cand, String>> = chunk
-            .par_iter()
-            .map(|(_, text)| Cand::parse(text))
-            .collect();
-        for ((line, _), c) in chunk.iter().zip(parsed) {
-            match c {
-                Ok(c) => cands.push(c),
-                Err(msg) => reader.invalid(*line, &msg)?,
-            }
-        }
-    }
+    par_parse(&mut reader, CAND_CHUNK, Cand::parse, |_, _, c| {
+        cands.push(c);
+        Ok(())
+    })?;
     let wanted: FxHashSet<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
     let (params, sig_recs) = read_all::<SigRec>(&args.sigs)?;
     if let Some(p) = params.filter(|p| p.part != pl_core::stream::Part::Whole) {
