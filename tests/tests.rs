@@ -4,6 +4,7 @@ mod server;
 mod util;
 
 mod apply;
+mod batches;
 mod cli;
 mod copies;
 mod edges;

@@ -5,4 +5,6 @@ pub mod cmd;
 pub mod common;
 pub mod io;
 pub mod ndjson;
+pub mod reorder;
+pub mod score_sides;
 pub mod sides;

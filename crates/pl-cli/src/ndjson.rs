@@ -16,6 +16,9 @@ pub struct NdjsonReader {
     name: String,
     reader: Box<dyn BufRead + Send>,
     line: u64,
+    /// Bytes read so far, and where the last line returned starts.
+    pos: u64,
+    start: u64,
     buf: Vec<u8>,
     skip_invalid: bool,
     skipped: u64,
@@ -51,6 +54,8 @@ impl NdjsonReader {
             name: input.name,
             reader: input.reader,
             line: 0,
+            pos: 0,
+            start: 0,
             buf: Vec::new(),
             skip_invalid,
             skipped: 0,
@@ -117,6 +122,8 @@ impl NdjsonReader {
             if n == 0 {
                 return Ok(None);
             }
+            self.start = self.pos;
+            self.pos += n as u64;
             self.line += 1;
             if is_blank(&self.buf) {
                 continue;
@@ -135,13 +142,28 @@ impl NdjsonReader {
     /// A bad line ends the chunk before it; its error comes with the next call, so the
     /// records before it are still handled (and written).
     pub fn next_chunk(&mut self, chunk: &mut Vec<(u64, String)>, n: usize) -> Result<bool> {
+        self.next_chunk_at(chunk, &mut Vec::new(), n)
+    }
+
+    /// [`NdjsonReader::next_chunk`], also giving the byte offset each line starts at (its
+    /// length is the line's, newline included), to read it again later.
+    pub fn next_chunk_at(
+        &mut self,
+        chunk: &mut Vec<(u64, String)>,
+        starts: &mut Vec<u64>,
+        n: usize,
+    ) -> Result<bool> {
         chunk.clear();
+        starts.clear();
         if let Some(e) = self.deferred.take() {
             return Err(e);
         }
         while chunk.len() < n {
             match self.next_line() {
-                Ok(Some(l)) => chunk.push(l),
+                Ok(Some(l)) => {
+                    chunk.push(l);
+                    starts.push(self.start);
+                }
                 Ok(None) => break,
                 Err(e) if chunk.is_empty() => return Err(e),
                 Err(e) => {

@@ -113,12 +113,20 @@ impl Group {
     }
 }
 
-struct UnionFind {
+/// Disjoint sets of dense numbers; the smaller root wins a union.
+pub(crate) struct UnionFind {
     parent: Vec<u32>,
 }
 
 impl UnionFind {
-    fn find(&mut self, mut x: u32) -> u32 {
+    /// `n` singletons.
+    pub(crate) fn new(n: usize) -> UnionFind {
+        UnionFind {
+            parent: (0..n as u32).collect(),
+        }
+    }
+
+    pub(crate) fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let p = self.parent[x as usize];
             self.parent[x as usize] = self.parent[p as usize];
@@ -126,7 +134,7 @@ impl UnionFind {
         }
         x
     }
-    fn union(&mut self, a: u32, b: u32) {
+    pub(crate) fn union(&mut self, a: u32, b: u32) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
             // The smaller root wins, so the result does not depend on pair order.
@@ -279,9 +287,7 @@ pub fn cluster_with(
         .enumerate()
         .map(|(i, &id)| (id, i as u32))
         .collect();
-    let mut uf = UnionFind {
-        parent: (0..ids.len() as u32).collect(),
-    };
+    let mut uf = UnionFind::new(ids.len());
     let mut used = vec![true; pairs.len()];
     match linkage {
         Linkage::Single => {

@@ -4,6 +4,7 @@
 //! The binaries in `pl-cli` wire them to stdin/stdout.
 #![deny(missing_docs)]
 
+pub mod batches;
 pub mod cluster;
 pub mod decision;
 pub mod diff;

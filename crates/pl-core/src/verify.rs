@@ -200,6 +200,17 @@ impl Vocab {
         }
     }
 
+    /// Puts the ids of words already counted into `out`, in text order, as [`Vocab::add`] gave
+    /// them; `None` when a word was never counted.
+    pub fn lookup(&self, hashes: &[u64], out: &mut Vec<u32>) -> Option<()> {
+        out.clear();
+        out.reserve_exact(hashes.len());
+        for h in hashes {
+            out.push(*self.ids.get(h)?);
+        }
+        Some(())
+    }
+
     /// Documents counted.
     pub fn docs(&self) -> u64 {
         self.docs.into()
@@ -268,6 +279,13 @@ mod tests {
         assert_eq!(v.docs(), 2);
         assert_eq!(v.doc_counts()[a], 2, "a word in every document");
         assert_eq!(v.doc_counts()[b], 1);
+        let mut again = Vec::new();
+        let mut hashes = Vec::new();
+        word_hashes("a  c", &mut hashes);
+        assert_eq!(v.lookup(&hashes, &mut again), Some(()));
+        assert_eq!(again, ids, "a lookup gives the ids counting gave");
+        word_hashes("a zz", &mut hashes);
+        assert_eq!(v.lookup(&hashes, &mut again), None, "a word never counted");
     }
 
     #[test]

@@ -1,19 +1,18 @@
 //! pl-score: candidate pairs → scored pairs over the threshold.
 
-use std::borrow::Cow;
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
-use pl_core::distinct::{distinctive_tokens, distinctive_words, DocFreq};
-use pl_core::evidence::{Profile, Side as ConflictSide};
+use pl_core::batches::Batch;
+use pl_core::evidence::Side as ConflictSide;
 use pl_core::minhash::{estimate_jaccard, exact_jaccard};
 use pl_core::records::{expect_param, ShingleRec, SigRec};
 use pl_core::score::{
-    containment_estimate, exact_containment, fuzzy_sample, round6, Weights, DEFAULT_FUZZY_SAMPLE,
+    containment_estimate, exact_containment, round6, Weights, DEFAULT_FUZZY_SAMPLE,
 };
-use pl_core::scorer::{Config, Dims, Doc, Scorer, Similarity, Step, Verdict, Verifier};
-use pl_core::verify::{edge_sample, word_hashes, Vocab};
+use pl_core::scorer::{Config, Dims, Scorer, Similarity, Step, Verdict, Verifier};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -21,9 +20,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::common::{numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{
-    get_id, get_u64, norm_fields, par_parse, parse_object, write_obj, NdjsonReader, Obj,
-};
+use crate::ndjson::{get_u64, par_parse, parse_object, write_obj, NdjsonReader, Obj};
+use crate::reorder::Reorder;
+use crate::score_sides::{NormTexts, SideOptions, Sides};
 use crate::sides::read_all;
 
 /// Score each candidate pair and keep those at or over --threshold whose differences are OCR's.
@@ -128,6 +127,13 @@ pub struct Args {
     /// step that dropped it (score, distinct, conflicts).
     #[arg(long, value_name = "FILE")]
     pub rejected: Option<PathBuf>,
+    /// Memory, in MB, for the documents of the pairs held at once (their texts, word ids and
+    /// samples: about 4 bytes per byte of normalized text). When they need more, the pairs are
+    /// scored in batches of documents whose texts are read again from --norm by offset, so
+    /// memory does not grow with the corpus; output and verdicts are the same.
+    #[arg(long, value_name = "MB", default_value_t = 1024,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    pub text_memory: u64,
     /// Fail unless the signatures have this length K.
     #[arg(long, value_name = "K")]
     pub perms: Option<u32>,
@@ -222,42 +228,6 @@ const CAND_CHUNK: usize = 1 << 14;
 /// candidates.
 const SCORE_BLOCK: usize = 1 << 18;
 
-/// What is kept of each document that appears in a pair.
-#[derive(Default)]
-struct Side {
-    /// The normalized text: whole for the verifier, else only the fuzzy sample.
-    text: String,
-    /// The fuzzy sample: `text[..sample_end]`, or with --sort-words this.
-    sorted_sample: Option<String>,
-    sample_end: usize,
-    /// Characters in the fuzzy sample.
-    sample_chars: usize,
-    /// The verifier's view: word ids in the corpus vocabulary, words present.
-    profile: Profile,
-    /// Distinctive tokens and their rarity (weighed once the whole file is counted).
-    tokens: Vec<(u64, f64)>,
-    words: Vec<String>,
-    /// Longer than --max-words: `text` holds its two ends only.
-    sampled: bool,
-    /// The word ids, until the profile takes them once every document is counted.
-    ids: Vec<u32>,
-}
-
-impl Side {
-    fn doc(&self) -> Doc<'_> {
-        Doc {
-            text: &self.text,
-            sample: self
-                .sorted_sample
-                .as_deref()
-                .unwrap_or(&self.text[..self.sample_end]),
-            sample_chars: self.sample_chars,
-            tokens: &self.tokens,
-            profile: &self.profile,
-        }
-    }
-}
-
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-score", &args.common);
@@ -323,9 +293,17 @@ pub fn run(args: Args) -> Result<()> {
         )
         .into());
     }
-    let (sides, df, doc_counts) = match &args.norm {
-        Some(path) => read_sides(path, &wanted, &args)?,
-        None => Default::default(),
+    let opts = SideOptions {
+        verify,
+        max_words: args.max_words,
+        fuzzy_sample: args.fuzzy_sample,
+        sort_words: args.sort_words,
+        explain: args.explain,
+    };
+    let budget = args.text_memory.saturating_mul(1 << 20);
+    let mut texts = match &args.norm {
+        Some(path) => Some(NormTexts::read(path, &wanted, &opts, budget)?),
+        None => None,
     };
     for c in &cands {
         for id in [c.a, c.b] {
@@ -333,7 +311,7 @@ pub fn run(args: Args) -> Result<()> {
                 Some(args.sigs.display().to_string())
             } else if args.exact && !shingles.contains_key(&id) {
                 args.shingles.as_ref().map(|p| p.display().to_string())
-            } else if args.norm.is_some() && !sides.contains_key(&id) {
+            } else if texts.as_ref().is_some_and(|t| !t.contains(id)) {
                 args.norm.as_ref().map(|p| p.display().to_string())
             } else {
                 None
@@ -357,8 +335,24 @@ pub fn run(args: Args) -> Result<()> {
         "{} candidate pairs ({copies} of identical texts, scored without comparing), {} documents loaded, {} in the corpus",
         cands.len(),
         sigs.len(),
-        df.docs()
+        texts.as_ref().map_or(0, |t| t.docs())
     ));
+    let held = match texts.as_mut() {
+        Some(t) => t.take_held(),
+        None => Some(Sides::default()),
+    };
+    let to_read = if held.is_none() { texts.as_ref() } else { None };
+    let (batches, doc_ids) = plan_batches(&cands, to_read, budget)?;
+    if batches.len() > 1 {
+        log.info(format!(
+            "the pairs' documents need more than --text-memory {} MB: scored in {} batches, {} texts read again from {} for {} documents",
+            args.text_memory,
+            batches.len(),
+            batches.iter().map(|b| b.docs.len()).sum::<usize>(),
+            args.norm.as_ref().map_or(String::new(), |p| p.display().to_string()),
+            doc_ids.len()
+        ));
+    }
     let verifier = (!args.no_verify).then(|| verifier_of(&args));
     let config = Config {
         threshold: args.threshold,
@@ -373,10 +367,10 @@ pub fn run(args: Args) -> Result<()> {
     };
     let scorer = Scorer {
         config: &config,
-        doc_counts: &doc_counts,
+        doc_counts: texts.as_ref().map_or(&[], |t| t.doc_counts()),
     };
     let ladder = Ladder::default();
-    let score_pair = |c: &Cand| {
+    let score_pair = |c: &Cand, sides: &Sides| {
         let start = std::time::Instant::now();
         let (sa, sb) = (&sigs[&c.a], &sigs[&c.b]);
         let identical = identical_texts(sa, sb, exact_shingles);
@@ -412,30 +406,67 @@ pub fn run(args: Args) -> Result<()> {
         Some(path) => Some(create_output(Some(path))?),
         None => None,
     };
+    // Lines of several batches come back in candidate order through a temporary file.
+    let mut reorder = match batches.len() {
+        0 | 1 => None,
+        _ => Some(Reorder::new(cands.len())?),
+    };
     let (mut kept, mut dropped) = (0u64, [0u64; 3]);
-    for block in cands.chunks(SCORE_BLOCK) {
-        let scored: Vec<Verdict> = block.par_iter().map(&score_pair).collect();
-        for (c, v) in block.iter().zip(scored) {
-            let (d, reason) = match v {
-                Verdict::Kept(d) => (d, None),
-                Verdict::Dropped(d, r) => {
-                    dropped[r as usize] += 1;
-                    (d, Some(r))
+    let mut line = Vec::new();
+    for batch in &batches {
+        let loaded;
+        let sides = match (&held, &texts) {
+            (Some(held), _) => held,
+            (None, Some(t)) => {
+                let ids: Vec<u64> = batch.docs.iter().map(|&d| doc_ids[d as usize]).collect();
+                loaded = t.load(&ids, &opts)?;
+                &loaded
+            }
+            (None, None) => unreachable!("texts are held unless read from --norm"),
+        };
+        for block in batch.pairs.chunks(SCORE_BLOCK) {
+            let scored: Vec<Verdict> = block
+                .par_iter()
+                .map(|&i| score_pair(&cands[i as usize], sides))
+                .collect();
+            for (&i, v) in block.iter().zip(scored) {
+                let c = &cands[i as usize];
+                let (d, reason) = match v {
+                    Verdict::Kept(d) => (d, None),
+                    Verdict::Dropped(d, r) => {
+                        dropped[r as usize] += 1;
+                        (d, Some(r))
+                    }
+                };
+                if reason.is_none() {
+                    kept += 1;
+                } else if rejected.is_none() {
+                    continue;
                 }
-            };
-            let sink = match (reason, rejected.as_mut()) {
-                (None, _) => &mut out,
-                (Some(_), Some(w)) => w,
-                (Some(_), None) => continue,
-            };
-            let mut rec = record(c, &d, &args, &sides);
-            rec.dropped = reason.map(|r| r.as_str().to_string());
-            rec.pass_through(c.rest.to_obj());
-            write_obj(sink, &rec)?;
-            if reason.is_none() {
-                kept += 1;
+                let mut rec = record(c, &d, &args, sides);
+                rec.dropped = reason.map(|r| r.as_str().to_string());
+                rec.pass_through(c.rest.to_obj());
+                match (reorder.as_mut(), reason, rejected.as_mut()) {
+                    (Some(r), _, _) => {
+                        line.clear();
+                        write_obj(&mut line, &rec)?;
+                        r.put(i as usize, u8::from(reason.is_some()), &line)?;
+                    }
+                    (None, None, _) => write_obj(&mut out, &rec)?,
+                    (None, Some(_), Some(w)) => write_obj(w, &rec)?,
+                    (None, Some(_), None) => {
+                        unreachable!("dropped pairs are skipped without --rejected")
+                    }
+                }
             }
         }
+    }
+    if let Some(r) = reorder {
+        r.drain(|sink, line| match (sink, rejected.as_mut()) {
+            (0, _) => Ok(out.write_all(line)?),
+            (_, Some(w)) => Ok(w.write_all(line)?),
+            (_, None) => unreachable!("only kept pairs are put without --rejected"),
+        })?;
     }
     out.finish()?;
     if let Some(w) = rejected {
@@ -448,6 +479,36 @@ pub fn run(args: Args) -> Result<()> {
         args.threshold, dropped[0], dropped[1], dropped[2]
     ));
     Ok(())
+}
+
+/// The batches to score the candidates in, and the id of each dense document number: one
+/// batch of every pair when the texts are held (`texts` is `None`), else planned over the
+/// texts' costs ([`pl_core::batches::plan`]).
+fn plan_batches(
+    cands: &[Cand],
+    texts: Option<&NormTexts>,
+    budget: u64,
+) -> Result<(Vec<Batch>, Vec<u64>)> {
+    let n = u32::try_from(cands.len())
+        .map_err(|_| anyhow!("over 4,294,967,295 candidate pairs: split the input"))?;
+    let Some(texts) = texts else {
+        let all = Batch {
+            docs: Vec::new(),
+            pairs: (0..n).collect(),
+        };
+        return Ok((vec![all], Vec::new()));
+    };
+    let mut dense: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut ids = Vec::new();
+    let mut number = |id: u64| {
+        *dense.entry(id).or_insert_with(|| {
+            ids.push(id);
+            ids.len() as u32 - 1
+        })
+    };
+    let pairs: Vec<(u32, u32)> = cands.iter().map(|c| (number(c.a), number(c.b))).collect();
+    let costs: Vec<u64> = ids.iter().map(|&id| texts.cost(id)).collect();
+    Ok((pl_core::batches::plan(&pairs, &costs, budget), ids))
 }
 
 /// Pairs decided by each step of the cascade and the time they took (summed over threads),
@@ -488,12 +549,7 @@ fn verifier_of(args: &Args) -> Verifier {
 }
 
 /// The output record of a scored pair (without the candidate's passthrough fields).
-fn record(
-    c: &Cand,
-    d: &Dims,
-    args: &Args,
-    sides: &FxHashMap<u64, Side>,
-) -> pl_core::text_records::ScoreRecord {
+fn record(c: &Cand, d: &Dims, args: &Args, sides: &Sides) -> pl_core::text_records::ScoreRecord {
     let mut r = pl_core::text_records::ScoreRecord {
         a: c.a,
         b: c.b,
@@ -561,168 +617,6 @@ fn identical_texts(a: &SigRec, b: &SigRec, shingles: Option<&FxHashMap<u64, Vec<
             let (x, y) = (&s[&a.id], &s[&b.id]);
             !x.is_empty() && x == y
         })
-}
-
-/// Reads the norm file once: the rarity of distinctive tokens and (for the verifier) of words
-/// over every document, and the fuzzy sample, tokens and word ids of the documents in `wanted`.
-fn read_sides(
-    path: &std::path::Path,
-    wanted: &FxHashSet<u64>,
-    args: &Args,
-) -> Result<(FxHashMap<u64, Side>, DocFreq, Vec<u32>)> {
-    /// One line of --norm, parsed and tokenized on a worker thread.
-    struct Parsed {
-        id: u64,
-        tokens: Vec<u64>,
-        hashes: Vec<u64>,
-        side: Option<Side>,
-    }
-    const CHUNK: usize = 2048;
-    let mut r = NdjsonReader::new(open_input(Some(path))?, false);
-    let mut df = DocFreq::default();
-    let mut vocab = Vocab::default();
-    let mut sides = FxHashMap::default();
-    let mut ids = Vec::new();
-    let parse = |text: &str| -> Result<Parsed, String> {
-        let (id, norm) = match norm_fields(text) {
-            Some(f) => (f.id, f.norm),
-            None => {
-                let mut o = parse_object(text)?;
-                let id = get_id(&o)?;
-                let Some(Value::String(norm)) = o.remove("norm") else {
-                    return Err(
-                        "missing \"norm\": pass the output of pl-normalize as --norm".into(),
-                    );
-                };
-                (id, Cow::Owned(norm))
-            }
-        };
-        let mut tokens = Vec::new();
-        distinctive_tokens(&norm, &mut tokens);
-        // A text too long to align within bounded memory is verified on its two ends.
-        let (norm, sampled) = match (args.no_verify, edge_sample(&norm, args.max_words)) {
-            (false, Some(sample)) => (Cow::Owned(sample), true),
-            _ => (norm, false),
-        };
-        let mut hashes = Vec::new();
-        if !args.no_verify {
-            word_hashes(&norm, &mut hashes);
-        }
-        let side = wanted.contains(&id).then(|| Side {
-            sampled,
-            ..side(norm.into_owned(), &tokens, args)
-        });
-        Ok(Parsed {
-            id,
-            tokens,
-            hashes,
-            side,
-        })
-    };
-    // Counting is serial (ids are given in file order): it runs on one thread while the
-    // next chunk is parsed on the others.
-    let mut consume = |r: &mut NdjsonReader,
-                       chunk: &[(u64, String)],
-                       parsed: Vec<Result<Parsed, String>>|
-     -> Result<()> {
-        for ((line, _), p) in chunk.iter().zip(parsed) {
-            let p = match p {
-                Ok(p) => p,
-                Err(msg) => {
-                    r.invalid(*line, &msg)?;
-                    continue;
-                }
-            };
-            if !r.check_id(*line, p.id)? {
-                continue;
-            }
-            df.add(&p.tokens);
-            let mut side = p.side;
-            if !args.no_verify {
-                vocab.add(&p.hashes, &mut ids);
-                if let Some(s) = side.as_mut() {
-                    s.ids = std::mem::take(&mut ids);
-                }
-            }
-            if let Some(side) = side {
-                sides.insert(p.id, side);
-            }
-        }
-        Ok(())
-    };
-    /// A chunk's lines and what parsing made of each.
-    type ParsedChunk = (Vec<(u64, String)>, Vec<Result<Parsed, String>>);
-    let mut current: Option<ParsedChunk> = None;
-    loop {
-        let mut chunk = Vec::with_capacity(CHUNK);
-        let more = match r.next_chunk(&mut chunk, CHUNK) {
-            Ok(more) => more,
-            Err(e) => {
-                if let Some((c, p)) = current.take() {
-                    consume(&mut r, &c, p)?;
-                }
-                return Err(e);
-            }
-        };
-        let (parsed, done) = rayon::join(
-            || -> Vec<Result<Parsed, String>> {
-                chunk.par_iter().map(|(_, text)| parse(text)).collect()
-            },
-            || match current.take() {
-                Some((c, p)) => consume(&mut r, &c, p),
-                None => Ok(()),
-            },
-        );
-        done?;
-        if !more {
-            break;
-        }
-        current = Some((chunk, parsed));
-    }
-    sides.par_iter_mut().for_each(|(_, s)| {
-        s.profile.set_ids(std::mem::take(&mut s.ids));
-        df.weigh(&mut s.tokens);
-    });
-    Ok((sides, df, vocab.doc_counts().to_vec()))
-}
-
-/// What scoring keeps of a document that is in a pair (its word ids are filled in later).
-fn side(norm: String, tokens: &[u64], args: &Args) -> Side {
-    let sample = fuzzy_sample(&norm, args.fuzzy_sample, args.sort_words);
-    let sample_chars = sample.chars().count();
-    let (sorted_sample, sample_end) = match sample {
-        Cow::Owned(sorted) => (Some(sorted), 0),
-        Cow::Borrowed(prefix) => (None, prefix.len()),
-    };
-    let words = if args.explain {
-        distinctive_words(&norm)
-            .into_iter()
-            .map(String::from)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let profile = if args.no_verify {
-        Profile::default()
-    } else {
-        Profile::new(&norm)
-    };
-    let mut text = norm;
-    if args.no_verify {
-        text.truncate(sample_end);
-        text.shrink_to_fit();
-    }
-    Side {
-        text,
-        sample_chars,
-        sorted_sample,
-        sample_end,
-        profile,
-        tokens: tokens.iter().map(|&t| (t, 0.0)).collect(),
-        words,
-        sampled: false,
-        ids: Vec::new(),
-    }
 }
 
 #[cfg(test)]

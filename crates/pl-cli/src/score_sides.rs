@@ -1,0 +1,355 @@
+//! What pl-score keeps of the documents in its pairs, read from the norm file. Every document
+//! is counted once (the rarity of words and of distinctive tokens); the documents of the pairs
+//! are held in memory while they fit the budget, and otherwise read again by offset, one batch
+//! of documents at a time ([`pl_core::batches`]).
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+use pl_core::distinct::{distinctive_tokens, distinctive_words, DocFreq};
+use pl_core::evidence::Profile;
+use pl_core::score::fuzzy_sample;
+use pl_core::scorer::Doc;
+use pl_core::verify::{edge_sample, word_hashes, Vocab};
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::Value;
+
+use crate::io::open_input;
+use crate::ndjson::{get_id, norm_fields, parse_object, NdjsonReader};
+
+/// What the flags ask of each document.
+#[derive(Debug, Clone, Copy)]
+pub struct SideOptions {
+    /// Word ids and profiles for the verifier (else only the fuzzy sample is kept).
+    pub verify: bool,
+    /// Words aligned; a longer text is kept on its two ends.
+    pub max_words: usize,
+    /// Characters of the fuzzy sample, and whether its words are sorted.
+    pub fuzzy_sample: usize,
+    pub sort_words: bool,
+    /// Keep the distinctive words, for `--explain`.
+    pub explain: bool,
+}
+
+/// What is kept of each document that appears in a pair.
+#[derive(Default)]
+pub struct Side {
+    /// The normalized text: whole for the verifier, else only the fuzzy sample.
+    text: String,
+    /// The fuzzy sample: `text[..sample_end]`, or with --sort-words this.
+    sorted_sample: Option<String>,
+    sample_end: usize,
+    /// Characters in the fuzzy sample.
+    sample_chars: usize,
+    /// The verifier's view: word ids in the corpus vocabulary, words present.
+    profile: Profile,
+    /// Distinctive tokens and their rarity.
+    tokens: Vec<(u64, f64)>,
+    /// Distinctive words, with --explain.
+    pub words: Vec<String>,
+    /// Longer than --max-words: `text` holds its two ends only.
+    pub sampled: bool,
+    /// The word ids, until the profile takes them once every document is counted.
+    ids: Vec<u32>,
+}
+
+impl Side {
+    /// The document as the scorer sees it.
+    pub fn doc(&self) -> Doc<'_> {
+        Doc {
+            text: &self.text,
+            sample: self
+                .sorted_sample
+                .as_deref()
+                .unwrap_or(&self.text[..self.sample_end]),
+            sample_chars: self.sample_chars,
+            tokens: &self.tokens,
+            profile: &self.profile,
+        }
+    }
+}
+
+/// The sides of some documents, by id.
+pub type Sides = FxHashMap<u64, Side>;
+
+/// The norm file, counted: the corpus's rarities, and the pairs' documents held or found.
+pub struct NormTexts {
+    name: String,
+    df: DocFreq,
+    vocab: Vocab,
+    /// Every wanted document's side, while they fit the budget.
+    held: Option<Sides>,
+    /// Where each wanted document's line is, to read it again.
+    at: FxHashMap<u64, (u64, u32)>,
+    file: Option<File>,
+}
+
+/// Memory a document's side takes, estimated from its line: the text, 4 bytes per word of
+/// ids, 12 per distinct word, and the record around them.
+pub fn side_cost(line_len: u32) -> u64 {
+    4 * u64::from(line_len) + 512
+}
+
+/// One line of the norm file, parsed and tokenized.
+struct Parsed<'a> {
+    id: u64,
+    norm: Cow<'a, str>,
+    sampled: bool,
+    tokens: Vec<u64>,
+    hashes: Vec<u64>,
+}
+
+fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, String> {
+    let (id, norm) = match norm_fields(text) {
+        Some(f) => (f.id, f.norm),
+        None => {
+            let mut o = parse_object(text)?;
+            let id = get_id(&o)?;
+            let Some(Value::String(norm)) = o.remove("norm") else {
+                return Err("missing \"norm\": pass the output of pl-normalize as --norm".into());
+            };
+            (id, Cow::Owned(norm))
+        }
+    };
+    let mut tokens = Vec::new();
+    distinctive_tokens(&norm, &mut tokens);
+    // A text too long to align within bounded memory is verified on its two ends.
+    let (norm, sampled) = match (opts.verify, edge_sample(&norm, opts.max_words)) {
+        (true, Some(sample)) => (Cow::Owned(sample), true),
+        _ => (norm, false),
+    };
+    let mut hashes = Vec::new();
+    if opts.verify {
+        word_hashes(&norm, &mut hashes);
+    }
+    Ok(Parsed {
+        id,
+        norm,
+        sampled,
+        tokens,
+        hashes,
+    })
+}
+
+impl NormTexts {
+    /// Reads the norm file once: the rarity of distinctive tokens and (for the verifier) of
+    /// words over every document, and the documents in `wanted`, held while their sides cost
+    /// at most `budget` bytes (or whatever they cost, when the file cannot be read again).
+    pub fn read(
+        path: &Path,
+        wanted: &FxHashSet<u64>,
+        opts: &SideOptions,
+        budget: u64,
+    ) -> Result<NormTexts> {
+        const CHUNK: usize = 2048;
+        // Stdin, a pipe or a device cannot be read again: its documents are held.
+        let file = (path != Path::new("-"))
+            .then(|| File::open(path).ok())
+            .flatten()
+            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()));
+        let mut r = NdjsonReader::new(open_input(Some(path))?, false);
+        let mut t = NormTexts {
+            name: r.name().to_string(),
+            df: DocFreq::default(),
+            vocab: Vocab::default(),
+            held: Some(Sides::default()),
+            at: FxHashMap::default(),
+            file,
+        };
+        let mut held_cost = 0u64;
+        let mut ids = Vec::new();
+        type Made = (u64, Vec<u64>, Vec<u64>, Option<Side>);
+        let make = |text: &str, keep: bool| -> Result<Made, String> {
+            let p = parse_line(text, opts)?;
+            let side = (keep && wanted.contains(&p.id)).then(|| Side {
+                sampled: p.sampled,
+                ..side(p.norm.into_owned(), &p.tokens, opts)
+            });
+            Ok((p.id, p.tokens, p.hashes, side))
+        };
+        // Counting is serial (ids are given in file order): it runs on one thread while the
+        // next chunk is parsed on the others.
+        let mut consume = |r: &mut NdjsonReader,
+                           t: &mut NormTexts,
+                           chunk: &[(u64, String)],
+                           starts: &[u64],
+                           parsed: Vec<Result<Made, String>>|
+         -> Result<()> {
+            for (((line, text), &start), p) in chunk.iter().zip(starts).zip(parsed) {
+                let (id, tokens, hashes, side) = match p {
+                    Ok(p) => p,
+                    Err(msg) => {
+                        r.invalid(*line, &msg)?;
+                        continue;
+                    }
+                };
+                if !r.check_id(*line, id)? {
+                    continue;
+                }
+                t.df.add(&tokens);
+                if opts.verify {
+                    t.vocab.add(&hashes, &mut ids);
+                }
+                if !wanted.contains(&id) {
+                    continue;
+                }
+                let len = u32::try_from(text.len())
+                    .map_err(|_| anyhow!("{}: line {line}: over 4 GB", t.name))?;
+                t.at.insert(id, (start, len));
+                held_cost += side_cost(len);
+                if held_cost > budget && t.file.is_some() {
+                    t.held = None;
+                }
+                if let (Some(held), Some(mut side)) = (t.held.as_mut(), side) {
+                    side.ids = std::mem::take(&mut ids);
+                    held.insert(id, side);
+                }
+            }
+            Ok(())
+        };
+        type ParsedChunk = (Vec<(u64, String)>, Vec<u64>, Vec<Result<Made, String>>);
+        let mut current: Option<ParsedChunk> = None;
+        loop {
+            let (mut chunk, mut starts) = (Vec::with_capacity(CHUNK), Vec::new());
+            let more = match r.next_chunk_at(&mut chunk, &mut starts, CHUNK) {
+                Ok(more) => more,
+                Err(e) => {
+                    if let Some((c, s, p)) = current.take() {
+                        consume(&mut r, &mut t, &c, &s, p)?;
+                    }
+                    return Err(e);
+                }
+            };
+            let keep = t.held.is_some();
+            let (parsed, done) = rayon::join(
+                || -> Vec<Result<Made, String>> {
+                    chunk.par_iter().map(|(_, text)| make(text, keep)).collect()
+                },
+                || match current.take() {
+                    Some((c, s, p)) => consume(&mut r, &mut t, &c, &s, p),
+                    None => Ok(()),
+                },
+            );
+            done?;
+            if !more {
+                break;
+            }
+            current = Some((chunk, starts, parsed));
+        }
+        if let Some(held) = t.held.as_mut() {
+            let df = &t.df;
+            held.par_iter_mut().for_each(|(_, s)| {
+                s.profile.set_ids(std::mem::take(&mut s.ids));
+                df.weigh(&mut s.tokens);
+            });
+        }
+        Ok(t)
+    }
+
+    /// Documents counted.
+    pub fn docs(&self) -> u64 {
+        self.df.docs()
+    }
+
+    /// The number of documents each word id is in.
+    pub fn doc_counts(&self) -> &[u32] {
+        self.vocab.doc_counts()
+    }
+
+    /// Whether a wanted document was in the file.
+    pub fn contains(&self, id: u64) -> bool {
+        self.at.contains_key(&id)
+    }
+
+    /// What a wanted document's side costs ([`side_cost`]).
+    pub fn cost(&self, id: u64) -> u64 {
+        self.at.get(&id).map_or(0, |&(_, len)| side_cost(len))
+    }
+
+    /// The sides of every wanted document, when they fit the budget; else `None`, and
+    /// [`NormTexts::load`] reads them a batch at a time.
+    pub fn take_held(&mut self) -> Option<Sides> {
+        self.held.take()
+    }
+
+    /// Reads the sides of `ids` again from the file, on every thread.
+    pub fn load(&self, ids: &[u64], opts: &SideOptions) -> Result<Sides> {
+        let file = self
+            .file
+            .as_ref()
+            .ok_or_else(|| anyhow!("{}: cannot be read again by offset", self.name))?;
+        ids.par_iter()
+            .map_init(Vec::new, |buf, &id| {
+                let &(start, len) = &self.at[&id];
+                buf.resize(len as usize, 0);
+                file.read_exact_at(buf, start)
+                    .map_err(|e| anyhow!("{}: byte {start}: {e}", self.name))?;
+                let changed = || {
+                    anyhow!(
+                        "{}: changed while pl-score read it (document {id} is no longer at byte {start})",
+                        self.name
+                    )
+                };
+                let text = std::str::from_utf8(buf).map_err(|_| changed())?;
+                let p = parse_line(text, opts).map_err(|_| changed())?;
+                if p.id != id {
+                    return Err(changed());
+                }
+                let mut s = Side {
+                    sampled: p.sampled,
+                    ..side(p.norm.into_owned(), &p.tokens, opts)
+                };
+                if opts.verify {
+                    let mut ids = Vec::new();
+                    self.vocab.lookup(&p.hashes, &mut ids).ok_or_else(changed)?;
+                    s.profile.set_ids(ids);
+                }
+                self.df.weigh(&mut s.tokens);
+                Ok((id, s))
+            })
+            .collect()
+    }
+}
+
+/// What scoring keeps of a document that is in a pair (its word ids are set by the caller).
+fn side(norm: String, tokens: &[u64], opts: &SideOptions) -> Side {
+    let sample = fuzzy_sample(&norm, opts.fuzzy_sample, opts.sort_words);
+    let sample_chars = sample.chars().count();
+    let (sorted_sample, sample_end) = match sample {
+        Cow::Owned(sorted) => (Some(sorted), 0),
+        Cow::Borrowed(prefix) => (None, prefix.len()),
+    };
+    let words = if opts.explain {
+        distinctive_words(&norm)
+            .into_iter()
+            .map(String::from)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let profile = if opts.verify {
+        Profile::new(&norm)
+    } else {
+        Profile::default()
+    };
+    let mut text = norm;
+    if !opts.verify {
+        text.truncate(sample_end);
+        text.shrink_to_fit();
+    }
+    Side {
+        text,
+        sample_chars,
+        sorted_sample,
+        sample_end,
+        profile,
+        tokens: tokens.iter().map(|&t| (t, 0.0)).collect(),
+        words,
+        sampled: false,
+        ids: Vec::new(),
+    }
+}

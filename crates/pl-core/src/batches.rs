@@ -1,0 +1,219 @@
+//! Batches of candidate pairs whose documents fit a memory budget, so that pl-score holds the
+//! texts of one batch at a time and its memory does not grow with the corpus.
+//!
+//! Documents are numbered densely (`0..costs.len()`); a pair names two of them. Pairs are
+//! grouped by connected component of the candidate graph (a template family, a document and
+//! its rescans), and whole components are packed into batches while their documents' costs
+//! fit the budget, so that each document is loaded once. A component too large for the
+//! budget is cut into chunks of at most half of it, and each pair of chunks with pairs between
+//! them is a batch of its own: memory stays bounded, at the price of loading each of those
+//! documents once per chunk it meets.
+
+use crate::cluster::UnionFind;
+
+/// Documents to hold at once and the pairs to score with them.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// Dense document numbers, ascending.
+    pub docs: Vec<u32>,
+    /// Pair numbers (indices into the input), ascending: input order.
+    pub pairs: Vec<u32>,
+}
+
+/// Plans batches for `pairs` (dense document numbers) whose documents cost `costs[doc]` each,
+/// holding at most `budget` at once — or two documents, when each alone costs over half of it.
+/// Every pair is in exactly one batch, and the plan depends only on its inputs.
+pub fn plan(pairs: &[(u32, u32)], costs: &[u64], budget: u64) -> Vec<Batch> {
+    let n = costs.len();
+    let mut uf = UnionFind::new(n);
+    for &(a, b) in pairs {
+        uf.union(a, b);
+    }
+    // Components in the order of their first pair, each with its documents ascending.
+    let mut comp_of_root = vec![u32::MAX; n];
+    let mut comps: Vec<Vec<u32>> = Vec::new();
+    for &(a, b) in pairs {
+        for d in [a, b] {
+            let r = uf.find(d) as usize;
+            if comp_of_root[r] == u32::MAX {
+                comp_of_root[r] = comps.len() as u32;
+                comps.push(Vec::new());
+            }
+        }
+    }
+    let mut comp_of = vec![u32::MAX; n];
+    for d in 0..n as u32 {
+        let r = comp_of_root[uf.find(d) as usize];
+        if r != u32::MAX {
+            comp_of[d as usize] = r;
+            comps[r as usize].push(d);
+        }
+    }
+    let cost = |docs: &[u32]| docs.iter().map(|&d| costs[d as usize]).sum::<u64>();
+
+    let mut batches: Vec<Batch> = Vec::new();
+    // A pair of a packed component goes to its component's batch; a pair of a cut one to the
+    // batch of its two chunks.
+    let mut batch_of_comp = vec![u32::MAX; comps.len()];
+    let mut chunk_of = vec![u32::MAX; n];
+    let mut cut: Vec<Option<CutComponent>> = vec![None; comps.len()];
+    let mut open: Option<(usize, u64)> = None;
+    for (c, docs) in comps.iter().enumerate() {
+        let c_cost = cost(docs);
+        if c_cost <= budget {
+            let fits = open.is_some_and(|(_, used)| used + c_cost <= budget);
+            if !fits {
+                open = Some((batches.len(), 0));
+                batches.push(Batch::default());
+            }
+            let (b, used) = open.as_mut().expect("a batch is open");
+            batches[*b].docs.extend_from_slice(docs);
+            *used += c_cost;
+            batch_of_comp[c] = *b as u32;
+        } else {
+            open = None;
+            let chunks = chunk(docs, costs, budget / 2);
+            for (i, ch) in chunks.iter().enumerate() {
+                for &d in ch {
+                    chunk_of[d as usize] = i as u32;
+                }
+            }
+            cut[c] = Some(CutComponent {
+                chunks,
+                batch: Default::default(),
+            });
+        }
+    }
+    for (i, &(a, b)) in pairs.iter().enumerate() {
+        let c = comp_of[a as usize] as usize;
+        let batch = match cut[c].as_mut() {
+            None => batch_of_comp[c] as usize,
+            Some(cc) => {
+                let (x, y) = (chunk_of[a as usize], chunk_of[b as usize]);
+                let key = (x.min(y), x.max(y));
+                *cc.batch.entry(key).or_insert_with(|| {
+                    let mut docs = cc.chunks[key.0 as usize].clone();
+                    if key.1 != key.0 {
+                        docs.extend_from_slice(&cc.chunks[key.1 as usize]);
+                    }
+                    batches.push(Batch {
+                        docs,
+                        pairs: Vec::new(),
+                    });
+                    batches.len() - 1
+                })
+            }
+        };
+        batches[batch].pairs.push(i as u32);
+    }
+    for b in &mut batches {
+        b.docs.sort_unstable();
+    }
+    batches
+}
+
+/// A component cut into chunks, and the batch made for each pair of chunks met so far.
+#[derive(Clone)]
+struct CutComponent {
+    chunks: Vec<Vec<u32>>,
+    batch: rustc_hash::FxHashMap<(u32, u32), usize>,
+}
+
+/// Cuts `docs` in order into runs costing at most `limit` each (a run holds at least one).
+fn chunk(docs: &[u32], costs: &[u64], limit: u64) -> Vec<Vec<u32>> {
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    let mut used = 0;
+    for &d in docs {
+        let c = costs[d as usize];
+        match out.last_mut() {
+            Some(run) if used + c <= limit => {
+                run.push(d);
+                used += c;
+            }
+            _ => {
+                out.push(vec![d]);
+                used = c;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn held(b: &Batch, costs: &[u64]) -> u64 {
+        b.docs.iter().map(|&d| costs[d as usize]).sum()
+    }
+
+    #[test]
+    fn components_that_fit_share_one_batch() {
+        let pairs = [(0, 1), (2, 3), (1, 4)];
+        let plan = plan(&pairs, &[1; 5], 10);
+        assert_eq!(
+            plan,
+            vec![Batch {
+                docs: vec![0, 1, 2, 3, 4],
+                pairs: vec![0, 1, 2]
+            }]
+        );
+    }
+
+    #[test]
+    fn a_full_batch_closes_and_documents_are_loaded_once() {
+        // Two components of cost 6 under a budget of 10: one batch each.
+        let pairs = [(0, 1), (3, 4), (1, 2), (4, 5)];
+        let plan = plan(&pairs, &[2; 6], 10);
+        assert_eq!(plan.len(), 2);
+        assert_eq!(plan[0].docs, vec![0, 1, 2]);
+        assert_eq!(plan[0].pairs, vec![0, 2]);
+        assert_eq!(plan[1].docs, vec![3, 4, 5]);
+        assert_eq!(plan[1].pairs, vec![1, 3]);
+    }
+
+    #[test]
+    fn a_component_over_the_budget_is_cut_into_chunk_pairs() {
+        // A chain 0-1-2-3-4-5 costing 6 under a budget of 4: chunks of 2.
+        let pairs: Vec<(u32, u32)> = (0..5).map(|i| (i, i + 1)).collect();
+        let plan = plan(&pairs, &[1; 6], 4);
+        for b in &plan {
+            assert!(held(b, &[1; 6]) <= 4, "{b:?}");
+        }
+        let mut seen: Vec<u32> = plan.iter().flat_map(|b| b.pairs.clone()).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_document_over_the_budget_is_held_alone_with_its_partner() {
+        let plan = plan(&[(0, 1)], &[100, 1], 10);
+        assert_eq!(plan.len(), 1);
+        assert_eq!(plan[0].docs, vec![0, 1]);
+    }
+
+    proptest! {
+        #[test]
+        fn every_pair_once_with_both_documents_within_budget(
+            raw in proptest::collection::vec((0u32..40, 0u32..40), 0..120),
+            costs in proptest::collection::vec(1u64..8, 40),
+            budget in 8u64..60,
+        ) {
+            let pairs: Vec<(u32, u32)> = raw.into_iter().filter(|(a, b)| a != b).collect();
+            let plan = plan(&pairs, &costs, budget);
+            let bound = budget.max(2 * costs.iter().max().copied().unwrap_or(0));
+            let mut count = vec![0; pairs.len()];
+            for b in &plan {
+                prop_assert!(held(b, &costs) <= bound, "{:?} over {}", b, bound);
+                prop_assert!(b.pairs.windows(2).all(|w| w[0] < w[1]));
+                for &p in &b.pairs {
+                    count[p as usize] += 1;
+                    let (x, y) = pairs[p as usize];
+                    prop_assert!(b.docs.binary_search(&x).is_ok() && b.docs.binary_search(&y).is_ok());
+                }
+            }
+            prop_assert!(count.iter().all(|&c| c == 1));
+        }
+    }
+}

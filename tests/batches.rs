@@ -1,0 +1,69 @@
+//! pl-score over a budget (`--text-memory`): the pairs' documents are scored in batches, their
+//! texts read again from --norm by offset, and every output is the one holding them all gives.
+
+use crate::util::*;
+
+fn example_dir() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let docs = std::fs::read(repo().join("examples/docs.ndjson")).unwrap();
+    write(d.path(), "docs.ndjson", &docs);
+    ok(sh(
+        d.path(),
+        "pl-normalize -q docs.ndjson -o norm.ndjson && pl-minhash -q norm.ndjson -o sigs.bin \
+         && pl-lsh -q sigs.bin -o cands.ndjson",
+    ));
+    d
+}
+
+#[test]
+fn batches_give_what_holding_every_text_gives() {
+    let d = example_dir();
+    for flags in [
+        "",
+        "--explain --sort-words --distinct-penalty 0.5",
+        "--no-verify --fuzzy-sample 80",
+        "--max-words 40",
+    ] {
+        let score = |memory: &str, name: &str| {
+            let out = sh(
+                d.path(),
+                &format!(
+                    "pl-score -v cands.ndjson --sigs sigs.bin --norm norm.ndjson {flags} {memory} \
+                     --rejected {name}.rejected"
+                ),
+            );
+            let log = String::from_utf8_lossy(&out.stderr).to_string();
+            let rejected = std::fs::read(d.path().join(format!("{name}.rejected"))).unwrap();
+            (ok(out), rejected, log)
+        };
+        let (kept, rejected, log) = score("", "held");
+        assert!(!log.contains("batches"), "{log}");
+        assert!(!kept.is_empty() && !rejected.is_empty(), "{flags}");
+        let (kept_b, rejected_b, log_b) = score("--text-memory 1", "batched");
+        let batches: usize = log_b
+            .split(" batches")
+            .next()
+            .and_then(|s| s.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no batch count in: {log_b}"));
+        assert!(batches > 1, "{log_b}");
+        assert_eq!(kept, kept_b, "kept pairs, {flags}");
+        assert_eq!(rejected, rejected_b, "rejected pairs, {flags}");
+    }
+}
+
+#[test]
+fn a_norm_that_cannot_be_read_again_is_held_whatever_the_budget() {
+    let d = example_dir();
+    let held = ok(sh(
+        d.path(),
+        "pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson",
+    ));
+    let piped = sh(
+        d.path(),
+        "cat norm.ndjson | pl-score -v cands.ndjson --sigs sigs.bin --norm - --text-memory 1",
+    );
+    let log = String::from_utf8_lossy(&piped.stderr).to_string();
+    assert!(!log.contains("batches"), "{log}");
+    assert_eq!(held, ok(piped));
+}
