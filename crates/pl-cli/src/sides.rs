@@ -23,10 +23,21 @@ pub fn open_records<T: Record>(input: Input) -> Result<(String, Records<T>)> {
 
 /// Reads every record of a stream into memory.
 pub fn read_all<T: Record>(path: &Path) -> Result<(Option<pl_core::stream::Params>, Vec<T>)> {
+    read_filtered(path, |_| true)
+}
+
+/// Reads the records of a stream that `keep` keeps into memory, dropping the others as they
+/// are read.
+pub fn read_filtered<T: Record>(
+    path: &Path,
+    mut keep: impl FnMut(&T) -> bool,
+) -> Result<(Option<pl_core::stream::Params>, Vec<T>)> {
     let (name, mut r) = open_records::<T>(open_input(Some(path))?)?;
     let mut out = Vec::new();
     while let Some(rec) = r.next().with_context(|| name.clone())? {
-        out.push(rec);
+        if keep(&rec) {
+            out.push(rec);
+        }
     }
     Ok((r.params(), out))
 }

@@ -23,7 +23,7 @@ use crate::io::{create_output, open_input};
 use crate::ndjson::{get_u64, par_parse, parse_object, write_obj, NdjsonReader, Obj};
 use crate::reorder::Reorder;
 use crate::score_sides::{NormTexts, SideOptions, Sides};
-use crate::sides::read_all;
+use crate::sides::read_filtered;
 
 /// Score each candidate pair and keep those at or over --threshold whose differences are OCR's.
 ///
@@ -128,10 +128,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub rejected: Option<PathBuf>,
     /// Memory, in MB, for the documents of the pairs held at once (their texts, word ids and
-    /// samples: about 4 bytes per byte of normalized text). When they need more, the pairs are
+    /// samples, counted as 4 bytes per byte of normalized text, an upper bound: about twice what
+    /// they take). When they need more, the pairs are
     /// scored in batches of documents whose texts are read again from --norm by offset, so
     /// memory does not grow with the corpus; output and verdicts are the same.
-    #[arg(long, value_name = "MB", default_value_t = 1024,
+    #[arg(long, value_name = "MB", default_value_t = 512,
           value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub text_memory: u64,
     /// Fail unless the signatures have this length K.
@@ -254,8 +255,9 @@ pub fn run(args: Args) -> Result<()> {
         cands.push(c);
         Ok(())
     })?;
+    cands.shrink_to_fit();
     let wanted: FxHashSet<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
-    let (params, sig_recs) = read_all::<SigRec>(&args.sigs)?;
+    let (params, sig_recs) = read_filtered::<SigRec>(&args.sigs, |s| wanted.contains(&s.id))?;
     if let Some(p) = params.filter(|p| p.part != pl_core::stream::Part::Whole) {
         anyhow::bail!(
             "{}: signatures of document {}s: --sigs takes the whole texts' signatures (parts are for pl-lsh --also)",
@@ -272,16 +274,11 @@ pub fn run(args: Args) -> Result<()> {
         )
         .map_err(|e| anyhow!("{}: {e}", args.sigs.display()))?;
     }
-    let sigs: FxHashMap<u64, SigRec> = sig_recs
-        .into_iter()
-        .filter(|s| wanted.contains(&s.id))
-        .map(|s| (s.id, s))
-        .collect();
+    let sigs: FxHashMap<u64, SigRec> = sig_recs.into_iter().map(|s| (s.id, s)).collect();
     let shingles: FxHashMap<u64, Vec<u64>> = match (&args.shingles, args.exact) {
-        (Some(path), true) => read_all::<ShingleRec>(path)?
+        (Some(path), true) => read_filtered::<ShingleRec>(path, |s| wanted.contains(&s.id))?
             .1
             .into_iter()
-            .filter(|s| wanted.contains(&s.id))
             .map(|s| (s.id, s.hashes))
             .collect(),
         _ => FxHashMap::default(),
