@@ -133,7 +133,7 @@ for n in $SIZES; do
       --bands $BANDS --min-band-matches 1 -o "$D/cands.ndjson"
     measure "$D" "pl-score" "$t" - -- $BIN/pl-score $T -q "$D/cands.ndjson" --sigs "$D/sigs.bin" \
       --norm "$D/norm.ndjson" --perms $PERMS --threshold $THRESHOLD -o "$D/scores.ndjson"
-    measure "$D" "pl-cluster" "$t" - -- $BIN/pl-cluster $T -q "$D/scores.ndjson" \
+    measure "$D" "pl-cluster" "$t" - -- $BIN/pl-cluster -q "$D/scores.ndjson" \
       --docs "$D/norm.ndjson" -o "$D/groups.ndjson"
     SH="$BIN/pl-shingle $T -q --unit $UNIT --ngram $NGRAM --min-words $MIN_WORDS"
     MH="$BIN/pl-minhash $T -q --unit $UNIT --ngram $NGRAM --perms $PERMS --seed $SEED"
