@@ -1,10 +1,12 @@
 //! The pl-* tools: each is a module under [`cmd`] with an `Args` struct and a `run`
 //! function, and a one-line binary in `src/bin`. Shared plumbing lives beside them.
 
+pub mod candidates;
 pub mod cmd;
 pub mod common;
 pub mod io;
 pub mod ndjson;
 pub mod reorder;
 pub mod score_sides;
+pub mod scoring;
 pub mod sides;

@@ -1,0 +1,371 @@
+//! pl-score's run over its candidates: each pair through the scorer's cascade
+//! ([`pl_core::scorer`]) with its documents' signatures and sides, a batch of documents at a
+//! time when their texts do not fit `--text-memory`, and the scored records written in
+//! candidate order.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::{anyhow, Result};
+use pl_core::batches::Batch;
+use pl_core::evidence::Side as ConflictSide;
+use pl_core::minhash::{estimate_jaccard, exact_jaccard};
+use pl_core::records::SigRec;
+use pl_core::score::{containment_estimate, exact_containment, round6};
+use pl_core::scorer::{Config, Dims, Scorer, Similarity, Step, Verdict};
+use pl_core::text_records::ScoreRecord;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::candidates::Cand;
+use crate::common::Log;
+use crate::ndjson::write_obj;
+use crate::reorder::Reorder;
+use crate::score_sides::{NormTexts, SideOptions, Sides};
+
+/// Candidates scored at once: bounds the memory of the results, whatever the number of
+/// candidates.
+const SCORE_BLOCK: usize = 1 << 18;
+
+/// What the pairs' documents are scored with, and the names of the files they came from.
+pub struct Inputs {
+    pub sigs: FxHashMap<u64, SigRec>,
+    pub sigs_name: String,
+    /// Shingle sets, with --exact.
+    pub shingles: Option<(FxHashMap<u64, Vec<u64>>, String)>,
+    /// The norm file, counted, with --norm.
+    pub texts: Option<(NormTexts, String)>,
+}
+
+impl Inputs {
+    /// Refuses a pair whose document one of the inputs lacks, naming the pair and the file.
+    pub fn check(&self, cands: &[Cand], cands_name: &str) -> Result<()> {
+        for c in cands {
+            for id in [c.a, c.b] {
+                let missing = if !self.sigs.contains_key(&id) {
+                    Some(&self.sigs_name)
+                } else if let Some((_, name)) =
+                    self.shingles.as_ref().filter(|(s, _)| !s.contains_key(&id))
+                {
+                    Some(name)
+                } else if let Some((_, name)) = self.texts.as_ref().filter(|(t, _)| !t.contains(id))
+                {
+                    Some(name)
+                } else {
+                    None
+                };
+                if let Some(file) = missing {
+                    return Err(anyhow!(
+                        "{cands_name}: document {id} of pair ({}, {}) is not in {file}",
+                        c.a,
+                        c.b
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Pairs of two copies of one text, which are scored without comparing them.
+    pub fn copies(&self, cands: &[Cand]) -> usize {
+        cands.iter().filter(|c| self.identical(c)).count()
+    }
+
+    /// Whether a pair's documents are one normalized text: equal fingerprints, and (so that
+    /// every dimension comes out exactly as comparing them would give) equal non-empty
+    /// signatures and, for --exact, equal shingle sets. Documents with an empty shingle set are
+    /// compared as usual.
+    fn identical(&self, c: &Cand) -> bool {
+        let (a, b) = (&self.sigs[&c.a], &self.sigs[&c.b]);
+        a.fingerprint == b.fingerprint
+            && a.size == b.size
+            && a.size > 0
+            && !a.sig.is_empty()
+            && a.sig == b.sig
+            && self.shingles.as_ref().is_none_or(|(s, _)| {
+                let (x, y) = (&s[&a.id], &s[&b.id]);
+                !x.is_empty() && x == y
+            })
+    }
+
+    /// The pair's Jaccard and containment: estimated from the signatures, exact from the
+    /// shingle sets with --exact, 1 for two copies.
+    fn similarity(&self, c: &Cand) -> Similarity {
+        let identical = self.identical(c);
+        let (jaccard, containment) = if identical {
+            (1.0, 1.0)
+        } else if let Some((s, _)) = &self.shingles {
+            let (x, y) = (&s[&c.a], &s[&c.b]);
+            (exact_jaccard(x, y), exact_containment(x, y))
+        } else {
+            let (sa, sb) = (&self.sigs[&c.a], &self.sigs[&c.b]);
+            let j = estimate_jaccard(&sa.sig, &sb.sig);
+            (j, containment_estimate(j, sa.size, sb.size))
+        };
+        Similarity {
+            jaccard,
+            containment,
+            identical,
+        }
+    }
+}
+
+/// How pairs are scored and what their records say.
+pub struct Scoring {
+    pub config: Config,
+    /// Whether the fuzzy ratio is computed.
+    pub fuzzy: bool,
+    /// Add the words only one text has and the conflict words.
+    pub explain: bool,
+    pub opts: SideOptions,
+    /// Bytes of sides held at once ([`crate::score_sides::side_cost`]).
+    pub budget: u64,
+}
+
+/// Where records go: the kept pairs, and the dropped ones with --rejected.
+pub struct Sinks<'a, W: Write> {
+    pub kept: &'a mut W,
+    pub rejected: Option<&'a mut W>,
+}
+
+/// Pairs kept, and dropped by each reason (score, distinct, conflicts); the steps that
+/// decided them.
+pub struct Counts {
+    pub kept: u64,
+    pub dropped: [u64; 3],
+    pub ladder: Ladder,
+}
+
+/// Scores every candidate and writes each kept pair (and with `rejected`, each dropped one)
+/// in candidate order; `-v` says how many pairs each step of the cascade decided.
+pub fn score_all<W: Write>(
+    job: &Scoring,
+    inputs: &mut Inputs,
+    cands: &[Cand],
+    mut sinks: Sinks<'_, W>,
+    log: &Log,
+) -> Result<Counts> {
+    let held = match inputs.texts.as_mut() {
+        Some((t, _)) => t.take_held(),
+        None => Some(Sides::default()),
+    };
+    let to_read = match &held {
+        None => inputs.texts.as_ref().map(|(t, _)| t),
+        Some(_) => None,
+    };
+    let (batches, doc_ids) = plan_batches(cands, to_read, job.budget)?;
+    if let (Some((_, name)), true) = (&inputs.texts, batches.len() > 1) {
+        log.info(format!(
+            "the pairs' documents need more than --text-memory {} MB: scored in {} batches, {} texts read again from {name} for {} documents",
+            job.budget >> 20,
+            batches.len(),
+            batches.iter().map(|b| b.docs.len()).sum::<usize>(),
+            doc_ids.len()
+        ));
+    }
+    let inputs = &*inputs;
+    let scorer = Scorer {
+        config: &job.config,
+        doc_counts: inputs.texts.as_ref().map_or(&[], |(t, _)| t.doc_counts()),
+    };
+    let ladder = Ladder::default();
+    let score_pair = |c: &Cand, sides: &Sides| {
+        let start = std::time::Instant::now();
+        let sim = inputs.similarity(c);
+        let docs = sides
+            .get(&c.a)
+            .zip(sides.get(&c.b))
+            .map(|(x, y)| (x.doc(), y.doc()));
+        let verdict = scorer.score(sim, docs, job.fuzzy);
+        let step = if sim.identical {
+            Step::Identical
+        } else {
+            verdict.step()
+        };
+        ladder.add(step, start.elapsed());
+        verdict
+    };
+    // Lines of several batches come back in candidate order through a temporary file.
+    let mut reorder = match batches.len() {
+        0 | 1 => None,
+        _ => Some(Reorder::new(cands.len())?),
+    };
+    let (mut kept, mut dropped) = (0, [0; 3]);
+    let mut line = Vec::new();
+    for batch in &batches {
+        let loaded;
+        let sides = match (&held, &inputs.texts) {
+            (Some(held), _) => held,
+            (None, Some((t, _))) => {
+                let ids: Vec<u64> = batch.docs.iter().map(|&d| doc_ids[d as usize]).collect();
+                loaded = t.load(&ids, &job.opts)?;
+                &loaded
+            }
+            (None, None) => unreachable!("texts are held unless read from --norm"),
+        };
+        for block in batch.pairs.chunks(SCORE_BLOCK) {
+            let scored: Vec<Verdict> = block
+                .par_iter()
+                .map(|&i| score_pair(&cands[i as usize], sides))
+                .collect();
+            for (&i, v) in block.iter().zip(scored) {
+                let c = &cands[i as usize];
+                let (d, reason) = match v {
+                    Verdict::Kept(d) => (d, None),
+                    Verdict::Dropped(d, r) => {
+                        dropped[r as usize] += 1;
+                        (d, Some(r))
+                    }
+                };
+                if reason.is_none() {
+                    kept += 1;
+                } else if sinks.rejected.is_none() {
+                    continue;
+                }
+                let mut rec = job.record(c, &d, sides);
+                rec.dropped = reason.map(|r| r.as_str().to_string());
+                rec.pass_through(c.rest.to_obj());
+                match (reorder.as_mut(), reason, sinks.rejected.as_mut()) {
+                    (Some(r), _, _) => {
+                        line.clear();
+                        write_obj(&mut line, &rec)?;
+                        r.put(i as usize, u8::from(reason.is_some()), &line)?;
+                    }
+                    (None, None, _) => write_obj(sinks.kept, &rec)?,
+                    (None, Some(_), Some(w)) => write_obj(w, &rec)?,
+                    (None, Some(_), None) => {
+                        unreachable!("dropped pairs are skipped without --rejected")
+                    }
+                }
+            }
+        }
+    }
+    if let Some(r) = reorder {
+        r.drain(|sink, line| match (sink, sinks.rejected.as_mut()) {
+            (0, _) => Ok(sinks.kept.write_all(line)?),
+            (_, Some(w)) => Ok(w.write_all(line)?),
+            (_, None) => unreachable!("only kept pairs are put without --rejected"),
+        })?;
+    }
+    Ok(Counts {
+        kept,
+        dropped,
+        ladder,
+    })
+}
+
+impl Scoring {
+    /// The output record of a scored pair (without the candidate's passthrough fields).
+    fn record(&self, c: &Cand, d: &Dims, sides: &Sides) -> ScoreRecord {
+        let mut r = ScoreRecord {
+            a: c.a,
+            b: c.b,
+            score: round6(d.score),
+            jaccard: Some(round6(d.jaccard)),
+            fuzzy: Some(d.fuzzy.map(round6)),
+            containment: Some(round6(d.containment)),
+            distinct: Some(d.distinct.map(round6)),
+            ..Default::default()
+        };
+        if let (Some(e), Some(v)) = (&d.evidence, &self.config.verifier) {
+            r.conflicts = Some(round6(v.weight(e)));
+            r.garbled = Some(e.garbled);
+            if [c.a, c.b]
+                .iter()
+                .any(|id| sides.get(id).is_some_and(|s| s.sampled))
+            {
+                r.sampled = Some(true);
+            }
+        }
+        if self.explain {
+            if let (Some(x), Some(y)) = (sides.get(&c.a), sides.get(&c.b)) {
+                let only = |p: &[String], q: &[String]| -> Option<Vec<String>> {
+                    let q: FxHashSet<&String> = q.iter().collect();
+                    Some(
+                        p.iter()
+                            .filter(|w| !q.contains(w))
+                            .take(20)
+                            .cloned()
+                            .collect(),
+                    )
+                };
+                r.only_a = only(&x.words, &y.words);
+                r.only_b = only(&y.words, &x.words);
+            }
+            if let Some(e) = &d.evidence {
+                r.evidence = Some(e.clone());
+                let side = |s: ConflictSide| -> Option<Vec<String>> {
+                    Some(
+                        e.conflicts
+                            .iter()
+                            .filter(|c| c.side == s)
+                            .take(20)
+                            .map(|c| c.word.clone())
+                            .collect(),
+                    )
+                };
+                r.conflicts_a = side(ConflictSide::A);
+                r.conflicts_b = side(ConflictSide::B);
+            }
+        }
+        r
+    }
+}
+
+/// The batches to score the candidates in, and the id of each dense document number: one
+/// batch of every pair when the texts are held (`texts` is `None`), else planned over the
+/// texts' costs ([`pl_core::batches::plan`]).
+fn plan_batches(
+    cands: &[Cand],
+    texts: Option<&NormTexts>,
+    budget: u64,
+) -> Result<(Vec<Batch>, Vec<u64>)> {
+    let n = u32::try_from(cands.len())
+        .map_err(|_| anyhow!("over 4,294,967,295 candidate pairs: split the input"))?;
+    let Some(texts) = texts else {
+        let all = Batch {
+            docs: Vec::new(),
+            pairs: (0..n).collect(),
+        };
+        return Ok((vec![all], Vec::new()));
+    };
+    let mut dense: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut ids = Vec::new();
+    let mut number = |id: u64| {
+        *dense.entry(id).or_insert_with(|| {
+            ids.push(id);
+            ids.len() as u32 - 1
+        })
+    };
+    let pairs: Vec<(u32, u32)> = cands.iter().map(|c| (number(c.a), number(c.b))).collect();
+    let costs: Vec<u64> = ids.iter().map(|&id| texts.cost(id)).collect();
+    Ok((pl_core::batches::plan(&pairs, &costs, budget), ids))
+}
+
+/// Pairs decided by each step of the cascade and the time they took (summed over threads),
+/// for `-v`.
+#[derive(Default)]
+pub struct Ladder {
+    pairs: [AtomicU64; Step::ALL.len()],
+    nanos: [AtomicU64; Step::ALL.len()],
+}
+
+impl Ladder {
+    fn add(&self, step: Step, took: std::time::Duration) {
+        self.pairs[step as usize].fetch_add(1, Ordering::Relaxed);
+        self.nanos[step as usize].fetch_add(took.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    /// One line per step, for `-v`.
+    pub fn report(&self, log: &Log) {
+        for step in Step::ALL {
+            let n = self.pairs[step as usize].load(Ordering::Relaxed);
+            let s = self.nanos[step as usize].load(Ordering::Relaxed) as f64 / 1e9;
+            let per = if n > 0 { s * 1e6 / n as f64 } else { 0.0 };
+            log.info(format!(
+                "step {}: {n} pairs, {s:.2} s of thread time ({per:.1} µs per pair)",
+                step.name()
+            ));
+        }
+    }
+}
