@@ -12,10 +12,15 @@ use pl_paperless::writeback::{
 use pl_paperless::Client;
 use serde_json::Value;
 
-use crate::common::{numbers, Log, Refused, ServerFlags, UsageError, COMMON_HEADING};
+use crate::common::{numbers, Log, OutputFlags, Refused, ServerFlags, UsageError};
 use crate::io::{create_output, open_input, Output};
 use crate::ndjson::{write_obj, NdjsonReader};
 use crate::sides::read_field;
+
+/// pl-apply's words for `-o` (its flag is [`OutputFlags`]'s).
+const OUTPUT_HELP: &str = "Write the plan records to this file instead of stdout";
+/// pl-apply's words for `-v`.
+const VERBOSE_HELP: &str = "Print server details and timings on stderr";
 
 /// Apply review decisions to Paperless-NGX: the non-primary members of every group decided
 /// "duplicate" get a tag (default `duplicate`, created when missing), or with --delete are
@@ -36,6 +41,7 @@ use crate::sides::read_field;
 /// --token-file; the token is never accepted on the command line, printed or written.
 #[derive(Debug, Parser)]
 #[command(name = "pl-apply", version)]
+#[command(mut_args(|a| OutputFlags::reword(a, OUTPUT_HELP, VERBOSE_HELP)))]
 pub struct Args {
     /// Decisions or groups NDJSON (default: stdin).
     #[arg(value_name = "INPUT")]
@@ -77,15 +83,8 @@ pub struct Args {
     pub api_version: u32,
     #[command(flatten)]
     pub server: ServerFlags,
-    /// Write the plan records to this file instead of stdout.
-    #[arg(short, long, value_name = "FILE", help_heading = COMMON_HEADING)]
-    pub output: Option<PathBuf>,
-    /// Print nothing on stderr but errors.
-    #[arg(short, long, help_heading = COMMON_HEADING)]
-    pub quiet: bool,
-    /// Print server details and timings on stderr.
-    #[arg(short, long, conflicts_with = "quiet", help_heading = COMMON_HEADING)]
-    pub verbose: bool,
+    #[command(flatten)]
+    pub out: OutputFlags,
 }
 
 /// The run's end: the request that failed (exit 1), else exit 3 when any document was refused
@@ -217,7 +216,7 @@ fn journal_path(args: &Args) -> Result<PathBuf> {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::plain("pl-apply", args.quiet, args.verbose);
+    let log = Log::plain("pl-apply", &args.out);
     if let Some(m) = args.min_confidence {
         if !(0.0..=1.0).contains(&m) {
             return Err(UsageError("--min-confidence must be within 0 and 1".into()).into());
@@ -230,8 +229,8 @@ pub fn run(args: Args) -> Result<()> {
     let history = Journal::read(&journal_path)?;
     let client = args
         .server
-        .client("pl-apply", args.api_version, args.quiet)?;
-    let mut out = create_output(args.output.as_deref())?;
+        .client("pl-apply", args.api_version, args.out.quiet)?;
+    let mut out = create_output(args.out.output.as_deref())?;
     let run = Run {
         args: &args,
         client: &client,
