@@ -6,3 +6,4 @@ pub mod common;
 pub mod io;
 pub mod ndjson;
 pub mod sides;
+pub mod signing;

@@ -221,8 +221,7 @@ pub fn normalize_base(url: &str) -> Result<String> {
             "PAPERLESS_URL must not hold a user name or password; use an API token".into(),
         ));
     }
-    let lower = u.to_ascii_lowercase();
-    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+    if pl_core::page::safe_url(u).is_none() {
         return Err(Error::Config(format!(
             "PAPERLESS_URL must start with http:// or https:// (got {u:?})"
         )));

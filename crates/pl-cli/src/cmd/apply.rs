@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
-use pl_core::decision::{check_consistent, Decision, Verdict};
+use pl_core::decision::{at_least, check_consistent, keep_duplicates, Decision, InputKind};
 use pl_paperless::writeback::{
     count, ApplyOptions, ApplyPlan, History, Journal, Live, Status, Step, UndoPlan,
 };
@@ -120,23 +120,13 @@ fn read_records(args: &Args) -> Result<Records> {
     let mut read = Vec::new();
     let mut groups_seen = false;
     let mut decisions_seen = false;
-    while let Some(d) = reader.next_with(|o| {
-        if o.contains_key("decision") {
-            decisions_seen = true;
-            return Decision::from_obj(&o).map(Some);
+    while let Some((kind, d)) =
+        reader.next_with(|o| Decision::from_input(&o, args.min_confidence))?
+    {
+        match kind {
+            InputKind::Decision => decisions_seen = true,
+            InputKind::Group => groups_seen = true,
         }
-        if !o.contains_key("members") {
-            return Err("neither a decision nor a group record".into());
-        }
-        groups_seen = true;
-        let Some(min) = args.min_confidence else {
-            return Err(
-                "a group record: pl-apply acts on groups only with --min-confidence X (or give it the decisions exported by pl-report)"
-                    .into(),
-            );
-        };
-        Decision::from_group(&o, min)
-    })? {
         if let Some(d) = d {
             read.push((reader.line(), d));
         }
@@ -160,14 +150,7 @@ fn read_input(args: &Args, log: &Log) -> Result<(String, Vec<Decision>)> {
     } = read_records(args)?;
     // Contradictions are refused before anything is planned, let alone written.
     check_consistent(&read).map_err(|msg| anyhow!("{name}: {msg}"))?;
-    let mut out: Vec<Decision> = read
-        .into_iter()
-        .map(|(_, d)| d)
-        .filter(|d| match (args.min_confidence, d.confidence) {
-            (Some(min), Some(c)) => c >= min,
-            _ => true,
-        })
-        .collect();
+    let mut out = at_least(read, args.min_confidence);
     if groups_seen && args.docs.is_none() {
         return Err(UsageError(
             "groups carry no `modified`: pass --docs FILE (the docs they were scored from)".into(),
@@ -183,34 +166,21 @@ fn read_input(args: &Args, log: &Log) -> Result<(String, Vec<Decision>)> {
             d.fill_modified(|id| modified.get(&id).cloned().flatten());
         }
     }
-    let skipped = out
-        .iter()
-        .filter(|d| d.decision != Verdict::Duplicate)
-        .count();
+    let skipped = keep_duplicates(&mut out);
     if skipped > 0 {
         log.info(format!(
             "{skipped} groups decided not duplicates or ignored: left alone"
         ));
     }
-    out.retain(|d| d.decision == Verdict::Duplicate);
     Ok((name, out))
 }
 
 /// The journal: --undo's, --journal, or INPUT.journal.ndjson.
 fn journal_path(args: &Args) -> Result<PathBuf> {
-    Ok(match (&args.undo, &args.journal, &args.input) {
-        (Some(j), _, _) => j.clone(),
-        (None, Some(j), _) => j.clone(),
-        (None, None, Some(p)) if p != Path::new("-") => {
-            let mut s = p.as_os_str().to_owned();
-            s.push(".journal.ndjson");
-            PathBuf::from(s)
-        }
-        _ => {
-            return Err(
-                UsageError("reading stdin: name the journal with --journal FILE".into()).into(),
-            )
-        }
+    let beside = || args.input.as_deref().and_then(Journal::beside);
+    let path = args.undo.clone().or_else(|| args.journal.clone());
+    path.or_else(beside).ok_or_else(|| {
+        UsageError("reading stdin: name the journal with --journal FILE".into()).into()
     })
 }
 
