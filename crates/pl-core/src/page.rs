@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
+use crate::decision::Decision;
+use crate::fields::parse_object;
 use crate::text_records::{DocRecord, GroupRecord, NormRecord};
 
 /// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
@@ -160,6 +162,101 @@ pub fn script_json(v: &Value) -> String {
     out
 }
 
+/// The page's groups by number: each one's members (ascending) and their `modified` as the
+/// page's docs say, what the decisions saved from the page are checked against.
+#[derive(Debug, Default)]
+pub struct PageGroups(BTreeMap<u64, PageMembers>);
+
+/// A page group's members, ascending, and each one's `modified` (`None`: the docs did not say).
+pub type PageMembers = (Vec<u64>, BTreeMap<u64, Option<String>>);
+
+impl PageGroups {
+    /// The groups of the page data `data` (`{"groups": [...], "docs": {...}}`).
+    pub fn of(data: &Value) -> PageGroups {
+        let mut groups = BTreeMap::new();
+        for g in data["groups"].as_array().into_iter().flatten() {
+            let members: Vec<u64> = g["members"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_u64)
+                .collect();
+            let modified = members
+                .iter()
+                .map(|m| {
+                    let v = data["docs"][m.to_string()]["modified"]
+                        .as_str()
+                        .map(str::to_owned);
+                    (*m, v)
+                })
+                .collect();
+            groups.insert(g["group"].as_u64().unwrap_or(0), (members, modified));
+        }
+        PageGroups(groups)
+    }
+
+    /// Whether group `g` is on the page.
+    pub fn contains(&self, g: u64) -> bool {
+        self.0.contains_key(&g)
+    }
+
+    /// Group `g`'s members and their `modified`.
+    pub fn get(&self, g: u64) -> Option<&PageMembers> {
+        self.0.get(&g)
+    }
+}
+
+/// Parses NDJSON decisions against the report's groups; `modified` comes from the docs.
+pub fn parse_decisions(text: &str, groups: &PageGroups) -> Result<Vec<Decision>, String> {
+    let changes = parse_changes(text, groups)?;
+    Ok(changes.into_values().flatten().collect())
+}
+
+/// Parses NDJSON decisions against the report's groups, by group: `None` for a group taken
+/// back (`"decision":"pending"`). A group named twice is refused.
+pub fn parse_changes(
+    text: &str,
+    groups: &PageGroups,
+) -> Result<BTreeMap<u64, Option<Decision>>, String> {
+    let mut out: BTreeMap<u64, Option<Decision>> = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |m: String| format!("line {}: {m}", i + 1);
+        let o = parse_object(line).map_err(|e| at(e.to_string()))?;
+        if o.get("decision").and_then(Value::as_str) == Some("pending") {
+            let g = o
+                .get("group")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| at("missing or invalid \"group\"".into()))?;
+            if !groups.contains(g) {
+                return Err(at(format!("group {g} is not in this report")));
+            }
+            if out.insert(g, None).is_some() {
+                return Err(at(format!("group {g} named twice")));
+            }
+            continue;
+        }
+        let mut d = Decision::from_obj(&o).map_err(at)?;
+        let (members, modified) = groups
+            .get(d.group)
+            .ok_or_else(|| at(format!("group {} is not in this report", d.group)))?;
+        if &d.members != members {
+            return Err(at(format!(
+                "group {}: members differ from the report's",
+                d.group
+            )));
+        }
+        d.modified = modified.clone();
+        let g = d.group;
+        if out.insert(g, Some(d)).is_some() {
+            return Err(at(format!("group {g} named twice")));
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +267,35 @@ mod tests {
             "group": number, "confidence": 0.9, "primary": members[0], "members": members
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn decisions_are_checked_against_the_page() {
+        let data = json!({
+            "groups": [{"group": 1, "members": [1, 2]}],
+            "docs": {"1": {"modified": "2024-01-01T00:00:00Z"}}
+        });
+        let groups = PageGroups::of(&data);
+        let ok = r#"{"group":1,"decision":"duplicate","primary":1,"members":[1,2]}"#;
+        let ds = parse_decisions(ok, &groups).unwrap();
+        assert_eq!(ds[0].modified[&1].as_deref(), Some("2024-01-01T00:00:00Z"));
+        assert_eq!(ds[0].modified[&2], None);
+        let pending = r#"{"group":1,"decision":"pending"}"#;
+        assert_eq!(parse_changes(pending, &groups).unwrap()[&1], None);
+        let twice = format!("{ok}\n\n{pending}");
+        assert_eq!(
+            parse_changes(&twice, &groups).unwrap_err(),
+            "line 3: group 1 named twice"
+        );
+        let other = r#"{"group":2,"decision":"duplicate","primary":1,"members":[1,2]}"#;
+        assert_eq!(
+            parse_decisions(other, &groups).unwrap_err(),
+            "line 1: group 2 is not in this report"
+        );
+        let members = r#"{"group":1,"decision":"duplicate","primary":1,"members":[1,3]}"#;
+        assert!(parse_decisions(members, &groups)
+            .unwrap_err()
+            .contains("members differ"));
     }
 
     #[test]
