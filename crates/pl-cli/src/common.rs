@@ -12,12 +12,11 @@ use pl_paperless::{Client, Options, Retry, Token};
 /// The heading of the flags most tools share, listed after a tool's own options.
 pub const COMMON_HEADING: &str = "Common options";
 
-/// Flags every tool that reads records has (help lists them under [`COMMON_HEADING`]).
+/// `-o`, `-q` and `-v`, which every tool has: [`Common`] flattens them, and so do pl-fetch and
+/// pl-apply, which read no record stream and word `-o` and `-v` for themselves
+/// ([`OutputFlags::reword`]).
 #[derive(Debug, Clone, Args)]
-pub struct Common {
-    /// Input file (default: stdin; `-` is stdin too).
-    #[arg(value_name = "INPUT")]
-    pub input: Option<PathBuf>,
+pub struct OutputFlags {
     /// Write records to this file instead of stdout; it is replaced atomically on success.
     #[arg(short, long, value_name = "FILE", help_heading = COMMON_HEADING)]
     pub output: Option<PathBuf>,
@@ -27,9 +26,39 @@ pub struct Common {
     /// Print counts and timings on stderr.
     #[arg(short, long, conflicts_with = "quiet", help_heading = COMMON_HEADING)]
     pub verbose: bool,
+}
+
+impl OutputFlags {
+    /// `arg` with a tool's own help for `-o` or `-v` (for `#[command(mut_args(..))]`, which
+    /// keeps the flags in their place); any other flag as it is.
+    pub fn reword(arg: clap::Arg, output: &'static str, verbose: &'static str) -> clap::Arg {
+        match arg.get_id().as_str() {
+            "output" => arg.help(output),
+            "verbose" => arg.help(verbose),
+            _ => arg,
+        }
+    }
+}
+
+/// Flags every tool that reads records has (help lists them under [`COMMON_HEADING`]); its
+/// [`OutputFlags`] read through it (`common.output`).
+#[derive(Debug, Clone, Args)]
+pub struct Common {
+    /// Input file (default: stdin; `-` is stdin too).
+    #[arg(value_name = "INPUT")]
+    pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputFlags,
     /// Skip records that are not valid (counted on stderr) instead of stopping at the first.
     #[arg(long, help_heading = COMMON_HEADING)]
     pub skip_invalid: bool,
+}
+
+impl std::ops::Deref for Common {
+    type Target = OutputFlags;
+    fn deref(&self) -> &OutputFlags {
+        &self.out
+    }
 }
 
 /// The common flags of a tool that works on several threads: [`Common`] and `--threads`
@@ -189,15 +218,15 @@ impl Log {
                 .num_threads(n.max(1))
                 .build_global();
         }
-        Log::plain(tool, flags.common().quiet, flags.common().verbose)
+        Log::plain(tool, &flags.common().out)
     }
 
     /// A logger for a tool without the [`Common`] flags (pl-fetch, pl-apply).
-    pub fn plain(tool: &'static str, quiet: bool, verbose: bool) -> Log {
+    pub fn plain(tool: &'static str, flags: &OutputFlags) -> Log {
         Log {
             tool,
-            quiet,
-            verbose,
+            quiet: flags.quiet,
+            verbose: flags.verbose,
             start: Instant::now(),
         }
     }

@@ -10,3 +10,4 @@ pub mod reorder;
 pub mod score_sides;
 pub mod scoring;
 pub mod sides;
+pub mod signing;

@@ -8,9 +8,8 @@ use pl_core::evidence::Profile;
 use pl_core::lsh::Banding;
 use pl_core::minhash::{MinHasher, Scheme, DEFAULT_SEED};
 use pl_core::normalize::normalize;
-use pl_core::score::Weights;
 use pl_core::score::{fuzzy_ratio, fuzzy_sample};
-use pl_core::scorer::{Config, Doc, Scorer, Similarity, Verifier};
+use pl_core::scorer::{Config, Doc, Scorer, Similarity};
 use pl_core::shingle::shingles;
 use pl_core::verify::Vocab;
 use std::hint::black_box;
@@ -77,11 +76,7 @@ fn kernels(c: &mut Criterion) {
         .collect();
     let config = Config {
         threshold: 0.5,
-        weights: Weights::default(),
-        containment: true,
-        verifier: Some(Verifier::default()),
-        distinct_min: 0.0,
-        distinct_penalty: 0.0,
+        ..Config::default()
     };
     let scorer = Scorer {
         config: &config,

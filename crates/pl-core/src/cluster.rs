@@ -396,6 +396,15 @@ mod tests {
         }
     }
 
+    /// Every pair of `ids` at `score`, in order: (1, 2), (1, 3), ..., (2, 3), ...
+    fn clique(ids: &[u64], score: f64) -> Vec<ScoredPair> {
+        let mut out = Vec::new();
+        for (i, &a) in ids.iter().enumerate() {
+            out.extend(ids[i + 1..].iter().map(|&b| p(a, b, score)));
+        }
+        out
+    }
+
     fn copy(a: u64, b: u64) -> ScoredPair {
         ScoredPair {
             copy: true,
@@ -439,14 +448,8 @@ mod tests {
         assert_eq!(g.len(), 1);
         assert_eq!(g[0].members, vec![1, 2, 3]);
         // A clique of four stays one group.
-        let clique = [
-            p(1, 2, 0.9),
-            p(1, 3, 0.9),
-            p(1, 4, 0.9),
-            p(2, 3, 0.9),
-            p(2, 4, 0.9),
-            p(3, 4, 0.8),
-        ];
+        let mut clique = clique(&[1, 2, 3, 4], 0.9);
+        *clique.last_mut().expect("six pairs") = p(3, 4, 0.8);
         let g = cluster_with(&clique, &m, Linkage::Average);
         assert_eq!(g.len(), 1);
         assert_eq!(g[0].members, vec![1, 2, 3, 4]);
@@ -479,14 +482,7 @@ mod tests {
     #[test]
     fn a_unit_weighs_its_size_on_both_sides_of_a_merge() {
         let m = FxHashMap::default();
-        let clique = [
-            p(6, 7, 0.95),
-            p(6, 8, 0.95),
-            p(6, 9, 0.95),
-            p(7, 8, 0.95),
-            p(7, 9, 0.95),
-            p(8, 9, 0.95),
-        ];
+        let clique = clique(&[6, 7, 8, 9], 0.95);
         let units = [copy(1, 2), copy(1, 3)];
         // 1–6 stands for 3 of the 3·4 pairs between {1,2,3} and {6,7,8,9}: not half.
         let mut pairs: Vec<ScoredPair> = [&clique[..], &units[..], &[p(1, 6, 0.9)]].concat();

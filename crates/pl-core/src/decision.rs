@@ -172,6 +172,59 @@ impl Decision {
     }
 }
 
+/// What a record of pl-apply's input is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    /// A review decision (pl-report's).
+    Decision,
+    /// A group (pl-cluster's).
+    Group,
+}
+
+impl Decision {
+    /// Reads one record of pl-apply's input: a decision, or a group, which is a "duplicate"
+    /// decision when it is at least `min` confident (`None` under it). A group without `min`
+    /// (--min-confidence) is refused.
+    pub fn from_input(
+        o: &Map<String, Value>,
+        min: Option<f64>,
+    ) -> Result<(InputKind, Option<Decision>), String> {
+        if o.contains_key("decision") {
+            return Ok((InputKind::Decision, Some(Decision::from_obj(o)?)));
+        }
+        if !o.contains_key("members") {
+            return Err("neither a decision nor a group record".into());
+        }
+        let Some(min) = min else {
+            return Err(
+                "a group record: pl-apply acts on groups only with --min-confidence X (or give it the decisions exported by pl-report)"
+                    .into(),
+            );
+        };
+        Ok((InputKind::Group, Decision::from_group(o, min)?))
+    }
+}
+
+/// The decisions of groups at least `min` confident (all without `min`; a decision without a
+/// confidence counts), their lines dropped.
+pub fn at_least(read: Vec<(u64, Decision)>, min: Option<f64>) -> Vec<Decision> {
+    read.into_iter()
+        .map(|(_, d)| d)
+        .filter(|d| match (min, d.confidence) {
+            (Some(min), Some(c)) => c >= min,
+            _ => true,
+        })
+        .collect()
+}
+
+/// Keeps the "duplicate" decisions, the only ones that change anything; how many others
+/// (not duplicates, ignored) there were.
+pub fn keep_duplicates(decisions: &mut Vec<Decision>) -> usize {
+    let before = decisions.len();
+    decisions.retain(|d| d.decision == Verdict::Duplicate);
+    before - decisions.len()
+}
+
 /// Checks that the decisions of one file agree with each other, before anything acts on them:
 /// a group is decided once, and a document belongs to one group. `decisions` holds each
 /// decision with the line it was read from; the error names both lines.
@@ -208,6 +261,40 @@ pub fn check_consistent(decisions: &[(u64, Decision)]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn apply_input_is_decisions_or_confident_groups() {
+        let group = obj(json!({"group": 1, "confidence": 0.8, "primary": 1, "members": [1, 2]}));
+        assert!(Decision::from_input(&group, None)
+            .unwrap_err()
+            .starts_with("a group record"));
+        let (kind, d) = Decision::from_input(&group, Some(0.9)).unwrap();
+        assert_eq!((kind, d), (InputKind::Group, None));
+        let (_, d) = Decision::from_input(&group, Some(0.8)).unwrap();
+        assert_eq!(d.unwrap().decision, Verdict::Duplicate);
+        let other = obj(json!({"group": 1}));
+        assert_eq!(
+            Decision::from_input(&other, None).unwrap_err(),
+            "neither a decision nor a group record"
+        );
+        let mut dec = group.clone();
+        dec.insert("decision".into(), "ignore".into());
+        let (kind, d) = Decision::from_input(&dec, None).unwrap();
+        assert_eq!(kind, InputKind::Decision);
+        let d = d.unwrap();
+        let mut low = d.clone();
+        low.confidence = Some(0.5);
+        let mut unknown = d.clone();
+        unknown.confidence = None;
+        let mut dup = d.clone();
+        dup.decision = Verdict::Duplicate;
+        let read = vec![(1, d), (2, low), (3, unknown), (4, dup)];
+        let mut kept = at_least(read.clone(), Some(0.6));
+        assert_eq!(kept.len(), 3);
+        assert_eq!(at_least(read, None).len(), 4);
+        assert_eq!(keep_duplicates(&mut kept), 2);
+        assert_eq!(kept.len(), 1);
+    }
     use serde_json::json;
 
     fn obj(v: Value) -> Map<String, Value> {

@@ -16,6 +16,7 @@ pub mod fields;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;
+pub mod page;
 pub mod records;
 pub mod score;
 pub mod scorer;

@@ -258,9 +258,59 @@ pub fn half_point(rows: usize, bands: usize, min_matches: usize) -> f64 {
     (lo + hi) / 2.0
 }
 
+/// What pl-lsh --explain prints: for `b` (cut from K = `perms`) with at least `min_matches`
+/// bands agreeing, the probability that a pair becomes a candidate at similarities 0.50 to
+/// 1.00, where it crosses 50%, and the share of pairs at `threshold` that LSH would miss.
+pub fn explain(perms: usize, b: &Banding, min_matches: usize, threshold: f64) -> String {
+    use std::fmt::Write;
+    let m = min_matches;
+    let mut out = format!(
+        "K={perms} permutations, {} bands x {} rows, at least {m} band(s) must match\n",
+        b.bands, b.rows
+    );
+    out.push_str("similarity  P(candidate)\n");
+    for i in 0..=10 {
+        let s = 0.5 + 0.05 * i as f64;
+        let p = candidate_probability(s, b.rows, b.bands, m);
+        let _ = writeln!(out, "{s:>10.2}  {p:>11.4}");
+    }
+    let _ = writeln!(
+        out,
+        "50% at similarity {:.3}",
+        half_point(b.rows, b.bands, m)
+    );
+    let t = threshold;
+    let p = candidate_probability(t, b.rows, b.bands, m);
+    let _ = writeln!(
+        out,
+        "at the threshold {t}: P(candidate) {p:.4}, expected share of pairs missed by LSH {:.2}%",
+        100.0 * (1.0 - p)
+    );
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn explain_shows_the_curve_and_the_threshold() {
+        let b = Banding::new(256, 32).unwrap();
+        let text = explain(256, &b, 1, 0.65);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 15);
+        assert_eq!(
+            lines[0],
+            "K=256 permutations, 32 bands x 8 rows, at least 1 band(s) must match"
+        );
+        assert_eq!(lines[2], "      0.50       0.1177");
+        assert_eq!(lines[12], "      1.00       1.0000");
+        assert!(
+            lines[14].starts_with("at the threshold 0.65: P(candidate) "),
+            "{}",
+            lines[14]
+        );
+    }
     use crate::minhash::splitmix64;
     use proptest::prelude::*;
 

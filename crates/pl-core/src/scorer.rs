@@ -107,6 +107,21 @@ pub struct Config {
     pub distinct_penalty: f64,
 }
 
+impl Default for Config {
+    /// The default threshold and weights, containment and the default verifier on, the
+    /// distinctive-token dimension off.
+    fn default() -> Config {
+        Config {
+            threshold: crate::score::DEFAULT_THRESHOLD,
+            weights: Weights::default(),
+            containment: true,
+            verifier: Some(Verifier::default()),
+            distinct_min: 0.0,
+            distinct_penalty: 0.0,
+        }
+    }
+}
+
 /// One document of a pair, as the cascade reads it.
 #[derive(Debug, Clone, Copy)]
 pub struct Doc<'a> {
@@ -437,11 +452,7 @@ mod tests {
     fn config() -> Config {
         Config {
             threshold: 0.5,
-            weights: Weights::default(),
-            containment: true,
-            verifier: Some(Verifier::default()),
-            distinct_min: 0.0,
-            distinct_penalty: 0.0,
+            ..Config::default()
         }
     }
 

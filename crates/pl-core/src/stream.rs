@@ -140,6 +140,56 @@ impl Params {
     }
 }
 
+impl Params {
+    /// Checks a shingle stream's parameters (`self`) against the shingling flags a stage
+    /// reading it was given (`None`: not given, anything goes): n-gram size, part and
+    /// minimum words. The unit is checked by [`Params::expect_shingle_hash`].
+    pub fn expect_shingling(
+        &self,
+        ngram: Option<u32>,
+        part: Option<Part>,
+        min_words: Option<u32>,
+    ) -> crate::Result<()> {
+        use crate::records::expect_param;
+        if let Some(n) = ngram {
+            expect_param(
+                "ngram",
+                n,
+                self.ngram,
+                "re-run pl-shingle with the n-gram size this pipeline uses, or change --ngram",
+            )?;
+        }
+        if let Some(part) = part {
+            expect_param(
+                "part",
+                part.name(),
+                self.part.name(),
+                "re-run pl-shingle with the --part this pipeline uses, or change --part",
+            )?;
+        }
+        if let Some(m) = min_words {
+            expect_param(
+                "min_words",
+                m,
+                self.min_words,
+                "re-run pl-shingle with the --min-words this pipeline uses, or change --min-words",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Checks a shingle stream's shingle hash (`self`'s: it names the unit) against the one
+    /// of the unit a stage was given.
+    pub fn expect_shingle_hash(&self, want: u32) -> crate::Result<()> {
+        crate::records::expect_param(
+            "shingle_hash",
+            want,
+            self.shingle_hash,
+            "re-run pl-shingle with the --unit this pipeline uses, or change --unit",
+        )
+    }
+}
+
 /// A stream header: kind and parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
@@ -372,6 +422,34 @@ pub fn is_binary(first_bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shingle_stream_is_checked_against_the_flags_given() {
+        let sp = Params {
+            ngram: 5,
+            min_words: 20,
+            shingle_hash: 7,
+            perms: 0,
+            scheme: 0,
+            seed: 0,
+            part: Part::Whole,
+        };
+        assert!(sp.expect_shingling(None, None, None).is_ok());
+        assert!(sp
+            .expect_shingling(Some(5), Some(Part::Whole), Some(20))
+            .is_ok());
+        let e = sp
+            .expect_shingling(Some(4), None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("ngram: stream has 5, this stage expects 4"),
+            "{e}"
+        );
+        assert!(sp.expect_shingling(None, Some(Part::Head), None).is_err());
+        assert!(sp.expect_shingling(None, None, Some(10)).is_err());
+        assert!(sp.expect_shingle_hash(7).is_ok() && sp.expect_shingle_hash(8).is_err());
+    }
 
     fn header() -> Header {
         Header {

@@ -64,19 +64,7 @@ pub fn trigrams(norm: &str, out: &mut Vec<Trigram>) {
 
 /// Size of the intersection of two sorted, deduplicated slices.
 pub fn overlap<T: Ord>(a: &[T], b: &[T]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
+    overlap_at_least(a, b, 0).expect("every overlap is at least 0")
 }
 
 /// The similarity of two sets of sizes `len_a`, `len_b` sharing `overlap` elements:
@@ -380,7 +368,7 @@ pub fn sort_pairs(p: &mut [TrigramPair]) {
 
 /// The overlap of two sorted slices if it is at least `need`, else `None` (stopping as soon
 /// as what is left cannot make up the difference).
-fn overlap_at_least(a: &[u32], b: &[u32], need: usize) -> Option<usize> {
+fn overlap_at_least<T: Ord>(a: &[T], b: &[T], need: usize) -> Option<usize> {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         if n + (a.len() - i).min(b.len() - j) < need {

@@ -221,8 +221,7 @@ pub fn normalize_base(url: &str) -> Result<String> {
             "PAPERLESS_URL must not hold a user name or password; use an API token".into(),
         ));
     }
-    let lower = u.to_ascii_lowercase();
-    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+    if pl_core::page::safe_url(u).is_none() {
         return Err(Error::Config(format!(
             "PAPERLESS_URL must start with http:// or https:// (got {u:?})"
         )));
@@ -352,17 +351,17 @@ impl Client {
     /// answer), up to `highest_known`; never down. Version 10 drops the `all` id list that
     /// version 9 repeats on every page, which costs much on big libraries.
     pub fn upgrade_version(&self, highest_known: u32) {
-        let offered = self
-            .server
-            .borrow()
-            .api_version
-            .as_deref()
-            .and_then(|v| v.parse::<u32>().ok());
-        if let Some(v) = offered.map(|v| v.min(highest_known)) {
+        if let Some(v) = self.offered_version().map(|v| v.min(highest_known)) {
             if v > self.version.get() {
                 self.version.set(v);
             }
         }
+    }
+
+    /// The API version the server's last `X-Api-Version` header offered, if it named one.
+    fn offered_version(&self) -> Option<u32> {
+        let server = self.server.borrow();
+        server.api_version.as_deref().and_then(|v| v.parse().ok())
     }
 
     /// What the server told about itself so far.
@@ -408,13 +407,7 @@ impl Client {
                     let requested = self.version.get();
                     // Ask without a version: the answer's X-Api-Version names one it speaks.
                     let _ = self.once(method, &url, body, None);
-                    let offered = self
-                        .server
-                        .borrow()
-                        .api_version
-                        .as_deref()
-                        .and_then(|v| v.parse::<u32>().ok());
-                    match offered {
+                    match self.offered_version() {
                         // Below 9 the answers have other shapes (`created` a datetime).
                         Some(v) if v != requested && v >= 9 => {
                             (self.notify)(&format!(

@@ -5,17 +5,22 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
-use pl_core::decision::{check_consistent, Decision, Verdict};
+use pl_core::decision::{at_least, check_consistent, keep_duplicates, Decision, InputKind};
 use pl_paperless::writeback::{
     count, ApplyOptions, ApplyPlan, History, Journal, Live, Status, Step, UndoPlan,
 };
 use pl_paperless::Client;
 use serde_json::Value;
 
-use crate::common::{numbers, Log, Refused, ServerFlags, UsageError, COMMON_HEADING};
+use crate::common::{numbers, Log, OutputFlags, Refused, ServerFlags, UsageError};
 use crate::io::{create_output, open_input, Output};
 use crate::ndjson::{write_obj, NdjsonReader};
 use crate::sides::read_field;
+
+/// pl-apply's words for `-o` (its flag is [`OutputFlags`]'s).
+const OUTPUT_HELP: &str = "Write the plan records to this file instead of stdout";
+/// pl-apply's words for `-v`.
+const VERBOSE_HELP: &str = "Print server details and timings on stderr";
 
 /// Apply review decisions to Paperless-NGX: the non-primary members of every group decided
 /// "duplicate" get a tag (default `duplicate`, created when missing), or with --delete are
@@ -36,6 +41,7 @@ use crate::sides::read_field;
 /// --token-file; the token is never accepted on the command line, printed or written.
 #[derive(Debug, Parser)]
 #[command(name = "pl-apply", version)]
+#[command(mut_args(|a| OutputFlags::reword(a, OUTPUT_HELP, VERBOSE_HELP)))]
 pub struct Args {
     /// Decisions or groups NDJSON (default: stdin).
     #[arg(value_name = "INPUT")]
@@ -77,15 +83,8 @@ pub struct Args {
     pub api_version: u32,
     #[command(flatten)]
     pub server: ServerFlags,
-    /// Write the plan records to this file instead of stdout.
-    #[arg(short, long, value_name = "FILE", help_heading = COMMON_HEADING)]
-    pub output: Option<PathBuf>,
-    /// Print nothing on stderr but errors.
-    #[arg(short, long, help_heading = COMMON_HEADING)]
-    pub quiet: bool,
-    /// Print server details and timings on stderr.
-    #[arg(short, long, conflicts_with = "quiet", help_heading = COMMON_HEADING)]
-    pub verbose: bool,
+    #[command(flatten)]
+    pub out: OutputFlags,
 }
 
 /// The run's end: the request that failed (exit 1), else exit 3 when any document was refused
@@ -121,23 +120,13 @@ fn read_records(args: &Args) -> Result<Records> {
     let mut read = Vec::new();
     let mut groups_seen = false;
     let mut decisions_seen = false;
-    while let Some(d) = reader.next_with(|o| {
-        if o.contains_key("decision") {
-            decisions_seen = true;
-            return Decision::from_obj(&o).map(Some);
+    while let Some((kind, d)) =
+        reader.next_with(|o| Decision::from_input(&o, args.min_confidence))?
+    {
+        match kind {
+            InputKind::Decision => decisions_seen = true,
+            InputKind::Group => groups_seen = true,
         }
-        if !o.contains_key("members") {
-            return Err("neither a decision nor a group record".into());
-        }
-        groups_seen = true;
-        let Some(min) = args.min_confidence else {
-            return Err(
-                "a group record: pl-apply acts on groups only with --min-confidence X (or give it the decisions exported by pl-report)"
-                    .into(),
-            );
-        };
-        Decision::from_group(&o, min)
-    })? {
         if let Some(d) = d {
             read.push((reader.line(), d));
         }
@@ -161,14 +150,7 @@ fn read_input(args: &Args, log: &Log) -> Result<(String, Vec<Decision>)> {
     } = read_records(args)?;
     // Contradictions are refused before anything is planned, let alone written.
     check_consistent(&read).map_err(|msg| anyhow!("{name}: {msg}"))?;
-    let mut out: Vec<Decision> = read
-        .into_iter()
-        .map(|(_, d)| d)
-        .filter(|d| match (args.min_confidence, d.confidence) {
-            (Some(min), Some(c)) => c >= min,
-            _ => true,
-        })
-        .collect();
+    let mut out = at_least(read, args.min_confidence);
     if groups_seen && args.docs.is_none() {
         return Err(UsageError(
             "groups carry no `modified`: pass --docs FILE (the docs they were scored from)".into(),
@@ -184,40 +166,27 @@ fn read_input(args: &Args, log: &Log) -> Result<(String, Vec<Decision>)> {
             d.fill_modified(|id| modified.get(&id).cloned().flatten());
         }
     }
-    let skipped = out
-        .iter()
-        .filter(|d| d.decision != Verdict::Duplicate)
-        .count();
+    let skipped = keep_duplicates(&mut out);
     if skipped > 0 {
         log.info(format!(
             "{skipped} groups decided not duplicates or ignored: left alone"
         ));
     }
-    out.retain(|d| d.decision == Verdict::Duplicate);
     Ok((name, out))
 }
 
 /// The journal: --undo's, --journal, or INPUT.journal.ndjson.
 fn journal_path(args: &Args) -> Result<PathBuf> {
-    Ok(match (&args.undo, &args.journal, &args.input) {
-        (Some(j), _, _) => j.clone(),
-        (None, Some(j), _) => j.clone(),
-        (None, None, Some(p)) if p != Path::new("-") => {
-            let mut s = p.as_os_str().to_owned();
-            s.push(".journal.ndjson");
-            PathBuf::from(s)
-        }
-        _ => {
-            return Err(
-                UsageError("reading stdin: name the journal with --journal FILE".into()).into(),
-            )
-        }
+    let beside = || args.input.as_deref().and_then(Journal::beside);
+    let path = args.undo.clone().or_else(|| args.journal.clone());
+    path.or_else(beside).ok_or_else(|| {
+        UsageError("reading stdin: name the journal with --journal FILE".into()).into()
     })
 }
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::plain("pl-apply", args.quiet, args.verbose);
+    let log = Log::plain("pl-apply", &args.out);
     if let Some(m) = args.min_confidence {
         if !(0.0..=1.0).contains(&m) {
             return Err(UsageError("--min-confidence must be within 0 and 1".into()).into());
@@ -230,8 +199,8 @@ pub fn run(args: Args) -> Result<()> {
     let history = Journal::read(&journal_path)?;
     let client = args
         .server
-        .client("pl-apply", args.api_version, args.quiet)?;
-    let mut out = create_output(args.output.as_deref())?;
+        .client("pl-apply", args.api_version, args.out.quiet)?;
+    let mut out = create_output(args.out.output.as_deref())?;
     let run = Run {
         args: &args,
         client: &client,

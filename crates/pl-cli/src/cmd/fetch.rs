@@ -7,8 +7,13 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use pl_paperless::sync::{load_local, sync, Local, Progress, SyncOptions};
 
-use crate::common::{Log, ServerFlags, UsageError, COMMON_HEADING};
+use crate::common::{Log, OutputFlags, ServerFlags, UsageError};
 use crate::io::create_output;
+
+/// pl-fetch's words for `-o` (its flag is [`OutputFlags`]'s).
+const OUTPUT_HELP: &str = "Write the records to this file (replaced atomically) and keep the sync state beside it; without it records go to stdout and every run is a full sync";
+/// pl-fetch's words for `-v`.
+const VERBOSE_HELP: &str = "Print the server version, sync mode and timings on stderr";
 
 /// Fetch documents from a Paperless-NGX server (2.15 or newer, 3.x) as docs NDJSON: one
 /// record per line, sorted by id, with id, title, content, created, added, modified,
@@ -28,6 +33,7 @@ use crate::io::create_output;
 /// path relative to PATH, id = a hash of it, stable across runs).
 #[derive(Debug, Parser)]
 #[command(name = "pl-fetch", version)]
+#[command(mut_args(|a| OutputFlags::reword(a, OUTPUT_HELP, VERBOSE_HELP)))]
 pub struct Args {
     /// Read a folder of .txt/.md files (recursively) instead of a server (wins over --url).
     #[arg(long, value_name = "PATH")]
@@ -54,16 +60,8 @@ pub struct Args {
     pub overlap: u64,
     #[command(flatten)]
     pub server: ServerFlags,
-    /// Write the records to this file (replaced atomically) and keep the sync state beside
-    /// it; without it records go to stdout and every run is a full sync.
-    #[arg(short, long, value_name = "FILE", help_heading = COMMON_HEADING)]
-    pub output: Option<PathBuf>,
-    /// Print nothing on stderr but errors.
-    #[arg(short, long, help_heading = COMMON_HEADING)]
-    pub quiet: bool,
-    /// Print the server version, sync mode and timings on stderr.
-    #[arg(short, long, conflicts_with = "quiet", help_heading = COMMON_HEADING)]
-    pub verbose: bool,
+    #[command(flatten)]
+    pub out: OutputFlags,
 }
 
 /// `docs.ndjson` → `docs.ndjson.state.json`.
@@ -75,7 +73,7 @@ fn default_state(output: &Path) -> PathBuf {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::plain("pl-fetch", args.quiet, args.verbose);
+    let log = Log::plain("pl-fetch", &args.out);
     if let Some(dir) = &args.dir {
         return run_dir(dir, &args, &log);
     }
@@ -87,13 +85,14 @@ pub fn run(args: Args) -> Result<()> {
     }
     let client = args
         .server
-        .client("pl-fetch", args.api_version.unwrap_or(9), args.quiet)?;
+        .client("pl-fetch", args.api_version.unwrap_or(9), args.out.quiet)?;
     let state_path = args
+        .out
         .output
         .as_deref()
         .filter(|p| *p != Path::new("-"))
         .map(|o| args.state.clone().unwrap_or_else(|| default_state(o)));
-    let local = match (&args.output, &state_path) {
+    let local = match (&args.out.output, &state_path) {
         (Some(out), Some(st)) => load_local(out, st, client.base())?,
         _ => Local {
             full_reason: Some("output to stdout".into()),
@@ -134,7 +133,7 @@ pub fn run(args: Args) -> Result<()> {
     // not change are left alone, so make does not rerun the stages after this one.
     let mut bytes = Vec::new();
     let state = synced.write_to(&mut bytes).context("writing the output")?;
-    write_if_changed(args.output.as_deref(), &bytes)?;
+    write_if_changed(args.out.output.as_deref(), &bytes)?;
     if let Some(st) = &state_path {
         let mut json = serde_json::to_vec(&state).context("writing the state")?;
         json.push(b'\n');
@@ -196,7 +195,7 @@ fn run_dir(dir: &Path, args: &Args, log: &Log) -> Result<()> {
             dir.join(f).display()
         ));
     }
-    let mut out = create_output(args.output.as_deref())?;
+    let mut out = create_output(args.out.output.as_deref())?;
     for line in corpus.records.values() {
         out.write_all(line)?;
     }

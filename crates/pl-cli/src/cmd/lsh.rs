@@ -4,10 +4,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use pl_core::lsh::{
-    candidate_probability, candidates, copy_sets, half_point, with_copies, Banding, Candidate,
-    CopySets,
-};
+use pl_core::lsh::{candidates, copy_sets, with_copies, Banding, Candidate, CopySets};
 use pl_core::records::{expect_param, SigRec};
 use pl_core::stream::{Params, Part};
 use pl_core::text_records::CandRecord;
@@ -278,36 +275,12 @@ fn part_candidates(
     Ok(candidates(&ids, &keys, min_band_matches))
 }
 
+/// --explain: the S-curve of --perms (default 256), --bands and --min-band-matches.
 fn explain(args: &Args) -> Result<()> {
     let perms = args.perms.unwrap_or(256) as usize;
     let b = Banding::new(perms, args.bands).map_err(|e| UsageError(e.to_string()))?;
     let m = args.min_band_matches as usize;
     let mut out = create_output(args.common.output.as_deref())?;
-    writeln!(
-        out,
-        "K={perms} permutations, {} bands x {} rows, at least {m} band(s) must match",
-        b.bands, b.rows
-    )?;
-    writeln!(out, "similarity  P(candidate)")?;
-    for i in 0..=10 {
-        let s = 0.5 + 0.05 * i as f64;
-        writeln!(
-            out,
-            "{s:>10.2}  {:>11.4}",
-            candidate_probability(s, b.rows, b.bands, m)
-        )?;
-    }
-    writeln!(
-        out,
-        "50% at similarity {:.3}",
-        half_point(b.rows, b.bands, m)
-    )?;
-    let t = args.threshold;
-    let p = candidate_probability(t, b.rows, b.bands, m);
-    writeln!(
-        out,
-        "at the threshold {t}: P(candidate) {p:.4}, expected share of pairs missed by LSH {:.2}%",
-        100.0 * (1.0 - p)
-    )?;
+    out.write_all(pl_core::lsh::explain(perms, &b, m, args.threshold).as_bytes())?;
     out.finish()
 }

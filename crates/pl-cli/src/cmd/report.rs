@@ -7,22 +7,21 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use clap::Parser;
+use pl_core::page::{
+    check_ids, link_documents, page_doc, page_group, safe_url, script_json, sort_groups, GroupLines,
+};
 use pl_core::sha256::{base64, hex, sha256};
-use pl_core::text_records::{DocRecord, GroupRecord, NormRecord};
-use rustc_hash::FxHashMap;
+use pl_core::text_records::GroupRecord;
 use serde_json::{json, Map, Value};
 
 use crate::common::{Common, Log, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_u64, get_unit, NdjsonReader, Obj};
+use crate::ndjson::{get_u64, get_unit, NdjsonReader};
 use crate::sides::read_field;
-use pl_core::fields::FieldError;
 
 const TEMPLATE: &str = include_str!("report/page.html");
-/// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
-const MAX_PAGE_ID: u64 = (1 << 53) - 1;
 const STYLE: &str = include_str!("report/page.css");
 const SCRIPT: &str = include_str!("report/page.js");
 
@@ -80,111 +79,24 @@ fn read_groups(args: &Args) -> Result<Vec<GroupRecord>> {
         args.common.skip_invalid,
     );
     let mut groups = Vec::new();
-    // Where each group number and each member was first read: one group per number, one
-    // group per document.
-    let mut numbers: FxHashMap<u64, u64> = FxHashMap::default();
-    let mut owners: FxHashMap<u64, u64> = FxHashMap::default();
+    let mut seen = GroupLines::default();
     while let Some(g) = reader.next_with(|o| {
         // The page filters by confidence: it must be from 0 to 1. Errors name the group.
         let number = get_u64(&o, "group")?;
-        let in_group = |e: FieldError| format!("group {number}: {e}");
-        get_unit(&o, "confidence").map_err(in_group)?;
+        let in_group = |e: String| format!("group {number}: {e}");
+        get_unit(&o, "confidence").map_err(|e| in_group(e.to_string()))?;
         get_u64(&o, "primary")?;
-        let g = GroupRecord::from_obj(o).map_err(in_group)?;
-        // The page's JavaScript numbers hold integers exactly up to 2^53 - 1: a larger id
-        // would come back from the page as another document's.
-        for &id in g.members.iter().chain([&number]) {
-            if id > MAX_PAGE_ID {
-                return Err(format!(
-                    "group {number}: id {id} is over {MAX_PAGE_ID}, the largest the review page holds exactly"
-                ));
-            }
-        }
-
+        let g = GroupRecord::from_obj(o).map_err(|e| in_group(e.to_string()))?;
+        check_ids(&g).map_err(in_group)?;
         Ok(g)
     })? {
         let line = reader.line();
-        let name = reader.name();
-        if let Some(first) = numbers.insert(g.group, line) {
-            bail!("{name}: line {line}: group {} repeated (first on line {first})", g.group);
-        }
-        for &m in &g.members {
-            if let Some(first) = owners.insert(m, line) {
-                bail!(
-                    "{name}: line {line}: document {m} is in group {} and in the group on line {first}",
-                    g.group
-                );
-            }
-        }
+        seen.add(&g, line)
+            .map_err(|msg| anyhow!("{}: line {line}: {msg}", reader.name()))?;
         groups.push(g);
     }
-    // Highest confidence first; ties by group number (pl-cluster's order already).
-    groups.sort_by(|a, b| {
-        b.confidence
-            .total_cmp(&a.confidence)
-            .then(a.group.cmp(&b.group))
-    });
+    sort_groups(&mut groups);
     Ok(groups)
-}
-
-/// Only http(s) links are kept: a `javascript:` URL in a document record must not be clickable.
-fn safe_url(s: &str) -> Option<String> {
-    let l = s.trim().to_ascii_lowercase();
-    (l.starts_with("http://") || l.starts_with("https://")).then(|| s.trim().to_owned())
-}
-
-/// The fields of a docs record the page shows, text cut at `max_text` characters.
-fn page_doc(doc: DocRecord, max_text: usize) -> Value {
-    let norm = NormRecord::from(doc);
-    let doc = norm.doc();
-    let mut d = Map::new();
-    for (k, v) in [
-        ("title", doc.title()),
-        ("correspondent", doc.correspondent()),
-        ("document_type", doc.document_type()),
-        ("tags", doc.tags()),
-        ("created", doc.created()),
-        ("added", doc.added()),
-        ("modified", doc.modified()),
-        ("page_count", doc.page_count()),
-        ("archive_serial_number", doc.archive_serial_number()),
-        ("original_file_name", doc.original_file_name()),
-    ] {
-        d.insert(k.into(), v.cloned().unwrap_or(Value::Null));
-    }
-    let url = doc.url().and_then(Value::as_str).and_then(safe_url);
-    d.insert("url".into(), url.map(Value::String).unwrap_or(Value::Null));
-    let text = match doc.content() {
-        Some(Value::String(s)) => s.as_str(),
-        // A norm record without its docs' `content` shows its normalized text.
-        _ => norm.norm().and_then(Value::as_str).unwrap_or(""),
-    };
-    let cut = text.char_indices().nth(max_text).map(|(i, _)| i);
-    d.insert(
-        "content".into(),
-        Value::String(text[..cut.unwrap_or(text.len())].to_owned()),
-    );
-    d.insert("truncated".into(), Value::Bool(cut.is_some()));
-    Value::Object(d)
-}
-
-/// JSON that is safe inside `<script type="application/json">`: no `<`, `>`, `&` (so no
-/// `</script>` or `<!--`), and no U+2028/2029. These occur only inside JSON strings, where
-/// the `\u` escapes mean the same.
-pub fn script_json(v: &Value) -> String {
-    let s = v.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 16);
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The members' documents as the page shows them, by id, linked to --paperless-url when
@@ -194,26 +106,16 @@ fn page_docs(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<BTreeMap<
         .iter()
         .flat_map(|g| g.members.iter().copied())
         .collect();
-    let docs: BTreeMap<u64, Value> = match &args.docs {
+    let mut docs: BTreeMap<u64, Value> = match &args.docs {
         Some(p) => read_field(p, Some(&wanted), |d| Ok(page_doc(d, args.max_text)))?
             .into_iter()
             .collect(),
         None => BTreeMap::new(),
     };
     // Links from --paperless-url for records without their own `url`.
-    let base = args.paperless_url.as_deref().and_then(safe_url);
-    let docs: BTreeMap<u64, Value> = docs
-        .into_iter()
-        .map(|(id, mut d)| {
-            if let (Value::Null, Some(b)) = (&d["url"], &base) {
-                d["url"] = Value::String(format!(
-                    "{}/documents/{id}/details",
-                    b.trim_end_matches('/')
-                ));
-            }
-            (id, d)
-        })
-        .collect();
+    if let Some(base) = args.paperless_url.as_deref().and_then(safe_url) {
+        link_documents(&mut docs, &base);
+    }
     let missing = wanted.iter().filter(|id| !docs.contains_key(id)).count();
     if args.docs.is_some() && missing > 0 {
         log.note(format!(
@@ -254,19 +156,7 @@ fn build_data(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<Value> {
     let mut pairs = group_pairs(args, groups)?;
     let groups: Vec<Value> = groups
         .iter()
-        .map(|g| {
-            // The page shows the documented fields only, members ascending.
-            let mut members = g.members.clone();
-            members.sort_unstable();
-            let shown = GroupRecord {
-                members,
-                rest: Obj::new(),
-                ..g.clone()
-            };
-            let mut o = serde_json::to_value(shown).expect("a group record serializes");
-            o["pairs"] = Value::Array(pairs.remove(&g.group).unwrap_or_default());
-            o
-        })
+        .map(|g| page_group(g, pairs.remove(&g.group).unwrap_or_default()))
         .collect();
     let docs_obj: Map<String, Value> = docs
         .into_iter()
@@ -371,22 +261,6 @@ pub fn run(args: Args) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn script_json_cannot_close_the_script() {
-        let v = json!({"t": "</script><script>alert(1)</script><!-- & \u{2028}\u{2029}"});
-        let s = script_json(&v);
-        assert!(!s.contains('<') && !s.contains('>') && !s.contains('&'));
-        assert!(!s.contains('\u{2028}') && !s.contains('\u{2029}'));
-        assert_eq!(serde_json::from_str::<Value>(&s).unwrap(), v);
-    }
-
-    #[test]
-    fn only_http_links() {
-        assert_eq!(safe_url(" https://p/x "), Some("https://p/x".into()));
-        assert_eq!(safe_url("javascript:alert(1)"), None);
-        assert_eq!(safe_url("data:text/html,x"), None);
-    }
 
     #[test]
     fn page_has_every_part_once_and_a_matching_csp() {

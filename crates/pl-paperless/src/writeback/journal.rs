@@ -97,6 +97,17 @@ fn now() -> String {
 }
 
 impl Journal {
+    /// The journal of a run reading `input`: `INPUT.journal.ndjson` beside it (`None` for
+    /// `-`, stdin, which has no place to keep one).
+    pub fn beside(input: &Path) -> Option<PathBuf> {
+        if input == Path::new("-") {
+            return None;
+        }
+        let mut s = input.as_os_str().to_owned();
+        s.push(".journal.ndjson");
+        Some(PathBuf::from(s))
+    }
+
     /// Reads what earlier runs did from the journal at `path` (none when there is no file).
     pub fn read(path: &Path) -> Result<History> {
         let mut h = History::default();

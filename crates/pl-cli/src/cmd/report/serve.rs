@@ -29,12 +29,13 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use pl_core::decision::Decision;
+use pl_core::page::{parse_changes, parse_decisions, PageGroups};
 use serde_json::Value;
 
 use super::{render, Args};
 use crate::common::Log;
 use crate::io::create_output;
-use crate::ndjson::{parse_object, write_obj};
+use crate::ndjson::write_obj;
 
 /// Largest request body accepted (a decisions set for a very large library fits easily).
 const MAX_BODY: usize = 64 << 20;
@@ -45,13 +46,10 @@ const MAX_CONNECTIONS: usize = 64;
 /// Silence on a connection before it is dropped.
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// group number → (members ascending, `modified` per member from the docs).
-type GroupIndex = BTreeMap<u64, (Vec<u64>, BTreeMap<u64, Option<String>>)>;
-
 /// What the handlers share.
 struct State {
     page: String,
-    groups: GroupIndex,
+    groups: PageGroups,
     file: PathBuf,
     hosts: [String; 2],
     origins: [String; 2],
@@ -76,25 +74,7 @@ pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
     let listener = TcpListener::bind(("127.0.0.1", args.port))
         .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
     let port = listener.local_addr()?.port();
-    let mut groups = BTreeMap::new();
-    for g in data["groups"].as_array().into_iter().flatten() {
-        let members: Vec<u64> = g["members"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_u64)
-            .collect();
-        let modified = members
-            .iter()
-            .map(|m| {
-                let v = data["docs"][m.to_string()]["modified"]
-                    .as_str()
-                    .map(str::to_owned);
-                (*m, v)
-            })
-            .collect();
-        groups.insert(g["group"].as_u64().unwrap_or(0), (members, modified));
-    }
+    let groups = PageGroups::of(data);
     // The decisions file must be readable now, not at the first save.
     load(&file, &groups).with_context(|| file.display().to_string())?;
     let state = Arc::new(State {
@@ -135,63 +115,12 @@ pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
 }
 
 /// Reads and checks a decisions file (absent is empty).
-fn load(file: &Path, groups: &GroupIndex) -> Result<Vec<Decision>> {
+fn load(file: &Path, groups: &PageGroups) -> Result<Vec<Decision>> {
     match std::fs::read_to_string(file) {
         Ok(text) => parse_decisions(&text, groups).map_err(anyhow::Error::msg),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(e).context("cannot read"),
     }
-}
-
-/// Parses NDJSON decisions against the report's groups; `modified` comes from the docs.
-fn parse_decisions(text: &str, groups: &GroupIndex) -> std::result::Result<Vec<Decision>, String> {
-    let changes = parse_changes(text, groups)?;
-    Ok(changes.into_values().flatten().collect())
-}
-
-/// Parses NDJSON decisions against the report's groups, by group: `None` for a group taken
-/// back (`"decision":"pending"`). A group named twice is refused.
-fn parse_changes(
-    text: &str,
-    groups: &GroupIndex,
-) -> std::result::Result<BTreeMap<u64, Option<Decision>>, String> {
-    let mut out: BTreeMap<u64, Option<Decision>> = BTreeMap::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = |m: String| format!("line {}: {m}", i + 1);
-        let o = parse_object(line).map_err(|e| at(e.to_string()))?;
-        if o.get("decision").and_then(Value::as_str) == Some("pending") {
-            let g = o
-                .get("group")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| at("missing or invalid \"group\"".into()))?;
-            if !groups.contains_key(&g) {
-                return Err(at(format!("group {g} is not in this report")));
-            }
-            if out.insert(g, None).is_some() {
-                return Err(at(format!("group {g} named twice")));
-            }
-            continue;
-        }
-        let mut d = Decision::from_obj(&o).map_err(at)?;
-        let (members, modified) = groups
-            .get(&d.group)
-            .ok_or_else(|| at(format!("group {} is not in this report", d.group)))?;
-        if &d.members != members {
-            return Err(at(format!(
-                "group {}: members differ from the report's",
-                d.group
-            )));
-        }
-        d.modified = modified.clone();
-        let g = d.group;
-        if out.insert(g, Some(d)).is_some() {
-            return Err(at(format!("group {g} named twice")));
-        }
-    }
-    Ok(out)
 }
 
 /// A request's first line and headers (names lowercased).
@@ -322,7 +251,7 @@ fn put_decisions(
 /// decisions it then holds.
 fn merge(
     file: &Path,
-    groups: &GroupIndex,
+    groups: &PageGroups,
     changes: BTreeMap<u64, Option<Decision>>,
 ) -> Result<usize> {
     let mut all: BTreeMap<u64, Decision> = load(file, groups)

@@ -1,0 +1,366 @@
+//! What pl-report's review page holds, and the rules of what may go in it: http(s) links
+//! only, ids a JavaScript number holds exactly, one group per number and per document, the
+//! documents' fields it shows, and JSON that cannot end the script element it sits in.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+
+use crate::decision::Decision;
+use crate::fields::parse_object;
+use crate::text_records::{DocRecord, GroupRecord, NormRecord};
+
+/// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_PAGE_ID: u64 = (1 << 53) - 1;
+
+/// The page's JavaScript numbers hold integers exactly up to 2^53 - 1: a larger id would
+/// come back from the page as another document's. `Err` names the first such id of `g`
+/// (its members, then its number).
+pub fn check_ids(g: &GroupRecord) -> Result<(), String> {
+    match g
+        .members
+        .iter()
+        .chain([&g.group])
+        .find(|&&id| id > MAX_PAGE_ID)
+    {
+        Some(id) => Err(format!(
+            "id {id} is over {MAX_PAGE_ID}, the largest the review page holds exactly"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `s` trimmed when it is an http(s) address, else `None`: a `javascript:` URL in a document
+/// record must not be clickable, and a server address is nothing else either.
+pub fn safe_url(s: &str) -> Option<String> {
+    let l = s.trim().to_ascii_lowercase();
+    (l.starts_with("http://") || l.starts_with("https://")).then(|| s.trim().to_owned())
+}
+
+/// The page of document `id` on the Paperless-NGX server at `base`.
+pub fn document_link(base: &str, id: u64) -> String {
+    format!("{}/documents/{id}/details", base.trim_end_matches('/'))
+}
+
+/// Where each group number and each member was first read: one group per number, one group
+/// per document.
+#[derive(Debug, Default)]
+pub struct GroupLines {
+    numbers: FxHashMap<u64, u64>,
+    owners: FxHashMap<u64, u64>,
+}
+
+impl GroupLines {
+    /// Notes group `g`, read on `line`; `Err` when its number or one of its members was
+    /// read before.
+    pub fn add(&mut self, g: &GroupRecord, line: u64) -> Result<(), String> {
+        if let Some(first) = self.numbers.insert(g.group, line) {
+            return Err(format!(
+                "group {} repeated (first on line {first})",
+                g.group
+            ));
+        }
+        for &m in &g.members {
+            if let Some(first) = self.owners.insert(m, line) {
+                return Err(format!(
+                    "document {m} is in group {} and in the group on line {first}",
+                    g.group
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The page's order: highest confidence first; ties by group number (pl-cluster's order
+/// already).
+pub fn sort_groups(groups: &mut [GroupRecord]) {
+    groups.sort_by(|a, b| {
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then(a.group.cmp(&b.group))
+    });
+}
+
+/// A group as the page shows it: the documented fields only, members ascending, and the
+/// scores of its pairs.
+pub fn page_group(g: &GroupRecord, pairs: Vec<Value>) -> Value {
+    let mut members = g.members.clone();
+    members.sort_unstable();
+    let shown = GroupRecord {
+        members,
+        rest: Map::new(),
+        ..g.clone()
+    };
+    let mut o = serde_json::to_value(shown).expect("a group record serializes");
+    o["pairs"] = Value::Array(pairs);
+    o
+}
+
+/// The fields of a docs record the page shows, text cut at `max_text` characters; `url` is
+/// `null` unless the record holds an http(s) one.
+pub fn page_doc(doc: DocRecord, max_text: usize) -> Value {
+    let norm = NormRecord::from(doc);
+    let doc = norm.doc();
+    let mut d = Map::new();
+    for (k, v) in [
+        ("title", doc.title()),
+        ("correspondent", doc.correspondent()),
+        ("document_type", doc.document_type()),
+        ("tags", doc.tags()),
+        ("created", doc.created()),
+        ("added", doc.added()),
+        ("modified", doc.modified()),
+        ("page_count", doc.page_count()),
+        ("archive_serial_number", doc.archive_serial_number()),
+        ("original_file_name", doc.original_file_name()),
+    ] {
+        d.insert(k.into(), v.cloned().unwrap_or(Value::Null));
+    }
+    let url = doc.url().and_then(Value::as_str).and_then(safe_url);
+    d.insert("url".into(), url.map(Value::String).unwrap_or(Value::Null));
+    let text = match doc.content() {
+        Some(Value::String(s)) => s.as_str(),
+        // A norm record without its docs' `content` shows its normalized text.
+        _ => norm.norm().and_then(Value::as_str).unwrap_or(""),
+    };
+    let cut = text.char_indices().nth(max_text).map(|(i, _)| i);
+    d.insert(
+        "content".into(),
+        Value::String(text[..cut.unwrap_or(text.len())].to_owned()),
+    );
+    d.insert("truncated".into(), Value::Bool(cut.is_some()));
+    Value::Object(d)
+}
+
+/// Links the documents whose record has no `url` to their page on the server at `base`.
+pub fn link_documents(docs: &mut BTreeMap<u64, Value>, base: &str) {
+    for (&id, d) in docs.iter_mut() {
+        if d["url"].is_null() {
+            d["url"] = Value::String(document_link(base, id));
+        }
+    }
+}
+
+/// JSON that is safe inside `<script type="application/json">`: no `<`, `>`, `&` (so no
+/// `</script>` or `<!--`), and no U+2028/2029. These occur only inside JSON strings, where
+/// the `\u` escapes mean the same.
+pub fn script_json(v: &Value) -> String {
+    let s = v.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 16);
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The page's groups by number: each one's members (ascending) and their `modified` as the
+/// page's docs say, what the decisions saved from the page are checked against.
+#[derive(Debug, Default)]
+pub struct PageGroups(BTreeMap<u64, PageMembers>);
+
+/// A page group's members, ascending, and each one's `modified` (`None`: the docs did not say).
+pub type PageMembers = (Vec<u64>, BTreeMap<u64, Option<String>>);
+
+impl PageGroups {
+    /// The groups of the page data `data` (`{"groups": [...], "docs": {...}}`).
+    pub fn of(data: &Value) -> PageGroups {
+        let mut groups = BTreeMap::new();
+        for g in data["groups"].as_array().into_iter().flatten() {
+            let members: Vec<u64> = g["members"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_u64)
+                .collect();
+            let modified = members
+                .iter()
+                .map(|m| {
+                    let v = data["docs"][m.to_string()]["modified"]
+                        .as_str()
+                        .map(str::to_owned);
+                    (*m, v)
+                })
+                .collect();
+            groups.insert(g["group"].as_u64().unwrap_or(0), (members, modified));
+        }
+        PageGroups(groups)
+    }
+
+    /// Whether group `g` is on the page.
+    pub fn contains(&self, g: u64) -> bool {
+        self.0.contains_key(&g)
+    }
+
+    /// Group `g`'s members and their `modified`.
+    pub fn get(&self, g: u64) -> Option<&PageMembers> {
+        self.0.get(&g)
+    }
+}
+
+/// Parses NDJSON decisions against the report's groups; `modified` comes from the docs.
+pub fn parse_decisions(text: &str, groups: &PageGroups) -> Result<Vec<Decision>, String> {
+    let changes = parse_changes(text, groups)?;
+    Ok(changes.into_values().flatten().collect())
+}
+
+/// Parses NDJSON decisions against the report's groups, by group: `None` for a group taken
+/// back (`"decision":"pending"`). A group named twice is refused.
+pub fn parse_changes(
+    text: &str,
+    groups: &PageGroups,
+) -> Result<BTreeMap<u64, Option<Decision>>, String> {
+    let mut out: BTreeMap<u64, Option<Decision>> = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |m: String| format!("line {}: {m}", i + 1);
+        let o = parse_object(line).map_err(|e| at(e.to_string()))?;
+        if o.get("decision").and_then(Value::as_str) == Some("pending") {
+            let g = o
+                .get("group")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| at("missing or invalid \"group\"".into()))?;
+            if !groups.contains(g) {
+                return Err(at(format!("group {g} is not in this report")));
+            }
+            if out.insert(g, None).is_some() {
+                return Err(at(format!("group {g} named twice")));
+            }
+            continue;
+        }
+        let mut d = Decision::from_obj(&o).map_err(at)?;
+        let (members, modified) = groups
+            .get(d.group)
+            .ok_or_else(|| at(format!("group {} is not in this report", d.group)))?;
+        if &d.members != members {
+            return Err(at(format!(
+                "group {}: members differ from the report's",
+                d.group
+            )));
+        }
+        d.modified = modified.clone();
+        let g = d.group;
+        if out.insert(g, Some(d)).is_some() {
+            return Err(at(format!("group {g} named twice")));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn group(number: u64, members: &[u64]) -> GroupRecord {
+        serde_json::from_value(json!({
+            "group": number, "confidence": 0.9, "primary": members[0], "members": members
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn decisions_are_checked_against_the_page() {
+        let data = json!({
+            "groups": [{"group": 1, "members": [1, 2]}],
+            "docs": {"1": {"modified": "2024-01-01T00:00:00Z"}}
+        });
+        let groups = PageGroups::of(&data);
+        let ok = r#"{"group":1,"decision":"duplicate","primary":1,"members":[1,2]}"#;
+        let ds = parse_decisions(ok, &groups).unwrap();
+        assert_eq!(ds[0].modified[&1].as_deref(), Some("2024-01-01T00:00:00Z"));
+        assert_eq!(ds[0].modified[&2], None);
+        let pending = r#"{"group":1,"decision":"pending"}"#;
+        assert_eq!(parse_changes(pending, &groups).unwrap()[&1], None);
+        let twice = format!("{ok}\n\n{pending}");
+        assert_eq!(
+            parse_changes(&twice, &groups).unwrap_err(),
+            "line 3: group 1 named twice"
+        );
+        let other = r#"{"group":2,"decision":"duplicate","primary":1,"members":[1,2]}"#;
+        assert_eq!(
+            parse_decisions(other, &groups).unwrap_err(),
+            "line 1: group 2 is not in this report"
+        );
+        let members = r#"{"group":1,"decision":"duplicate","primary":1,"members":[1,3]}"#;
+        assert!(parse_decisions(members, &groups)
+            .unwrap_err()
+            .contains("members differ"));
+    }
+
+    #[test]
+    fn script_json_cannot_close_the_script() {
+        let v = json!({"t": "</script><script>alert(1)</script><!-- & \u{2028}\u{2029}"});
+        let s = script_json(&v);
+        assert!(!s.contains('<') && !s.contains('>') && !s.contains('&'));
+        assert!(!s.contains('\u{2028}') && !s.contains('\u{2029}'));
+        assert_eq!(serde_json::from_str::<Value>(&s).unwrap(), v);
+    }
+
+    #[test]
+    fn only_http_links() {
+        assert_eq!(safe_url(" https://p/x "), Some("https://p/x".into()));
+        assert_eq!(safe_url("HTTP://p"), Some("HTTP://p".into()));
+        assert_eq!(safe_url("javascript:alert(1)"), None);
+        assert_eq!(safe_url("data:text/html,x"), None);
+        assert_eq!(
+            document_link("https://p/x/", 7),
+            "https://p/x/documents/7/details"
+        );
+    }
+
+    #[test]
+    fn ids_over_2_pow_53_are_refused() {
+        assert!(check_ids(&group(1, &[MAX_PAGE_ID, 2])).is_ok());
+        let e = check_ids(&group(1, &[MAX_PAGE_ID + 1, 2])).unwrap_err();
+        assert!(
+            e.starts_with("id 9007199254740992 is over 9007199254740991"),
+            "{e}"
+        );
+        assert!(check_ids(&group(MAX_PAGE_ID + 1, &[1, 2])).is_err());
+    }
+
+    #[test]
+    fn one_group_per_number_and_per_document() {
+        let mut seen = GroupLines::default();
+        seen.add(&group(1, &[1, 2]), 1).unwrap();
+        let e = seen.add(&group(1, &[3, 4]), 2).unwrap_err();
+        assert_eq!(e, "group 1 repeated (first on line 1)");
+        let e = seen.add(&group(2, &[5, 2]), 3).unwrap_err();
+        assert_eq!(e, "document 2 is in group 2 and in the group on line 1");
+    }
+
+    #[test]
+    fn groups_by_confidence_then_number() {
+        let mut gs = vec![group(2, &[1, 2]), group(1, &[3, 4]), group(3, &[5, 6])];
+        gs[2].confidence = 0.95;
+        sort_groups(&mut gs);
+        assert_eq!(gs.iter().map(|g| g.group).collect::<Vec<_>>(), [3, 1, 2]);
+    }
+
+    #[test]
+    fn a_page_doc_keeps_the_shown_fields_and_cuts_the_text() {
+        let doc: DocRecord = serde_json::from_value(json!({
+            "id": 1, "title": "T", "content": "abcdef", "url": "javascript:x", "extra": 1
+        }))
+        .unwrap();
+        let d = page_doc(doc, 3);
+        assert_eq!(d["content"], "abc");
+        assert_eq!(d["truncated"], true);
+        assert_eq!(d["url"], Value::Null);
+        assert!(d.get("extra").is_none() && d.get("id").is_none());
+        let mut docs = BTreeMap::from([(1, d)]);
+        link_documents(&mut docs, "https://p/");
+        assert_eq!(docs[&1]["url"], "https://p/documents/1/details");
+    }
+}
