@@ -164,11 +164,8 @@ impl NormTexts {
         let mut ids = Vec::new();
         type Made = (u64, Vec<u64>, Vec<u64>, Option<Side>);
         let make = |text: &str, keep: bool| -> Result<Made, String> {
-            let p = parse_line(text, opts)?;
-            let side = (keep && wanted.contains(&p.id)).then(|| Side {
-                sampled: p.sampled,
-                ..side(p.norm.into_owned(), &p.tokens, opts)
-            });
+            let mut p = parse_line(text, opts)?;
+            let side = (keep && wanted.contains(&p.id)).then(|| side(&mut p, opts));
             Ok((p.id, p.tokens, p.hashes, side))
         };
         // Counting is serial (ids are given in file order): it runs on one thread while the
@@ -295,14 +292,11 @@ impl NormTexts {
                     )
                 };
                 let text = std::str::from_utf8(buf).map_err(|_| changed())?;
-                let p = parse_line(text, opts).map_err(|_| changed())?;
+                let mut p = parse_line(text, opts).map_err(|_| changed())?;
                 if p.id != id {
                     return Err(changed());
                 }
-                let mut s = Side {
-                    sampled: p.sampled,
-                    ..side(p.norm.into_owned(), &p.tokens, opts)
-                };
+                let mut s = side(&mut p, opts);
                 if opts.verify {
                     let mut ids = Vec::new();
                     self.vocab.lookup(&p.hashes, &mut ids).ok_or_else(changed)?;
@@ -315,8 +309,11 @@ impl NormTexts {
     }
 }
 
-/// What scoring keeps of a document that is in a pair (its word ids are set by the caller).
-fn side(norm: String, tokens: &[u64], opts: &SideOptions) -> Side {
+/// What scoring keeps of a document that is in a pair, taking its parsed text (its word ids
+/// are set by the caller).
+fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
+    let norm = std::mem::take(&mut p.norm).into_owned();
+    let tokens = &p.tokens;
     let sample = fuzzy_sample(&norm, opts.fuzzy_sample, opts.sort_words);
     let sample_chars = sample.chars().count();
     let (sorted_sample, sample_end) = match sample {
@@ -349,7 +346,7 @@ fn side(norm: String, tokens: &[u64], opts: &SideOptions) -> Side {
         profile,
         tokens: tokens.iter().map(|&t| (t, 0.0)).collect(),
         words,
-        sampled: false,
+        sampled: p.sampled,
         ids: Vec::new(),
     }
 }
