@@ -9,6 +9,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
+use pl_core::corpus::CorpusCounts;
 use pl_core::distinct::{distinctive_tokens, distinctive_words, DocFreq};
 use pl_core::evidence::Profile;
 use pl_core::score::fuzzy_sample;
@@ -139,11 +140,15 @@ impl NormTexts {
     /// Reads the norm file once: the rarity of distinctive tokens and (for the verifier) of
     /// words over every document, and the documents in `wanted`, held while their sides cost
     /// at most `budget` bytes (or whatever they cost, when the file cannot be read again).
+    ///
+    /// With `counts` (`--corpus-counts`), the rarities are those counts of a larger corpus
+    /// instead of this file's.
     pub fn read(
         path: &Path,
         wanted: &FxHashSet<u64>,
         opts: &SideOptions,
         budget: u64,
+        counts: Option<&CorpusCounts>,
     ) -> Result<NormTexts> {
         const CHUNK: usize = 2048;
         // Stdin, a pipe or a device cannot be read again: its documents are held.
@@ -237,6 +242,9 @@ impl NormTexts {
             }
             current = Some((chunk, starts, parsed));
         }
+        if let Some(c) = counts {
+            t.use_counts(c, opts)?;
+        }
         if let Some(held) = t.held.as_mut() {
             let df = &t.df;
             held.par_iter_mut().for_each(|(_, s)| {
@@ -245,6 +253,60 @@ impl NormTexts {
             });
         }
         Ok(t)
+    }
+
+    /// Takes the rarities of `c`, the counts of a corpus that holds this file's documents:
+    /// counts lower than this file's own are refused.
+    fn use_counts(&mut self, c: &CorpusCounts, opts: &SideOptions) -> Result<()> {
+        let refuse = |what: &str| {
+            anyhow!(
+                "{}: the corpus counts do not hold this file's documents ({what}); give the counts of the corpus it is part of",
+                self.name
+            )
+        };
+        if c.documents < self.df.docs() {
+            return Err(refuse(&format!(
+                "{} documents, this file has {}",
+                c.documents,
+                self.df.docs()
+            )));
+        }
+        if let Some((t, n)) = self
+            .df
+            .counts()
+            .find(|&(t, n)| c.tokens.get(&t).copied().unwrap_or(1) < n)
+        {
+            return Err(refuse(&format!("token {t:016x} in {n} documents here")));
+        }
+        if opts.verify {
+            if c.max_words != Some(opts.max_words as u64) {
+                return Err(anyhow!(
+                    "{}: the corpus counts were made with --max-words {}, this run has {} (or counted no words: made with --no-verify)",
+                    self.name,
+                    c.max_words.map_or("none".into(), |m| m.to_string()),
+                    opts.max_words
+                ));
+            }
+            let words = &c.words;
+            self.vocab
+                .set_doc_counts(|h| words.get(&h).copied().unwrap_or(1))
+                .map_err(|h| refuse(&format!("word {h:016x}")))?;
+        }
+        self.df = c.doc_freq();
+        Ok(())
+    }
+
+    /// This file's counts, as `--count-corpus` writes them.
+    pub fn counts(&self, opts: &SideOptions) -> CorpusCounts {
+        CorpusCounts {
+            documents: self.df.docs(),
+            max_words: opts.verify.then_some(opts.max_words as u64),
+            tokens: self.df.counts().collect(),
+            words: match opts.verify {
+                true => self.vocab.counts().into_iter().collect(),
+                false => FxHashMap::default(),
+            },
+        }
     }
 
     /// Documents counted.

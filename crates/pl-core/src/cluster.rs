@@ -328,17 +328,77 @@ pub fn cluster_with(
         })
         .collect();
     groups.sort_by(|x, y| {
-        y.pair
-            .score
-            .total_cmp(&x.pair.score)
-            .then(x.members[0].cmp(&y.members[0]))
+        group_order(
+            (round6(x.pair.score), x.members[0]),
+            (round6(y.pair.score), y.members[0]),
+        )
     });
     groups
+}
+
+/// The order of groups: by confidence as written (the strongest pair's score to 6 places),
+/// highest first; ties by the smallest member id. Each argument is (confidence, smallest id).
+fn group_order(x: (f64, u64), y: (f64, u64)) -> std::cmp::Ordering {
+    y.0.total_cmp(&x.0).then(x.1.cmp(&y.1))
+}
+
+/// The groups of several runs over disjoint sets of pairs (no document in two groups, as
+/// when each run had whole connected components) in the order one run over all the pairs
+/// writes them, numbered from 1. A document in two groups is refused.
+pub fn renumber(mut groups: Vec<GroupRecord>) -> Result<Vec<GroupRecord>, String> {
+    let mut seen: Vec<u64> = groups
+        .iter()
+        .flat_map(|g| g.members.iter().copied())
+        .collect();
+    seen.sort_unstable();
+    if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("document {} is in two groups", w[0]));
+    }
+    let first = |g: &GroupRecord| g.members.iter().copied().min().unwrap_or(u64::MAX);
+    groups.sort_by(|x, y| group_order((x.confidence, first(x)), (y.confidence, first(y))));
+    for (i, g) in groups.iter_mut().enumerate() {
+        g.group = i as u64 + 1;
+    }
+    Ok(groups)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn renumbered_runs_are_one_run() {
+        let p = |a, b, score| ScoredPair {
+            a,
+            b,
+            score,
+            jaccard: score,
+            fuzzy: score,
+            copy: false,
+        };
+        let pairs = [
+            p(1, 2, 0.9),
+            p(3, 4, 0.95),
+            p(5, 6, 0.9),
+            p(2, 7, 0.8),
+            p(8, 9, 0.9000001),
+        ];
+        let meta = FxHashMap::default();
+        let records = |ps: &[ScoredPair]| -> Vec<GroupRecord> {
+            let g = cluster_with(ps, &meta, Linkage::Average);
+            g.iter()
+                .enumerate()
+                .map(|(i, g)| g.to_record(i + 1))
+                .collect()
+        };
+        let whole = records(&pairs);
+        let mut parts = records(&[pairs[0], pairs[3], pairs[4]]);
+        parts.extend(records(&[pairs[1], pairs[2]]));
+        assert_ne!(parts, whole);
+        assert_eq!(renumber(parts.clone()).unwrap(), whole);
+        parts.push(whole[0].clone());
+        assert!(renumber(parts).unwrap_err().contains("in two groups"));
+    }
 
     fn obj(text: &str) -> Obj {
         crate::fields::parse_object(text).unwrap()

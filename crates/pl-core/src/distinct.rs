@@ -58,6 +58,17 @@ impl DocFreq {
         self.docs
     }
 
+    /// Each token's hash and document count, in no particular order.
+    pub fn counts(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        self.df.iter().map(|(&t, &n)| (t, n))
+    }
+
+    /// The frequencies of a corpus counted elsewhere: `docs` documents, `df` each token's
+    /// count (a token left out counts as in one document).
+    pub fn from_counts(docs: u64, df: FxHashMap<u64, u32>) -> DocFreq {
+        DocFreq { df, docs }
+    }
+
     /// `ln(N / df)`, at least a small positive weight so a token in every document still counts.
     pub fn idf(&self, token: u64) -> f64 {
         let df = self.df.get(&token).copied().unwrap_or(1).max(1) as f64;

@@ -6,6 +6,7 @@
 
 pub mod batches;
 pub mod cluster;
+pub mod corpus;
 pub mod decision;
 pub mod diff;
 pub mod distinct;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod eval;
 pub mod evidence;
 pub mod fields;
+pub mod keyed;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;

@@ -220,6 +220,28 @@ impl Vocab {
     pub fn doc_counts(&self) -> &[u32] {
         &self.df
     }
+
+    /// Each word's hash and the number of documents it is in, in id order.
+    pub fn counts(&self) -> Vec<(u64, u32)> {
+        let mut out = vec![(0, 0); self.df.len()];
+        for (&h, &id) in &self.ids {
+            out[id as usize] = (h, self.df[id as usize]);
+        }
+        out
+    }
+
+    /// Replaces the document counts by those of a larger corpus: `count(hash)` for each word
+    /// counted here. `Err(hash)` for the first word whose count there is less than here.
+    pub fn set_doc_counts(&mut self, count: impl Fn(u64) -> u32) -> Result<(), u64> {
+        for (&h, &id) in &self.ids {
+            let c = count(h);
+            if c < self.df[id as usize] {
+                return Err(h);
+            }
+            self.df[id as usize] = c;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

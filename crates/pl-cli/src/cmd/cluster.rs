@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Parser;
 use pl_core::cluster::{cluster_with, DocMeta, Linkage, ScoredPair};
+use pl_core::text_records::GroupRecord;
 use rustc_hash::FxHashMap;
 
 use crate::common::{Common, Log};
@@ -32,8 +33,13 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = LinkageArg::Average)]
     pub linkage: LinkageArg,
     /// Documents (docs or norm NDJSON) for the primary rule; without it the lowest id is primary.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "renumber")]
     pub docs: Option<PathBuf>,
+    /// Read groups instead of pairs: the groups of several runs over disjoint connected
+    /// components (as scripts/spark runs pl-cluster), written in the order and with the
+    /// numbers one run over all the pairs gives them. A document in two groups is refused.
+    #[arg(long)]
+    pub renumber: bool,
 }
 
 /// The --linkage flag.
@@ -52,6 +58,9 @@ pub fn run(args: Args) -> Result<()> {
         open_input(args.common.input.as_deref())?,
         args.common.skip_invalid,
     );
+    if args.renumber {
+        return renumber(&args, reader, &log);
+    }
     let mut pairs = Vec::new();
     while let Some(p) = reader.next_with(|o| ScoredPair::from_obj(&o))? {
         pairs.push(p);
@@ -79,5 +88,23 @@ pub fn run(args: Args) -> Result<()> {
         groups.len(),
         pairs.len()
     ));
+    Ok(())
+}
+
+/// --renumber: the groups of several runs as one run's.
+fn renumber(args: &Args, mut reader: NdjsonReader, log: &Log) -> Result<()> {
+    let mut groups = Vec::new();
+    while let Some(g) = reader.next_with(|o| GroupRecord::from_obj(o).map_err(|e| e.to_string()))? {
+        groups.push(g);
+    }
+    let groups = pl_core::cluster::renumber(groups)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", reader.name()))?;
+    let mut out = create_output(args.common.output.as_deref())?;
+    for g in &groups {
+        write_obj(&mut out, g)?;
+    }
+    out.finish()?;
+    reader.report_skipped(log);
+    log.info(format!("{} groups renumbered", groups.len()));
     Ok(())
 }

@@ -4,6 +4,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use clap::Parser;
+use pl_core::keyed::{copy_key, key_hex, Grouped, KeyRecord};
 use pl_core::lsh::{candidates, copy_sets, with_copies, Banding, Candidate, CopySets};
 use pl_core::records::{expect_param, SigRec};
 use pl_core::stream::{Params, Part};
@@ -12,8 +13,8 @@ use rayon::prelude::*;
 
 use crate::common::{numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::write_obj;
-use crate::sides::open_records;
+use crate::ndjson::{write_obj, NdjsonReader};
+use crate::sides::{open_records, Records};
 
 /// Find candidate pairs: cut each signature into bands of rows; two documents whose band
 /// values are identical in at least --min-band-matches bands become a candidate pair
@@ -65,6 +66,33 @@ pub struct Args {
     /// Repeatable.
     #[arg(long, value_name = "FILE")]
     pub also: Vec<std::path::PathBuf>,
+    /// What to write: `candidates` (the pairs), or `band-keys`: a row per document and band,
+    /// `{"sketch","band","key","id"}` (sketch 0 the whole texts, then each --also stream), and
+    /// a row `{"copy","id"}` per document with a non-empty shingle set, for a run spread over
+    /// machines that groups the rows by bucket itself (docs/SCALE.md). --from-keys makes the
+    /// candidates of such rows.
+    #[arg(long, value_enum, default_value_t = Emit::Candidates, conflicts_with = "from_keys")]
+    pub emit: Emit,
+    /// Read band-key rows (`--emit band-keys`, in any order, or grouped by bucket with
+    /// `"ids":[...]`) instead of signatures, and write the candidate pairs pl-lsh finds from
+    /// the signatures themselves: the same pairs, copies collapsed the same way.
+    #[arg(long, conflicts_with_all = ["also", "no_collapse"])]
+    pub from_keys: bool,
+    /// With --from-keys, for one of several runs over disjoint sets of whole buckets: write
+    /// each pair's band count in each sketch, `{"a","b","sketch","bands"}`, unfiltered; the
+    /// counts of the runs add up to the pair's (then --min-band-matches applies, the most
+    /// bands of any sketch is kept, and the copy pairs are added: scripts/spark does this).
+    #[arg(long, requires = "from_keys")]
+    pub partial: bool,
+}
+
+/// What pl-lsh writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Emit {
+    /// Candidate pairs.
+    Candidates,
+    /// Band-key rows.
+    BandKeys,
 }
 
 /// The whole texts' signatures, as read.
@@ -120,6 +148,9 @@ pub fn run(args: Args) -> Result<()> {
         out.write_all(pl_core::trials::table().as_bytes())?;
         return out.finish();
     }
+    if args.from_keys {
+        return from_keys(&args, &log);
+    }
     let whole = read_whole(&args)?;
     let mut out = create_output(args.common.output.as_deref())?;
     let Some(params) = whole.params else {
@@ -142,6 +173,11 @@ pub fn run(args: Args) -> Result<()> {
         banding.bands,
         banding.rows
     ));
+    if args.emit == Emit::BandKeys {
+        let rows = emit_band_keys(&args, whole, &params, &banding, &mut out)?;
+        log.info(format!("{rows} band-key rows"));
+        return out.finish();
+    }
     let (cands, copies) = find(&args, &log, whole, &params, &banding)?;
     let copy_pairs: &[(u64, u64)] = copies.as_ref().map_or(&[], |c| &c.pairs);
     let mut written = 0usize;
@@ -245,34 +281,163 @@ fn part_candidates(
     banding: &Banding,
     min_band_matches: u32,
 ) -> Result<Vec<Candidate>> {
-    let (name, mut reader) = open_records::<SigRec>(open_input(Some(path))?)?;
+    let (name, mut reader) = open_part(path)?;
     let (mut ids, mut keys) = (Vec::new(), Vec::new());
     let mut seen = rustc_hash::FxHashSet::default();
     let mut n = 0u64;
     while let Some(r) = reader.next().with_context(|| name.clone())? {
         n += 1;
-        if !seen.insert(r.id) {
-            anyhow::bail!("{name}: record {n}: id {} repeated", r.id);
-        }
-        if known.binary_search(&r.id).is_err() {
-            anyhow::bail!(
-                "{name}: record {n}: id {} is not among the whole texts' signatures",
-                r.id
-            );
-        }
+        check_part_id(&name, n, r.id, &mut seen, known)?;
         if banded.binary_search(&r.id).is_ok() {
             ids.push(r.id);
             keys.push(banding.keys(&r.sig));
         }
     }
-    let Some(p) = reader.params() else {
+    if !check_part_params(&name, reader.params(), whole)? {
         return Ok(Vec::new());
+    }
+    Ok(candidates(&ids, &keys, min_band_matches))
+}
+
+fn open_part(path: &std::path::Path) -> Result<(String, Records<SigRec>)> {
+    open_records::<SigRec>(open_input(Some(path))?)
+}
+
+/// Refuses an id of a head or tail stream that is repeated or not among the whole texts'.
+fn check_part_id(
+    name: &str,
+    n: u64,
+    id: u64,
+    seen: &mut rustc_hash::FxHashSet<u64>,
+    known: &[u64],
+) -> Result<()> {
+    if !seen.insert(id) {
+        anyhow::bail!("{name}: record {n}: id {id} repeated");
+    }
+    if known.binary_search(&id).is_err() {
+        anyhow::bail!("{name}: record {n}: id {id} is not among the whole texts' signatures");
+    }
+    Ok(())
+}
+
+/// A head or tail stream's parameters must be the whole stream's but for the part; `false`
+/// for an empty stream.
+fn check_part_params(name: &str, p: Option<Params>, whole: &Params) -> Result<bool> {
+    let Some(p) = p else {
+        return Ok(false);
     };
     if p.part == Part::Whole {
         anyhow::bail!("{name}: whole-text signatures given with --also (it takes head or tail signatures: pl-minhash --part)");
     }
-    p.check_part_of(whole).with_context(|| name.clone())?;
-    Ok(candidates(&ids, &keys, min_band_matches))
+    p.check_part_of(whole).with_context(|| name.to_string())?;
+    Ok(true)
+}
+
+/// --emit band-keys: each document's copy key (unless --no-collapse) and band keys, the whole
+/// texts' (sketch 0) then each --also stream's; returns the rows written.
+fn emit_band_keys(
+    args: &Args,
+    whole: Whole,
+    params: &Params,
+    banding: &Banding,
+    out: &mut impl Write,
+) -> Result<u64> {
+    let mut rows = 0u64;
+    let mut seen = rustc_hash::FxHashSet::default();
+    for (n, &id) in whole.ids.iter().enumerate() {
+        if !seen.insert(id) {
+            anyhow::bail!("{}: record {}: id {id} repeated", whole.name, n + 1);
+        }
+    }
+    let mut write_keys = |out: &mut dyn Write, sketch: u32, id: u64, sig: &[u32]| -> Result<()> {
+        for (band, key) in banding.keys(sig).into_iter().enumerate() {
+            let rec = KeyRecord {
+                sketch: Some(sketch),
+                band: Some(band as u32),
+                key: Some(key_hex(key)),
+                id: Some(id),
+                ..KeyRecord::default()
+            };
+            write_obj(&mut &mut *out, &rec)?;
+            rows += 1;
+        }
+        Ok(())
+    };
+    for ((&id, &fp), sig) in whole.ids.iter().zip(&whole.fingerprints).zip(&whole.sigs) {
+        if let Some(copy) = copy_key(fp, sig).filter(|_| !args.no_collapse) {
+            let rec = KeyRecord {
+                copy: Some(copy),
+                id: Some(id),
+                ..KeyRecord::default()
+            };
+            write_obj(out, &rec)?;
+        }
+        write_keys(out, 0, id, sig)?;
+    }
+    let mut known: Vec<u64> = whole.ids;
+    known.sort_unstable();
+    for (i, path) in args.also.iter().enumerate() {
+        let (name, mut reader) = open_part(path)?;
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut n = 0u64;
+        while let Some(r) = reader.next().with_context(|| name.clone())? {
+            n += 1;
+            check_part_id(&name, n, r.id, &mut seen, &known)?;
+            write_keys(out, i as u32 + 1, r.id, &r.sig)?;
+        }
+        check_part_params(&name, reader.params(), params)?;
+    }
+    Ok(rows + known.len() as u64)
+}
+
+/// --from-keys: the candidates (or with --partial the band counts) of band-key rows.
+fn from_keys(args: &Args, log: &Log) -> Result<()> {
+    let mut reader = NdjsonReader::new(
+        open_input(args.common.input.as_deref())?,
+        args.common.skip_invalid,
+    );
+    let mut grouped = Grouped::default();
+    while let Some(()) = reader.next_with(|o| {
+        let rec: KeyRecord =
+            serde_json::from_value(serde_json::Value::Object(o.into_iter().collect()))
+                .map_err(|e| format!("not a band-key row: {e}"))?;
+        grouped.add(rec)
+    })? {}
+    let name = reader.name().to_string();
+    let mut out = create_output(args.common.output.as_deref())?;
+    if args.partial {
+        let pairs = grouped
+            .partial()
+            .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        for p in &pairs {
+            write_obj(&mut out, p)?;
+        }
+        out.finish()?;
+        log.info(format!("{} pair band counts", pairs.len()));
+        return Ok(());
+    }
+    let (cands, counts) = grouped
+        .candidates(args.min_band_matches, args.bands as u32)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    for &(c, copy) in &cands {
+        let rec = CandRecord {
+            a: c.a,
+            b: c.b,
+            bands: c.bands.into(),
+            copy,
+        };
+        write_obj(&mut out, &rec)?;
+    }
+    out.finish()?;
+    reader.report_skipped(log);
+    log.info(format!(
+        "{} candidate pairs from {} buckets; {} documents in {} copy sets",
+        cands.len(),
+        counts.buckets,
+        counts.copy_docs,
+        counts.copy_sets
+    ));
+    Ok(())
 }
 
 /// --explain: the S-curve of --perms (default 256), --bands and --min-band-matches.

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
+use pl_core::corpus::{CorpusCounts, CountRecord};
 use pl_core::records::{expect_param, ShingleRec, SigRec};
 use pl_core::score::{Weights, DEFAULT_FUZZY_SAMPLE};
 use pl_core::scorer::{Config, Verifier};
@@ -12,7 +13,7 @@ use rustc_hash::FxHashSet;
 use crate::candidates::read_candidates;
 use crate::common::{numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::NdjsonReader;
+use crate::ndjson::{write_obj, NdjsonReader};
 use crate::score_sides::{NormTexts, SideOptions};
 use crate::scoring::{score_all, Inputs, Scoring, Sinks};
 use crate::sides::read_filtered;
@@ -47,8 +48,8 @@ pub struct Args {
     #[command(flatten)]
     pub common: Threaded,
     /// Signature stream of the documents (pl-minhash output).
-    #[arg(long, value_name = "FILE")]
-    pub sigs: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "count_corpus")]
+    pub sigs: Option<PathBuf>,
     /// Normalized documents (pl-normalize output), for the fuzzy ratio and the distinctive
     /// tokens; their rarity is counted over every document of this file.
     #[arg(long, value_name = "FILE")]
@@ -130,19 +131,23 @@ pub struct Args {
     /// Fail unless the signatures have this length K.
     #[arg(long, value_name = "K")]
     pub perms: Option<u32>,
+    /// Write the counts of --norm instead of scoring (reads no candidates and no --sigs): its
+    /// documents, and how many hold each distinctive token and (unless --no-verify) each word,
+    /// as NDJSON. Counts of parts of a corpus add up to the corpus's; a run spread over
+    /// machines passes their sum back with --corpus-counts (docs/SCALE.md).
+    #[arg(long, conflicts_with_all = ["corpus_counts", "rejected"])]
+    pub count_corpus: bool,
+    /// Weigh rarities by these corpus counts (--count-corpus records, added up; a token or word
+    /// left out counts as in one document) instead of counting --norm, which then needs to
+    /// hold only the pairs' documents: scores are those of a run whose --norm is the corpus.
+    #[arg(long, value_name = "FILE", requires = "norm")]
+    pub corpus_counts: Option<PathBuf>,
 }
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-score", &args.common);
     check_flags(&args)?;
-    // Candidates first, so only the documents that appear in a pair are kept in memory.
-    let mut reader = NdjsonReader::new(
-        open_input(args.common.input.as_deref())?,
-        args.common.skip_invalid,
-    );
-    let cands = read_candidates(&mut reader)?;
-    let wanted: FxHashSet<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
     let opts = SideOptions {
         verify: !args.no_verify,
         max_words: args.max_words,
@@ -150,8 +155,19 @@ pub fn run(args: Args) -> Result<()> {
         sort_words: args.sort_words,
         explain: args.explain,
     };
+    if args.count_corpus {
+        return count_corpus(&args, &opts, &log);
+    }
+    let counts = args.corpus_counts.as_deref().map(read_counts).transpose()?;
+    // Candidates first, so only the documents that appear in a pair are kept in memory.
+    let mut reader = NdjsonReader::new(
+        open_input(args.common.input.as_deref())?,
+        args.common.skip_invalid,
+    );
+    let cands = read_candidates(&mut reader)?;
+    let wanted: FxHashSet<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
     let budget = args.text_memory.saturating_mul(1 << 20);
-    let mut inputs = read_inputs(&args, &wanted, &opts, budget)?;
+    let mut inputs = read_inputs(&args, &wanted, &opts, budget, counts.as_ref())?;
     inputs.check(&cands, reader.name())?;
     log.info(format!(
         "{} candidate pairs ({} of identical texts, scored without comparing), {} documents loaded, {} in the corpus",
@@ -215,12 +231,14 @@ fn read_inputs(
     wanted: &FxHashSet<u64>,
     opts: &SideOptions,
     budget: u64,
+    counts: Option<&CorpusCounts>,
 ) -> Result<Inputs> {
-    let (params, sig_recs) = read_filtered::<SigRec>(&args.sigs, |s| wanted.contains(&s.id))?;
+    let sigs = args.sigs.as_deref().expect("clap requires --sigs");
+    let (params, sig_recs) = read_filtered::<SigRec>(sigs, |s| wanted.contains(&s.id))?;
     if let Some(p) = params.filter(|p| p.part != pl_core::stream::Part::Whole) {
         anyhow::bail!(
             "{}: signatures of document {}s: --sigs takes the whole texts' signatures (parts are for pl-lsh --also)",
-            args.sigs.display(),
+            sigs.display(),
             p.part.name()
         );
     }
@@ -231,7 +249,7 @@ fn read_inputs(
             p.perms,
             "use the signatures this pipeline made",
         )
-        .map_err(|e| anyhow!("{}: {e}", args.sigs.display()))?;
+        .map_err(|e| anyhow!("{}: {e}", sigs.display()))?;
     }
     let shingles = match (&args.shingles, args.exact) {
         (Some(path), true) => {
@@ -250,17 +268,56 @@ fn read_inputs(
     }
     let texts = match &args.norm {
         Some(path) => Some((
-            NormTexts::read(path, wanted, opts, budget)?,
+            NormTexts::read(path, wanted, opts, budget, counts)?,
             path.display().to_string(),
         )),
         None => None,
     };
     Ok(Inputs {
         sigs: sig_recs.into_iter().map(|s| (s.id, s)).collect(),
-        sigs_name: args.sigs.display().to_string(),
+        sigs_name: sigs.display().to_string(),
         shingles,
         texts,
     })
+}
+
+/// --count-corpus: the counts of --norm.
+fn count_corpus(args: &Args, opts: &SideOptions, log: &Log) -> Result<()> {
+    let norm = args
+        .norm
+        .as_deref()
+        .ok_or_else(|| UsageError("--count-corpus counts the documents of --norm FILE".into()))?;
+    let texts = NormTexts::read(norm, &FxHashSet::default(), opts, 0, None)?;
+    let counts = texts.counts(opts);
+    let mut out = create_output(args.common.output.as_deref())?;
+    for rec in counts.records() {
+        write_obj(&mut out, &rec)?;
+    }
+    out.finish()?;
+    log.info(format!(
+        "{} documents: {} distinctive tokens, {} words",
+        counts.documents,
+        counts.tokens.len(),
+        counts.words.len()
+    ));
+    Ok(())
+}
+
+/// Reads --corpus-counts.
+fn read_counts(path: &std::path::Path) -> Result<CorpusCounts> {
+    let mut reader = NdjsonReader::new(open_input(Some(path))?, false);
+    let mut counts = CorpusCounts::default();
+    let mut header = false;
+    while let Some(()) = reader.next_with(|o| {
+        let rec: CountRecord =
+            serde_json::from_value(serde_json::Value::Object(o.into_iter().collect()))
+                .map_err(|e| format!("not a corpus-counts record: {e}"))?;
+        counts.add(rec, &mut header)
+    })? {}
+    counts
+        .check(header)
+        .map_err(|e| anyhow!("{}: {e}", reader.name()))?;
+    Ok(counts)
 }
 
 /// The scorer's configuration the flags describe.

@@ -1,0 +1,201 @@
+//! Corpus counts: what pl-score counts over the whole norm file (how many documents, and how
+//! many hold each distinctive token and, for the verifier, each word), as records a run spread
+//! over machines adds up and passes back with `pl-score --corpus-counts` (docs/SCALE.md), so
+//! each machine scores its pairs as if it had read the whole corpus.
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::distinct::DocFreq;
+
+/// A corpus-counts record: the header `{"documents","max_words"}` (`max_words` when words
+/// were counted: the verifier counts the words of a long text's two ends only), or a
+/// token's or word's hash (16 hex digits) with the documents that hold it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountRecord {
+    /// A distinctive token's hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// A word's hash (the verifier's word).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub word: Option<String>,
+    /// Documents: in the corpus (header), or holding the token or word.
+    pub documents: u64,
+    /// Header: the verifier's --max-words, when words were counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_words: Option<u64>,
+}
+
+/// The counts of a corpus.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CorpusCounts {
+    /// Documents in the corpus.
+    pub documents: u64,
+    /// --max-words of the word counts; `None` when words were not counted.
+    pub max_words: Option<u64>,
+    /// Documents holding each distinctive token (a token left out: one).
+    pub tokens: FxHashMap<u64, u32>,
+    /// Documents holding each word (a word left out: one).
+    pub words: FxHashMap<u64, u32>,
+}
+
+fn hex(h: u64) -> String {
+    format!("{h:016x}")
+}
+
+fn parse_hex(s: &str) -> Option<u64> {
+    let ok = s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    ok.then(|| u64::from_str_radix(s, 16).ok()).flatten()
+}
+
+impl CorpusCounts {
+    /// The counts as records: the header, then tokens and words, each sorted by hash.
+    pub fn records(&self) -> Vec<CountRecord> {
+        let mut out = vec![CountRecord {
+            documents: self.documents,
+            max_words: self.max_words,
+            ..CountRecord::default()
+        }];
+        let sorted = |m: &FxHashMap<u64, u32>| {
+            let mut v: Vec<(u64, u32)> = m.iter().map(|(&h, &n)| (h, n)).collect();
+            v.sort_unstable();
+            v
+        };
+        for (h, n) in sorted(&self.tokens) {
+            out.push(CountRecord {
+                token: Some(hex(h)),
+                documents: n.into(),
+                ..CountRecord::default()
+            });
+        }
+        for (h, n) in sorted(&self.words) {
+            out.push(CountRecord {
+                word: Some(hex(h)),
+                documents: n.into(),
+                ..CountRecord::default()
+            });
+        }
+        out
+    }
+
+    /// Adds one record read back; `Err` says what is wrong with it (a second header, a hash
+    /// given twice, a count over the corpus's documents is caught by [`Self::check`]).
+    pub fn add(&mut self, rec: CountRecord, header_seen: &mut bool) -> Result<(), String> {
+        let count = |n: u64| {
+            u32::try_from(n).map_err(|_| format!("a count of {n} documents is out of range"))
+        };
+        let entry = match (rec.token, rec.word) {
+            (None, None) => {
+                if std::mem::replace(header_seen, true) {
+                    return Err("a second header (\"documents\" alone)".into());
+                }
+                self.documents = rec.documents;
+                self.max_words = rec.max_words;
+                return Ok(());
+            }
+            (Some(t), None) => (&mut self.tokens, t),
+            (None, Some(w)) => (&mut self.words, w),
+            (Some(_), Some(_)) => return Err("a record has \"token\" or \"word\", not both".into()),
+        };
+        if rec.max_words.is_some() {
+            return Err("\"max_words\" belongs to the header".into());
+        }
+        let (map, h) = entry;
+        let hash = parse_hex(&h).ok_or_else(|| format!("\"{h}\" is not 16 hex digits"))?;
+        if map.insert(hash, count(rec.documents)?).is_some() {
+            return Err(format!("hash {h} given twice"));
+        }
+        Ok(())
+    }
+
+    /// Refuses counts that contradict themselves: no header, or a token or word in more
+    /// documents than the corpus has.
+    pub fn check(&self, header_seen: bool) -> Result<(), String> {
+        if !header_seen {
+            return Err("no header record {\"documents\":N}".into());
+        }
+        let over = self
+            .tokens
+            .values()
+            .chain(self.words.values())
+            .find(|&&n| u64::from(n) > self.documents);
+        match over {
+            Some(n) => Err(format!(
+                "a hash is counted in {n} documents, more than the corpus's {}",
+                self.documents
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The token frequencies as the distinctive-token dimension weighs them.
+    pub fn doc_freq(&self) -> DocFreq {
+        DocFreq::from_counts(self.documents, self.tokens.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_read_back_to_the_same_counts() {
+        let c = CorpusCounts {
+            documents: 10,
+            max_words: Some(4000),
+            tokens: [(3, 2), (1, 5)].into_iter().collect(),
+            words: [(7, 10)].into_iter().collect(),
+        };
+        let recs = c.records();
+        let line = serde_json::to_string(&recs[1]).unwrap();
+        assert_eq!(line, r#"{"token":"0000000000000001","documents":5}"#);
+        let mut back = CorpusCounts::default();
+        let mut header = false;
+        for r in recs {
+            back.add(r, &mut header).unwrap();
+        }
+        back.check(header).unwrap();
+        assert_eq!(back, c);
+    }
+
+    #[test]
+    fn contradictions_are_refused() {
+        let mut c = CorpusCounts::default();
+        let mut header = false;
+        let tok = |n| CountRecord {
+            token: Some(hex(1)),
+            documents: n,
+            ..CountRecord::default()
+        };
+        assert!(c.check(false).unwrap_err().contains("no header"));
+        c.add(tok(3), &mut header).unwrap();
+        assert!(c.add(tok(3), &mut header).unwrap_err().contains("twice"));
+        c.add(
+            CountRecord {
+                documents: 2,
+                ..CountRecord::default()
+            },
+            &mut header,
+        )
+        .unwrap();
+        assert!(c
+            .check(header)
+            .unwrap_err()
+            .contains("more than the corpus's 2"));
+        let again = c.add(
+            CountRecord {
+                documents: 2,
+                ..CountRecord::default()
+            },
+            &mut header,
+        );
+        assert!(again.unwrap_err().contains("second header"));
+        let bad = CountRecord {
+            word: Some("12".into()),
+            documents: 1,
+            ..CountRecord::default()
+        };
+        assert!(c.add(bad, &mut header).unwrap_err().contains("16 hex"));
+    }
+}
