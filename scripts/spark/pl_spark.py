@@ -273,9 +273,14 @@ def main(argv):
         return cands
     cands = run.stage("candidates", candidates)
 
-    # Scores: pairs in partitions by hash, each with its documents joined.
+    # Scores: documents hashed into C chunks and a pair sent to the partition of its two
+    # chunks, so a document is joined to at most C partitions (C(C+1)/2 ~ the partitions), not
+    # to every one, as hashing pairs would; each partition gets its documents joined.
     def scores():
-        pid = F.pmod(F.xxhash64("a", "b"), F.lit(run.parts)).alias("pid")
+        chunks = max(1, int(((8 * run.parts + 1) ** 0.5 - 1) / 2))
+        ca = F.pmod(F.xxhash64("a"), F.lit(chunks))
+        cb = F.pmod(F.xxhash64("b"), F.lit(chunks))
+        pid = (F.least(ca, cb) * chunks + F.greatest(ca, cb)).alias("pid")
         tagged = cands.select(pid, "a", "b", "line")
         need = tagged.select("pid", F.col("a").alias("id")).union(tagged.select("pid", F.col("b").alias("id"))).distinct()
         docs = need.join(norm, "id").select("pid", F.concat(F.lit("N\t"), "value").alias("value"))

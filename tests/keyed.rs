@@ -1,0 +1,283 @@
+//! The stage modes of a run over several machines (docs/SCALE.md), each against the
+//! one-machine stage it stands in for: pl-lsh --emit band-keys | --from-keys, pl-score
+//! --count-corpus / --corpus-counts, pl-cluster --renumber.
+
+use crate::util::*;
+
+/// The example corpus through the default pipeline (head and tail sketches too).
+fn example_dir() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let docs = std::fs::read(repo().join("examples/docs.ndjson")).unwrap();
+    write(d.path(), "docs.ndjson", &docs);
+    ok(sh(
+        d.path(),
+        "pl-normalize -q docs.ndjson -o norm.ndjson && pl-minhash -q norm.ndjson -o sigs.bin \
+         && pl-minhash -q norm.ndjson --part head:60 -o heads.bin \
+         && pl-minhash -q norm.ndjson --part tail:60 -o tails.bin \
+         && pl-lsh -q sigs.bin --also heads.bin --also tails.bin -o cands.ndjson \
+         && pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson --threshold 0.65 -o scores.ndjson \
+         && pl-cluster -q scores.ndjson --docs norm.ndjson -o groups.ndjson",
+    ));
+    d
+}
+
+fn read(d: &tempfile::TempDir, name: &str) -> Vec<u8> {
+    std::fs::read(d.path().join(name)).unwrap()
+}
+
+#[test]
+fn band_keys_in_any_order_give_pl_lsh_candidates() {
+    let d = example_dir();
+    for flags in ["", "--min-band-matches 3", "--bands 64"] {
+        let sketches = "sigs.bin --also heads.bin --also tails.bin";
+        let want = ok(sh(d.path(), &format!("pl-lsh -q {sketches} {flags}")));
+        let got = ok(sh(
+            d.path(),
+            &format!(
+                "pl-lsh -q {sketches} {flags} --emit band-keys | sort -r | pl-lsh -q --from-keys {flags}"
+            ),
+        ));
+        assert_eq!(got, want, "flags {flags:?}: candidates differ");
+        let want = String::from_utf8(want).unwrap();
+        assert!(want.lines().count() > 100, "{flags}");
+        assert!(
+            want.contains("\"copy\":true"),
+            "the corpus has copies: the collapse is tested"
+        );
+    }
+    // One partial run over every bucket counts what pl-lsh counts (sketch 0, no collapse).
+    let rows = String::from_utf8(ok(sh(
+        d.path(),
+        "pl-lsh -q sigs.bin --emit band-keys --no-collapse",
+    )))
+    .unwrap();
+    assert!(
+        rows.lines().all(|l| l.starts_with("{\"sketch\":0,")),
+        "no copy rows"
+    );
+    let partial = String::from_utf8(ok(run(
+        "pl-lsh",
+        &["-q", "--from-keys", "--partial"],
+        rows.as_bytes(),
+    )))
+    .unwrap();
+    let want = String::from_utf8(ok(sh(d.path(), "pl-lsh -q sigs.bin --no-collapse"))).unwrap();
+    let as_cands: String = partial
+        .lines()
+        .map(|l| l.replace(",\"sketch\":0", "") + "\n")
+        .collect();
+    assert_eq!(as_cands, want);
+}
+
+#[test]
+fn keyed_mode_errors_name_the_input_and_record() {
+    let bad = [
+        (
+            "{\"sketch\":0,\"band\":0,\"key\":\"zz\",\"id\":1}\n",
+            "<stdin>: line 1: \"key\" is not 16 hex digits",
+        ),
+        (
+            "{\"sketch\":0,\"band\":0,\"key\":\"00000000000000aa\",\"id\":1}\n{\"band\":1,\"id\":2}\n",
+            "<stdin>: line 2: a band-key row has",
+        ),
+        (
+            "{\"sketch\":0,\"band\":0,\"key\":\"00000000000000aa\",\"id\":1,\"extra\":1}\n",
+            "<stdin>: line 1: not a band-key row: unknown field `extra`",
+        ),
+        (
+            "{\"sketch\":0,\"band\":0,\"key\":\"00000000000000aa\",\"id\":1}\n{\"sketch\":0,\"band\":0,\"key\":\"00000000000000bb\",\"id\":1}\n",
+            "<stdin>: document 1 is in two buckets of band 0 of sketch 0",
+        ),
+    ];
+    for (input, want) in bad {
+        let out = run("pl-lsh", &["--from-keys"], input.as_bytes());
+        assert!(!out.status.success(), "{input}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "want {want:?} in {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    let out = run(
+        "pl-lsh",
+        &["--from-keys", "--partial"],
+        b"{\"copy\":\"00000000000000000000000000000001000000000000000000000000000000aa\",\"id\":1}\n",
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("copy rows are not taken with --partial"));
+}
+
+/// The corpus cut in three: the parts' counts added up are the corpus's, and the pairs of
+/// one part's documents, scored with a norm file of only those documents and the counts,
+/// score as in the whole corpus (and differently without the counts).
+#[test]
+fn corpus_counts_make_a_part_score_as_the_whole() {
+    let d = example_dir();
+    ok(sh(
+        d.path(),
+        "split -n l/3 -d norm.ndjson part && for p in part00 part01 part02; do \
+           pl-score -q --count-corpus --norm $p -o $p.counts; done \
+         && pl-score -q --count-corpus --norm norm.ndjson -o whole.counts",
+    ));
+    let mut sum: std::collections::BTreeMap<String, u64> = Default::default();
+    let mut header = (0u64, None);
+    for p in ["part00", "part01", "part02"] {
+        for line in String::from_utf8(read(&d, &format!("{p}.counts")))
+            .unwrap()
+            .lines()
+        {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let n = v["documents"].as_u64().unwrap();
+            match (v.get("token"), v.get("word")) {
+                (Some(t), None) => *sum.entry(format!("token {t}")).or_default() += n,
+                (None, Some(w)) => *sum.entry(format!("word {w}")).or_default() += n,
+                _ => header = (header.0 + n, v.get("max_words").cloned()),
+            }
+        }
+    }
+    let mut whole: std::collections::BTreeMap<String, u64> = Default::default();
+    let whole_text = String::from_utf8(read(&d, "whole.counts")).unwrap();
+    let mut merged = String::new();
+    for line in whole_text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let n = v["documents"].as_u64().unwrap();
+        match (v.get("token"), v.get("word")) {
+            (Some(t), None) => {
+                whole.insert(format!("token {t}"), n);
+            }
+            (None, Some(w)) => {
+                whole.insert(format!("word {w}"), n);
+            }
+            _ => assert_eq!((n, v.get("max_words").cloned()), header),
+        }
+        // Counts of one may be left out.
+        if n >= 2 {
+            merged.push_str(line);
+            merged.push('\n');
+        }
+    }
+    assert_eq!(sum, whole);
+    assert!(whole.len() > 1000, "{}", whole.len());
+    write(d.path(), "merged.counts", merged.as_bytes());
+    // The pairs of part01's documents, and a norm file of only their documents.
+    let part: std::collections::HashSet<u64> = String::from_utf8(read(&d, "part01"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    let (mut cands, mut need) = (String::new(), std::collections::HashSet::new());
+    for line in String::from_utf8(read(&d, "cands.ndjson")).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (a, b) = (v["a"].as_u64().unwrap(), v["b"].as_u64().unwrap());
+        if part.contains(&a) || part.contains(&b) {
+            cands.push_str(line);
+            cands.push('\n');
+            need.extend([a, b]);
+        }
+    }
+    let sub: String = String::from_utf8(read(&d, "norm.ndjson"))
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            need.contains(
+                &serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                    .as_u64()
+                    .unwrap(),
+            )
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    write(d.path(), "sub.cands", cands.as_bytes());
+    write(d.path(), "sub.norm", sub.as_bytes());
+    let score = |norm: &str, extra: &str| {
+        ok(sh(
+            d.path(),
+            &format!(
+                "pl-score -q sub.cands --sigs sigs.bin --norm {norm} --threshold 0.65 {extra}"
+            ),
+        ))
+    };
+    let want = score("norm.ndjson", "");
+    assert!(want.len() > 1000);
+    assert_eq!(score("sub.norm", "--corpus-counts merged.counts"), want);
+    assert_ne!(
+        score("sub.norm", ""),
+        want,
+        "the counts make the difference"
+    );
+    // Counts that do not hold the file's documents, or of another --max-words, are refused.
+    let out = sh(
+        d.path(),
+        "pl-score -q sub.cands --sigs sigs.bin --norm norm.ndjson --corpus-counts part00.counts",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("norm.ndjson: the corpus counts do not hold"),
+        "{err}"
+    );
+    let out = sh(
+        d.path(),
+        "pl-score -q sub.cands --sigs sigs.bin --norm sub.norm --corpus-counts merged.counts --max-words 50",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("--max-words 20000, this run has 50"),
+        "{err}"
+    );
+}
+
+#[test]
+fn renumbered_groups_of_split_runs_are_the_whole_run() {
+    let d = example_dir();
+    // Scores split by connected component (whole components per run).
+    let groups = String::from_utf8(read(&d, "groups.ndjson")).unwrap();
+    let scores = String::from_utf8(read(&d, "scores.ndjson")).unwrap();
+    let pair = |line: &str| {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        (v["a"].as_u64().unwrap(), v["b"].as_u64().unwrap())
+    };
+    let mut root: std::collections::HashMap<u64, u64> = Default::default();
+    fn find(root: &mut std::collections::HashMap<u64, u64>, x: u64) -> u64 {
+        let p = *root.entry(x).or_insert(x);
+        if p == x {
+            return x;
+        }
+        let r = find(root, p);
+        root.insert(x, r);
+        r
+    }
+    for line in scores.lines() {
+        let (a, b) = pair(line);
+        let (ra, rb) = (find(&mut root, a), find(&mut root, b));
+        root.insert(ra.max(rb), ra.min(rb));
+    }
+    let mut part_of = std::collections::HashMap::new();
+    for line in scores.lines() {
+        let r = find(&mut root, pair(line).0);
+        let next = part_of.len() % 3;
+        part_of.entry(r).or_insert(next);
+    }
+    assert!(part_of.len() > 10, "{} components", part_of.len());
+    let mut parts = [String::new(), String::new(), String::new()];
+    for line in scores.lines() {
+        let k = part_of[&find(&mut root, pair(line).0)];
+        parts[k].push_str(line);
+        parts[k].push('\n');
+    }
+    for (i, p) in parts.iter().enumerate() {
+        write(d.path(), &format!("s{i}"), p.as_bytes());
+    }
+    let out = ok(sh(
+        d.path(),
+        "for i in 0 1 2; do pl-cluster -q s$i --docs norm.ndjson; done | pl-cluster -q --renumber",
+    ));
+    assert_eq!(out, groups.as_bytes());
+    let twice = format!("{groups}{}", groups.lines().next().unwrap());
+    let out = run("pl-cluster", &["--renumber"], twice.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("<stdin>: document") && err.contains("in two groups"),
+        "{err}"
+    );
+}
