@@ -233,6 +233,17 @@ browser-test: $(WORK)/groups.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
 real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-apply-test.sh
 
+# pl-spark (scripts/spark, docs/SCALE.md) against `make groups`: byte-identical groups on the
+# example corpus and a generated 100k one, on local[2]; installs Java 17 and pyspark itself.
+.PHONY: spark-test spark-bench
+spark-test: $(BINS)
+	BIN=$(BIN) scripts/spark/test.sh
+
+# The table of README's "More than one machine" and docs/SCALE.md's stage costs: pl-spark on
+# local[1] and local[2] against `make groups` in the same run (SPARK_BENCH_SIZES, default 100000).
+spark-bench: $(BINS)
+	BIN=$(BIN) scripts/spark/bench.sh
+
 # ---------------------------------------------------------------------------------------------
 # Benchmark (issue 6): our stages and pipeline against datasketch, rensa and gaoya on the same
 # generated corpus, the exact baseline and recall on the smallest; writes BENCH.md.

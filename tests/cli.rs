@@ -237,6 +237,11 @@ fn every_flag_the_readme_and_docs_name_exists() {
         "--docs",
         "--seed",
         "--release",
+        // pl-spark's (scripts/spark, docs/SCALE.md).
+        "--big-bucket",
+        "--master",
+        "--partitions",
+        "--set",
     ];
     let mut files = vec![repo().join("README.md")];
     for e in std::fs::read_dir(repo().join("docs")).unwrap() {

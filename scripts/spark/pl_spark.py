@@ -75,6 +75,9 @@ def arguments(argv):
                    help="folder of the pl-* tools, shipped with the job (default target/release)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="a pipeline parameter, as make takes it (THRESHOLD=0.8); repeatable")
+    p.add_argument("--big-bucket", type=int, default=2000, metavar="N",
+                   help="buckets of more than N documents are expanded into pairs by a Spark "
+                   "self-join split over tasks, not by one pl-lsh (default 2000)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return p.parse_args(argv)
 
@@ -114,9 +117,15 @@ class Run:
 
     def stage(self, name, fn):
         """Runs one stage under its job description (the stage table groups by it)."""
+        from py4j.protocol import Py4JJavaError
+
         self.spark.sparkContext.setJobDescription(name)
         t = time.time()
-        out = fn()
+        try:
+            out = fn()
+        except Py4JJavaError as e:
+            first = str(e.java_exception).splitlines()[0][:300]
+            raise Refused(f"stage {name} failed (a tool's message, if any, is above): {first}") from None
         took = time.time() - t
         self.timings.append((name, took))
         self.log(f"{name}: {took:.1f} s")
@@ -255,9 +264,23 @@ def main(argv):
         banded = rows.where(F.col("band").isNotNull()).join(members.select("id"), "id", "left_anti")
         buckets = (banded.groupBy("sketch", "band", "key")
                    .agg(F.sort_array(F.collect_list("id")).alias("ids")).where(F.size("ids") >= 2)
-                   .select(F.to_json(F.struct("sketch", "band", "key", "ids")).alias("value")))
+                   .persist())
+        big = args.big_bucket
+        largest = buckets.agg(F.max(F.size("ids")).alias("m")).collect()[0]["m"] or 0
+        run.log(f"the largest bucket holds {largest} documents ({largest * (largest - 1) // 2} pairs)")
+        small = buckets.where(F.size("ids") <= big).select(
+            F.to_json(F.struct("sketch", "band", "key", "ids")).alias("value"))
         pair_schema = "a long, b long, sketch int, bands long"
-        partial = run.pipe(buckets, "from-keys").select(F.from_json("value", pair_schema).alias("p")).select("p.*")
+        partial = run.pipe(small, "from-keys").select(F.from_json("value", pair_schema).alias("p")).select("p.*")
+        # A bucket of k documents makes k(k-1)/2 pairs: one over --big-bucket is expanded by a
+        # self-join instead, which Spark's adaptive skew handling splits over many tasks.
+        members_big = buckets.where(F.size("ids") > big).select(
+            "sketch", "band", "key", F.explode("ids").alias("id"))
+        x, y = members_big.alias("x"), members_big.alias("y")
+        expanded = (x.join(y, ["sketch", "band", "key"]).where(F.col("x.id") < F.col("y.id"))
+                    .groupBy(F.col("x.id").alias("a"), F.col("y.id").alias("b"), "sketch")
+                    .agg(F.count(F.lit(1)).alias("bands")))
+        partial = partial.unionByName(expanded)
         pairs = (partial.groupBy("a", "b", "sketch").agg(F.sum("bands").alias("bands"))
                  .where(F.col("bands") >= int(params["MIN_BAND_MATCHES"]))
                  .groupBy("a", "b").agg(F.max("bands").alias("bands")).withColumn("copy", F.lit(False)))
