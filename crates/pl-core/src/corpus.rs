@@ -7,6 +7,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::distinct::DocFreq;
+use crate::records::{hash_hex, parse_hash_hex};
 
 /// A corpus-counts record: the header `{"documents","max_words"}` (`max_words` when words
 /// were counted: the verifier counts the words of a long text's two ends only), or a
@@ -40,15 +41,6 @@ pub struct CorpusCounts {
     pub words: FxHashMap<u64, u32>,
 }
 
-fn hex(h: u64) -> String {
-    format!("{h:016x}")
-}
-
-fn parse_hex(s: &str) -> Option<u64> {
-    let ok = s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
-    ok.then(|| u64::from_str_radix(s, 16).ok()).flatten()
-}
-
 impl CorpusCounts {
     /// The counts as records: the header, then tokens and words, each sorted by hash.
     pub fn records(&self) -> Vec<CountRecord> {
@@ -64,14 +56,14 @@ impl CorpusCounts {
         };
         for (h, n) in sorted(&self.tokens) {
             out.push(CountRecord {
-                token: Some(hex(h)),
+                token: Some(hash_hex(h)),
                 documents: n.into(),
                 ..CountRecord::default()
             });
         }
         for (h, n) in sorted(&self.words) {
             out.push(CountRecord {
-                word: Some(hex(h)),
+                word: Some(hash_hex(h)),
                 documents: n.into(),
                 ..CountRecord::default()
             });
@@ -102,7 +94,7 @@ impl CorpusCounts {
             return Err("\"max_words\" belongs to the header".into());
         }
         let (map, h) = entry;
-        let hash = parse_hex(&h).ok_or_else(|| format!("\"{h}\" is not 16 hex digits"))?;
+        let hash = parse_hash_hex(&h).ok_or_else(|| format!("\"{h}\" is not 16 hex digits"))?;
         if map.insert(hash, count(rec.documents)?).is_some() {
             return Err(format!("hash {h} given twice"));
         }
@@ -164,7 +156,7 @@ mod tests {
         let mut c = CorpusCounts::default();
         let mut header = false;
         let tok = |n| CountRecord {
-            token: Some(hex(1)),
+            token: Some(hash_hex(1)),
             documents: n,
             ..CountRecord::default()
         };

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_128;
 
 use crate::lsh::{is_empty_signature, union, with_copies, Candidate};
-use crate::records::{fingerprint_hex, parse_fingerprint, Fingerprint};
+use crate::records::{fingerprint_hex, parse_fingerprint, parse_hash_hex, Fingerprint};
 
 /// A row of band keys: one document's key in one band of one sketch (`sketch` 0 is the
 /// whole texts', 1.. the `--also` streams' in order), or its copy key; `id` one document,
@@ -51,11 +51,6 @@ pub struct PairBands {
     pub bands: u64,
 }
 
-/// A band key as written: 16 lowercase hex digits.
-pub fn key_hex(key: u64) -> String {
-    format!("{key:016x}")
-}
-
 /// The copy key of a document, or `None` for an empty shingle set (never collapsed): two
 /// documents are copies when their fingerprints and signatures are equal
 /// ([`crate::lsh::copy_sets`]); the signature enters as its 128-bit hash.
@@ -78,11 +73,6 @@ fn parse_copy_key(s: &str) -> Option<(Fingerprint, u128)> {
     let fp = parse_fingerprint(&s[..32])?;
     let sig = u128::from_str_radix(&s[32..], 16).ok()?;
     (!s[32..].starts_with('+')).then_some((fp, sig))
-}
-
-fn parse_key(s: &str) -> Option<u64> {
-    let ok = s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
-    ok.then(|| u64::from_str_radix(s, 16).ok()).flatten()
 }
 
 /// A bucket: sketch, band, key.
@@ -120,7 +110,7 @@ impl Grouped {
         };
         match (rec.sketch, rec.band, rec.key, rec.copy) {
             (Some(sketch), Some(band), Some(key), None) => {
-                let key = parse_key(&key).ok_or("\"key\" is not 16 hex digits")?;
+                let key = parse_hash_hex(&key).ok_or("\"key\" is not 16 hex digits")?;
                 self.sketches = self.sketches.max(sketch + 1);
                 self.buckets
                     .entry((sketch, band, key))
@@ -273,6 +263,7 @@ mod tests {
     use super::*;
     use crate::lsh::{candidates, copy_sets, Banding};
     use crate::minhash::splitmix64;
+    use crate::records::hash_hex;
     use proptest::prelude::*;
 
     fn rows(ids: &[u64], fps: &[u128], sketches: &[Vec<Vec<u32>>], b: &Banding) -> Vec<KeyRecord> {
@@ -290,7 +281,7 @@ mod tests {
                     out.push(KeyRecord {
                         sketch: Some(s as u32),
                         band: Some(band as u32),
-                        key: Some(key_hex(k)),
+                        key: Some(hash_hex(k)),
                         id: Some(id),
                         ..KeyRecord::default()
                     });
@@ -377,7 +368,7 @@ mod tests {
         let row = |sketch, band, key: u64, id| KeyRecord {
             sketch: Some(sketch),
             band: Some(band),
-            key: Some(key_hex(key)),
+            key: Some(hash_hex(key)),
             id: Some(id),
             ..KeyRecord::default()
         };
@@ -424,7 +415,7 @@ mod tests {
                 KeyRecord {
                     sketch: Some(0),
                     band: Some(0),
-                    key: Some(key_hex(1)),
+                    key: Some(hash_hex(1)),
                     ..KeyRecord::default()
                 },
                 "\"id\" or \"ids\"",
@@ -459,7 +450,7 @@ mod tests {
         let row = serde_json::to_string(&KeyRecord {
             sketch: Some(0),
             band: Some(3),
-            key: Some(key_hex(255)),
+            key: Some(hash_hex(255)),
             id: Some(9),
             ..KeyRecord::default()
         })

@@ -25,6 +25,17 @@ pub fn parse_fingerprint(s: &str) -> Option<Fingerprint> {
         .flatten()
 }
 
+/// Formats a 64-bit hash (a band key, a token's or word's hash) as 16 hex digits.
+pub fn hash_hex(h: u64) -> String {
+    format!("{h:016x}")
+}
+
+/// Parses exactly 16 hex digits.
+pub fn parse_hash_hex(s: &str) -> Option<u64> {
+    let ok = s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    ok.then(|| u64::from_str_radix(s, 16).ok()).flatten()
+}
+
 /// What is wrong with one shingle or signature record (the reader adds the input and the
 /// line or record number).
 #[derive(Debug, Clone, PartialEq, Error)]

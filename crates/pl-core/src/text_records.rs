@@ -141,6 +141,18 @@ pub struct CandRecord {
     pub copy: bool,
 }
 
+impl CandRecord {
+    /// The record of a candidate pair, `copy` on a copy pair.
+    pub fn new(c: crate::lsh::Candidate, copy: bool) -> CandRecord {
+        CandRecord {
+            a: c.a,
+            b: c.b,
+            bands: c.bands.into(),
+            copy,
+        }
+    }
+}
+
 /// A scored pair: pl-score's (and pl-trigram's) output, and pl-score's `--rejected` records.
 /// Absent fields are the dimensions a method or flag does not measure.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

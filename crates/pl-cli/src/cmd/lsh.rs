@@ -4,9 +4,9 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use pl_core::keyed::{copy_key, key_hex, Grouped, KeyRecord};
+use pl_core::keyed::{copy_key, Grouped, KeyRecord};
 use pl_core::lsh::{candidates, copy_sets, with_copies, Banding, Candidate, CopySets};
-use pl_core::records::{expect_param, SigRec};
+use pl_core::records::{expect_param, hash_hex, SigRec};
 use pl_core::stream::{Params, Part};
 use pl_core::text_records::CandRecord;
 use rayon::prelude::*;
@@ -182,13 +182,7 @@ pub fn run(args: Args) -> Result<()> {
     let copy_pairs: &[(u64, u64)] = copies.as_ref().map_or(&[], |c| &c.pairs);
     let mut written = 0usize;
     for (c, copy) in with_copies(&cands, copy_pairs, banding.bands as u32) {
-        let rec = CandRecord {
-            a: c.a,
-            b: c.b,
-            bands: c.bands.into(),
-            copy,
-        };
-        write_obj(&mut out, &rec)?;
+        write_obj(&mut out, &CandRecord::new(c, copy))?;
         written += 1;
     }
     out.finish()?;
@@ -354,7 +348,7 @@ fn emit_band_keys(
             let rec = KeyRecord {
                 sketch: Some(sketch),
                 band: Some(band as u32),
-                key: Some(key_hex(key)),
+                key: Some(hash_hex(key)),
                 id: Some(id),
                 ..KeyRecord::default()
             };
@@ -420,13 +414,7 @@ fn from_keys(args: &Args, log: &Log) -> Result<()> {
         .candidates(args.min_band_matches, args.bands as u32)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     for &(c, copy) in &cands {
-        let rec = CandRecord {
-            a: c.a,
-            b: c.b,
-            bands: c.bands.into(),
-            copy,
-        };
-        write_obj(&mut out, &rec)?;
+        write_obj(&mut out, &CandRecord::new(c, copy))?;
     }
     out.finish()?;
     reader.report_skipped(log);
