@@ -243,6 +243,13 @@ real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
 bench:
 	scripts/bench/run.sh
 
+# The persistent index (issue 19): pl-check per document and an incremental run after 100 new
+# documents against the full pipeline, on INDEX_DOCS (default 100000) generated documents;
+# spliced into BENCH.md (section "Persistent index").
+.PHONY: bench-index
+bench-index: $(BINS)
+	BIN=$(BIN) scripts/bench/index.sh
+
 # ---------------------------------------------------------------------------------------------
 # docs/QUALITY.md: every configuration on a generated 10k-document corpus and on the real-OCR
 # fixture, against their truth, and issue 14's targets judged; $(WORK)/quality/summary.json.

@@ -115,11 +115,7 @@ fn incremental_updates_give_the_full_pipelines_groups() {
             live.swap(i, j);
         }
         write_docs(&docs, &live);
-        let out = run(
-            "pl-index",
-            &["--index", &index_arg, &docs_arg, "-v"],
-            b"",
-        );
+        let out = run("pl-index", &["--index", &index_arg, &docs_arg, "-v"], b"");
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
         let got = ok(out);
         let mut sorted_docs = live.clone();
@@ -135,7 +131,9 @@ fn incremental_updates_give_the_full_pipelines_groups() {
         rescored.push(stderr);
     }
     assert!(
-        rescored[1..].iter().all(|s| !s.contains("built from scratch")),
+        rescored[1..]
+            .iter()
+            .all(|s| !s.contains("built from scratch")),
         "later steps are incremental: {rescored:?}"
     );
 }
@@ -146,7 +144,11 @@ fn other_parameters_and_formats_are_refused() {
     let index = d.path().join("ix");
     let ix = index.display().to_string();
     let docs = repo().join("examples/docs.ndjson").display().to_string();
-    ok(run("pl-index", &["--index", &ix, &docs, "-q", "-o", "/dev/null"], b""));
+    ok(run(
+        "pl-index",
+        &["--index", &ix, &docs, "-q", "-o", "/dev/null"],
+        b"",
+    ));
     let out = run("pl-index", &["--index", &ix, &docs, "--bands", "16"], b"");
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -155,7 +157,11 @@ fn other_parameters_and_formats_are_refused() {
         "{err}"
     );
     // The same parameters given explicitly are fine.
-    ok(run("pl-index", &["--index", &ix, &docs, "--bands", "32", "-q"], b""));
+    ok(run(
+        "pl-index",
+        &["--index", &ix, &docs, "--bands", "32", "-q"],
+        b"",
+    ));
     // Another format is refused, naming both versions and the folder.
     let db = rusqlite::Connection::open(index.join("index.sqlite")).unwrap();
     db.execute("UPDATE meta SET value='99' WHERE key='format'", [])
@@ -199,8 +205,8 @@ fn check_finds_a_near_duplicate_and_exits_3() {
         b"",
     ));
     // A document the full run groups with another, taken out of the index and checked.
-    let first: Value = serde_json::from_slice(groups.split(|&b| b == b'\n').next().unwrap())
-        .unwrap();
+    let first: Value =
+        serde_json::from_slice(groups.split(|&b| b == b'\n').next().unwrap()).unwrap();
     let members: Vec<u64> = first["members"]
         .as_array()
         .unwrap()
@@ -217,14 +223,23 @@ fn check_finds_a_near_duplicate_and_exits_3() {
     let docs = d.path().join("rest.ndjson");
     write_docs(&docs, &rest);
     let ix = d.path().join("ix").display().to_string();
-    ok(run("pl-index", &["--index", &ix, &docs.display().to_string(), "-q"], b""));
+    ok(run(
+        "pl-index",
+        &["--index", &ix, &docs.display().to_string(), "-q"],
+        b"",
+    ));
     let doc = pool
         .iter()
         .find(|x| x["id"].as_u64() == Some(probe))
         .unwrap();
     let line = serde_json::to_string(doc).unwrap() + "\n";
     let out = run("pl-check", &["--index", &ix], line.as_bytes());
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rec["id"].as_u64(), Some(probe));
     let dups = rec["duplicates"].as_array().unwrap();
@@ -234,8 +249,14 @@ fn check_finds_a_near_duplicate_and_exits_3() {
         "{ids:?} holds a member of {members:?}"
     );
     let scores: Vec<f64> = dups.iter().map(|x| x["score"].as_f64().unwrap()).collect();
-    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "best first: {scores:?}");
-    assert!(dups[0].get("evidence").is_some(), "the verifier's explanation");
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "best first: {scores:?}"
+    );
+    assert!(
+        dups[0].get("evidence").is_some(),
+        "the verifier's explanation"
+    );
     // Checking changes nothing; a text like no other finds nothing and exits 0.
     let odd = r#"{"id":999999,"title":"odd","content":"Zebra quartz violin 12 harbour lantern mosaic 88 orbit walnut fjord 31 cobalt meadow tulip 45 granite saffron pylon 77 ember lagoon"}"#;
     let out = run("pl-check", &["--index", &ix], format!("{odd}\n").as_bytes());
@@ -243,14 +264,17 @@ fn check_finds_a_near_duplicate_and_exits_3() {
     let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rec["duplicates"], Value::Array(vec![]));
     // --add indexes the probe: the index's groups are then the full corpus's.
-    let out = run("pl-check", &["--index", &ix, "--add", "-q"], line.as_bytes());
+    let out = run(
+        "pl-check",
+        &["--index", &ix, "--add", "-q"],
+        line.as_bytes(),
+    );
     assert_eq!(out.status.code(), Some(3));
-    let after = ok(run(
-        "pl-index",
-        &["--index", &ix, "--partial", "-q"],
-        b"",
-    ));
-    assert_eq!(String::from_utf8_lossy(&after), String::from_utf8_lossy(&groups));
+    let after = ok(run("pl-index", &["--index", &ix, "--partial", "-q"], b""));
+    assert_eq!(
+        String::from_utf8_lossy(&after),
+        String::from_utf8_lossy(&groups)
+    );
 }
 
 #[test]

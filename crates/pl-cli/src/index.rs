@@ -344,6 +344,7 @@ CREATE TABLE bands(key INTEGER NOT NULL, slot INTEGER NOT NULL, id INTEGER NOT N
   PRIMARY KEY(key, slot, id)) WITHOUT ROWID;
 CREATE TABLE words(hash INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 CREATE TABLE tokens(hash INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE few(hash INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(hash, id)) WITHOUT ROWID;
 CREATE TABLE pairs(a INTEGER NOT NULL, b INTEGER NOT NULL, rec TEXT NOT NULL,
   PRIMARY KEY(a, b)) WITHOUT ROWID;
 CREATE INDEX pairs_b ON pairs(b);
@@ -671,8 +672,8 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Adds `delta` to the counts of `table`; returns the hashes whose count crossed 2.
-    fn add_counts(&self, table: &str, delta: &FxHashMap<u64, i64>) -> Result<Vec<u64>> {
+    /// Adds `delta` to the counts of `table`; returns each count changed, `(hash, old, new)`.
+    fn add_counts(&self, table: &str, delta: &FxHashMap<u64, i64>) -> Result<Vec<(u64, i64, i64)>> {
         let mut keys: Vec<&u64> = delta.keys().collect();
         keys.sort_unstable();
         let get = format!("SELECT n FROM {table} WHERE hash=?1");
@@ -698,9 +699,7 @@ impl Tx<'_> {
                     self.dir.display()
                 );
             }
-            if (old >= 2) != (new >= 2) {
-                flipped.push(h);
-            }
+            flipped.push((h, old, new));
             if new == 0 {
                 self.exec(&del, [h as i64])?;
             } else {
@@ -819,6 +818,16 @@ impl Tx<'_> {
         }
         self.add_counts("words", &words)?;
         self.add_counts("tokens", &tokens)?;
+        for p in &docs {
+            for &w in &p.words {
+                if words[&w] <= 2 {
+                    self.exec(
+                        "INSERT INTO few(hash, id) VALUES (?1, ?2)",
+                        [w as i64, p.id as i64],
+                    )?;
+                }
+            }
+        }
         // pl-lsh: whole texts, then each part, among the banded documents; their union.
         let bands = self.engine.banding.bands;
         let mut lists = Vec::new();
@@ -916,6 +925,8 @@ impl Tx<'_> {
     ) -> Result<()> {
         let (mut words, mut tokens): (FxHashMap<u64, i64>, FxHashMap<u64, i64>) =
             Default::default();
+        // Which documents each word leaves and enters, for its postings while it is rare.
+        let mut moves: FxHashMap<u64, (Vec<u64>, Vec<u64>)> = FxHashMap::default();
         let mut fps: FxHashSet<u128> = FxHashSet::default();
         let mut affected: FxHashSet<u64> = FxHashSet::default();
         let mut gone: Vec<u64> = deleted.clone();
@@ -930,6 +941,7 @@ impl Tx<'_> {
             }
             for &w in &old.words {
                 *words.entry(w).or_default() -= 1;
+                moves.entry(w).or_default().0.push(id);
             }
             for &t in &old.tokens {
                 *tokens.entry(t).or_default() -= 1;
@@ -947,6 +959,7 @@ impl Tx<'_> {
             self.insert_doc(p, sources[&p.id], false)?;
             for &w in &p.words {
                 *words.entry(w).or_default() += 1;
+                moves.entry(w).or_default().1.push(p.id);
             }
             for &t in &p.tokens {
                 *tokens.entry(t).or_default() += 1;
@@ -1003,18 +1016,65 @@ impl Tx<'_> {
             affected.extend(members.iter().map(|(id, _)| *id));
         }
         // Corpus counts; the documents holding a word that became known or unknown.
-        let flipped = self.add_counts("words", &words)?;
+        let changed = self.add_counts("words", &words)?;
         self.add_counts("tokens", &tokens)?;
-        summary.flipped_words = flipped.len();
-        if !flipped.is_empty() {
-            let flipped: FxHashSet<u64> = flipped.into_iter().collect();
-            let holders = self.holders(&flipped, &affected)?;
+        let holders_before = affected.len();
+        let mut rescan: FxHashMap<u64, bool> = FxHashMap::default();
+        for (h, old, new) in changed {
+            let flip = (old >= 2) != (new >= 2);
+            summary.flipped_words += usize::from(flip);
+            let (removed, added) = moves.get(&h).cloned().unwrap_or_default();
+            if old <= 2 {
+                // Its postings are in `few`: the holders are found without a scan.
+                if flip {
+                    affected.extend(self.posted(h)?);
+                    affected.extend(added.iter().copied());
+                }
+                if new <= 2 {
+                    for id in removed {
+                        self.exec(
+                            "DELETE FROM few WHERE hash=?1 AND id=?2",
+                            [h as i64, id as i64],
+                        )?;
+                    }
+                    for id in added {
+                        self.exec(
+                            "INSERT OR IGNORE INTO few(hash, id) VALUES (?1, ?2)",
+                            [h as i64, id as i64],
+                        )?;
+                    }
+                } else {
+                    self.exec("DELETE FROM few WHERE hash=?1", [h as i64])?;
+                }
+            } else if new <= 2 {
+                // Rare again (documents deleted or changed): its postings are found by reading
+                // every stored text once, for all such words together.
+                rescan.insert(h, flip);
+            }
+        }
+        if !rescan.is_empty() {
+            let found = self.holders(&rescan)?;
+            log.info(format!(
+                "{} words became rare again: every stored text read once to find their {} documents",
+                rescan.len(),
+                found.len()
+            ));
+            for (h, id) in found {
+                self.exec(
+                    "INSERT OR IGNORE INTO few(hash, id) VALUES (?1, ?2)",
+                    [h as i64, id as i64],
+                )?;
+                if rescan[&h] {
+                    affected.insert(id);
+                }
+            }
+        }
+        if summary.flipped_words > 0 {
             log.info(format!(
                 "{} words crossed the known-word line: {} more documents rescored",
-                flipped.len(),
-                holders.len()
+                summary.flipped_words,
+                affected.len() - holders_before
             ));
-            affected.extend(holders);
         }
         gone.extend(affected.iter().copied());
         gone.sort_unstable();
@@ -1086,9 +1146,19 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// The documents (outside `skip`) whose verifier words include one of `words`: every
-    /// stored text is read once.
-    fn holders(&self, words: &FxHashSet<u64>, skip: &FxHashSet<u64>) -> Result<Vec<u64>> {
+    /// The documents posted for a rare word.
+    fn posted(&self, h: u64) -> Result<Vec<u64>> {
+        let mut st = sql(
+            self.dir,
+            self.tx.prepare_cached("SELECT id FROM few WHERE hash=?1"),
+        )?;
+        let rows = sql(self.dir, st.query_map([h as i64], |r| r.get::<_, i64>(0)))?;
+        rows.map(|r| sql(self.dir, r).map(|id| id as u64)).collect()
+    }
+
+    /// `(word, document)` for every stored document whose verifier words include one of
+    /// `words`: every stored text is read once.
+    fn holders(&self, words: &FxHashMap<u64, bool>) -> Result<Vec<(u64, u64)>> {
         let mut st = sql(self.dir, self.tx.prepare("SELECT id, line FROM docs"))?;
         let rows = sql(
             self.dir,
@@ -1100,33 +1170,23 @@ impl Tx<'_> {
         let mut out = Vec::new();
         let opts = &self.engine.scoring.opts;
         let mut flush = |chunk: &mut Vec<(u64, String)>| {
-            let found: Vec<u64> = chunk
+            let found: Vec<(u64, u64)> = chunk
                 .par_iter()
-                .filter(|(_, line)| {
-                    crate::ndjson::norm_fields(line)
-                        .map(|f| f.norm.into_owned())
-                        .or_else(|| {
-                            pl_core::fields::parse_object(line).ok().and_then(|o| {
-                                o.get("norm").and_then(|v| v.as_str().map(String::from))
-                            })
-                        })
-                        .is_some_and(|norm| {
-                            counted_words(&norm, opts)
-                                .1
-                                .iter()
-                                .any(|h| words.contains(h))
-                        })
+                .flat_map_iter(|(id, line)| {
+                    let norm = crate::cmd::index::norm_of(line);
+                    counted_words(&norm, opts)
+                        .1
+                        .into_iter()
+                        .filter(|h| words.contains_key(h))
+                        .map(|h| (h, *id))
+                        .collect::<Vec<_>>()
                 })
-                .map(|(id, _)| *id)
                 .collect();
             out.extend(found);
             chunk.clear();
         };
         for r in rows {
-            let (id, line) = sql(self.dir, r)?;
-            if !skip.contains(&id) {
-                chunk.push((id, line));
-            }
+            chunk.push(sql(self.dir, r)?);
             if chunk.len() >= 4096 {
                 flush(&mut chunk);
             }
