@@ -126,11 +126,12 @@ uninstall:
 
 # pl-fetch against the real Paperless-NGX 3.0.5 backend in ../shared/paperless/real: loads
 # $(DOCS), full sync, changes and deletions through the API, incremental syncs, each output
-# checked. setup.sh installs its Python packages into PAPERLESS_REAL_STATE (default
+# checked; then the consume hook (scripts/real-consume-hook-test.sh) tags and notes a duplicate. setup.sh installs its Python packages into PAPERLESS_REAL_STATE (default
 # /tmp/pl-real-paperless) the first time, minutes; later runs reuse them.
 .PHONY: real-paperless-test
-real-paperless-test: $(BIN)/pl-fetch
+real-paperless-test: $(BIN)/pl-fetch $(BIN)/pl-index $(BIN)/pl-check
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-paperless-test.sh
+	BIN=$(BIN) scripts/real-consume-hook-test.sh
 
 # ---------------------------------------------------------------------------------------------
 # Methods (docs/METHODS.md): each preset runs one method on $(DOCS) (the example corpus by
