@@ -31,12 +31,12 @@ use pl_core::distinct::DocFreq;
 use pl_core::lsh::{self, Banding, Candidate};
 use pl_core::minhash::{MinHasher, Scheme};
 use pl_core::normalize::{fingerprint, normalize};
-use pl_core::records::{fingerprint_hex, SigRec};
+use pl_core::records::SigRec;
 use pl_core::score::Weights;
 use pl_core::scorer::{Config, Scorer, Verdict, Verifier};
 use pl_core::shingle::{ShingleConfig, Shingler, Short, Unit};
 use pl_core::stream::Part;
-use pl_core::text_records::{CandRecord, DocRecord, NormRecord};
+use pl_core::text_records::{CandRecord, DocRecord};
 use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -220,16 +220,13 @@ impl Engine {
         })
     }
 
-    /// A docs record as pl-normalize writes it, with its signature, band keys and words.
+    /// A docs record normalized as pl-normalize does, with its signature, band keys and words.
     pub fn prepare_doc(&self, doc: DocRecord) -> Result<Prepared, String> {
         let mut norm = String::new();
-        let words = normalize(doc.text().map_err(|e| e.to_string())?, &mut norm);
-        let fp = fingerprint(&norm);
+        normalize(doc.text().map_err(|e| e.to_string())?, &mut norm);
         let meta = DocMeta::from_record(&doc);
-        let id = doc.id;
-        let rec = NormRecord::new(doc, norm.clone(), words as u64, fingerprint_hex(fp));
-        let line = serde_json::to_string(&rec).map_err(|e| e.to_string())?;
-        Ok(self.prepare(id, line, norm, meta))
+        let line = stored_line(doc.id, &norm)?;
+        Ok(self.prepare(doc.id, line, norm, meta))
     }
 
     /// A stored norm line, prepared again (its band keys and words).
@@ -290,10 +287,22 @@ impl Engine {
     }
 }
 
+/// What the index keeps of a document's norm record: its id and normalized text, all that
+/// scoring reads (`--norm` of pl-score takes such lines too); the fields the primary rule
+/// reads are kept apart (`added`, `richness`), and a change is noticed by the docs line's hash.
+pub fn stored_line(id: u64, norm: &str) -> Result<String, String> {
+    #[derive(Serialize)]
+    struct Line<'a> {
+        id: u64,
+        norm: &'a str,
+    }
+    serde_json::to_string(&Line { id, norm }).map_err(|e| e.to_string())
+}
+
 /// One document ready for the index.
 pub struct Prepared {
     pub id: u64,
-    /// Its norm record, as pl-normalize writes it (without the newline).
+    /// Its stored line ([`stored_line`], without the newline).
     pub line: String,
     pub fp: u128,
     /// The whole text's signature (`None`: an empty text, which pl-minhash leaves out).
@@ -557,6 +566,13 @@ impl Index {
         let n = ix.count()?;
         ix.exec("UPDATE meta SET value=?1 WHERE key='docs'", [n.to_string()])?;
         sql(&dir, tx.commit())?;
+        // The write-ahead log folded into the database and emptied: a bulk build's log is as
+        // large as the index.
+        sql(
+            &dir,
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())),
+        )?;
         Ok(summary)
     }
 
