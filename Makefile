@@ -84,7 +84,7 @@ test:
 	$(CARGO_TEST) -p pl-cli --test integration
 
 # ---------------------------------------------------------------------------------------------
-# Install (PREFIX, default ~/.local; DESTDIR for staging): the twelve tools and the pl-dedupe
+# Install (PREFIX, default ~/.local; DESTDIR for staging): the fourteen tools and the pl-dedupe
 # command in $(PREFIX)/bin, a man page per tool, bash, zsh and fish completions where those
 # shells look, and the pipeline (pipeline.mk, its script and the example corpus) that
 # pl-dedupe runs in $(PREFIX)/share/paperless-dedupe. Man pages and completions are printed by

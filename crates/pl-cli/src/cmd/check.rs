@@ -31,8 +31,6 @@ pub static ANY_FOUND: AtomicBool = AtomicBool::new(false);
 #[derive(Debug, Parser)]
 #[command(name = "pl-check", version)]
 pub struct Args {
-    #[command(flatten)]
-    pub common: Common,
     /// The index folder (pl-index --index).
     #[arg(long, value_name = "DIR")]
     pub index: PathBuf,
@@ -45,6 +43,8 @@ pub struct Args {
     pub id: Option<u64>,
     #[command(flatten)]
     pub server: ServerFlags,
+    #[command(flatten)]
+    pub common: Common,
 }
 
 /// Runs the tool.

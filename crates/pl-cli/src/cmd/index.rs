@@ -22,8 +22,6 @@ use crate::ndjson::NdjsonReader;
 #[derive(Debug, Parser)]
 #[command(name = "pl-index", version)]
 pub struct Args {
-    #[command(flatten)]
-    pub common: Common,
     /// The index folder (created with the index).
     #[arg(long, value_name = "DIR")]
     pub index: PathBuf,
@@ -32,6 +30,8 @@ pub struct Args {
     pub partial: bool,
     #[command(flatten)]
     pub params: ParamFlags,
+    #[command(flatten)]
+    pub common: Common,
 }
 
 /// The pipeline's parameters, as pipeline.mk passes them to each stage; unset ones are the
