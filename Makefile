@@ -84,7 +84,7 @@ test:
 	$(CARGO_TEST) -p pl-cli --test integration
 
 # ---------------------------------------------------------------------------------------------
-# Install (PREFIX, default ~/.local; DESTDIR for staging): the twelve tools and the pl-dedupe
+# Install (PREFIX, default ~/.local; DESTDIR for staging): the fourteen tools and the pl-dedupe
 # command in $(PREFIX)/bin, a man page per tool, bash, zsh and fish completions where those
 # shells look, and the pipeline (pipeline.mk, its script and the example corpus) that
 # pl-dedupe runs in $(PREFIX)/share/paperless-dedupe. Man pages and completions are printed by
@@ -126,11 +126,12 @@ uninstall:
 
 # pl-fetch against the real Paperless-NGX 3.0.5 backend in ../shared/paperless/real: loads
 # $(DOCS), full sync, changes and deletions through the API, incremental syncs, each output
-# checked. setup.sh installs its Python packages into PAPERLESS_REAL_STATE (default
+# checked; then the consume hook (scripts/real-consume-hook-test.sh) tags and notes a duplicate. setup.sh installs its Python packages into PAPERLESS_REAL_STATE (default
 # /tmp/pl-real-paperless) the first time, minutes; later runs reuse them.
 .PHONY: real-paperless-test
-real-paperless-test: $(BIN)/pl-fetch
+real-paperless-test: $(BIN)/pl-fetch $(BIN)/pl-index $(BIN)/pl-check
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-paperless-test.sh
+	BIN=$(BIN) scripts/real-consume-hook-test.sh
 
 # ---------------------------------------------------------------------------------------------
 # Methods (docs/METHODS.md): each preset runs one method on $(DOCS) (the example corpus by
@@ -253,6 +254,13 @@ spark-bench: $(BINS)
 
 bench:
 	scripts/bench/run.sh
+
+# The persistent index (issue 19): pl-check per document and an incremental run after 100 new
+# documents against the full pipeline, on INDEX_DOCS (default 100000) generated documents;
+# spliced into BENCH.md (section "Persistent index").
+.PHONY: bench-index
+bench-index: $(BINS)
+	BIN=$(BIN) scripts/bench/index.sh
 
 # ---------------------------------------------------------------------------------------------
 # docs/QUALITY.md: every configuration on a generated 10k-document corpus and on the real-OCR

@@ -4,7 +4,9 @@
 # atomically (the tools' -o writes a temporary file and renames it), so an interrupted run
 # never leaves a corrupt file that make would trust.
 #
-#   groups                 run the pipeline into $(WORK)/ (parameters below)
+#   groups                 run the pipeline into $(WORK)/ (parameters below); with an index,
+#                          its incremental update
+#   index                  build the persistent index $(WORK)/index (pl-index) and its groups
 #   table                  the groups as a table (after groups)
 #   eval                   precision and recall of the groups against $(TRUTH)
 #   report                 $(WORK)/report.html, the review page
@@ -40,7 +42,7 @@ SHINGLE_FLAGS    ?=
 CLUSTER_FLAGS    ?=
 REPORT_FLAGS     ?=
 
-TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-trigram pl-report pl-apply
+TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-trigram pl-report pl-apply pl-index pl-check
 BINS    := $(addprefix $(BIN)/,$(TOOLS))
 
 .PHONY: groups table eval report clean FORCE
@@ -110,8 +112,30 @@ $(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson
 
 $(eval $(call params,cluster,$(CLUSTER_FLAGS)))
 
+# The persistent index (pl-index): `make index` builds $(WORK)/index from the documents; once it
+# exists, the groups come from its incremental update (only new, changed and deleted documents
+# are worked on; the groups are those of the stages above). It takes the parameters above, not
+# SCORE_FLAGS, SHINGLE_FLAGS or CLUSTER_FLAGS, and refuses parameters other than its own.
+INDEX       := $(WORK)/index
+INDEX_FLAGS  = --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) --perms $(PERMS) \
+  --seed $(SEED) --scheme $(SCHEME) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
+  --edge-words $(EDGE_WORDS) --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) \
+  --fuzzy-weight $(FUZZY_WEIGHT) --fuzzy-sample $(FUZZY_SAMPLE)
+index_guard = $(if $(strip $(SCORE_FLAGS)$(SHINGLE_FLAGS)$(CLUSTER_FLAGS)),\
+  $(error the index takes no SCORE_FLAGS, SHINGLE_FLAGS or CLUSTER_FLAGS: unset them, or move $(INDEX) away))
+
+.PHONY: index
+index: $(WORK)/docs.ndjson $(BIN)/pl-index
+	$(index_guard)$(BIN)/pl-index --index $(INDEX) $< $(INDEX_FLAGS) -o $(WORK)/groups.ndjson
+
+ifneq ($(wildcard $(INDEX)/index.sqlite),)
+$(WORK)/groups.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-index $(WORK)/shingle.params \
+    $(WORK)/minhash.params $(WORK)/lsh.params $(WORK)/score.params $(WORK)/cluster.params
+	$(index_guard)$(BIN)/pl-index --index $(INDEX) $< $(INDEX_FLAGS) -o $@
+else
 $(WORK)/groups.ndjson: $(WORK)/scores.ndjson $(WORK)/norm.ndjson $(WORK)/cluster.params $(BIN)/pl-cluster
 	$(BIN)/pl-cluster $< --docs $(WORK)/norm.ndjson $(CLUSTER_FLAGS) -o $@
+endif
 
 # Pairwise and B-cubed precision/recall of the groups against the truth file.
 eval: $(WORK)/eval.json

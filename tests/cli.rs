@@ -8,9 +8,9 @@ use std::process::Command;
 
 use crate::util::*;
 
-/// The twelve tools, as the library lists them (each must have its binary: `bin` panics on
+/// The fourteen tools, as the library lists them (each must have its binary: `bin` panics on
 /// an unknown name).
-const TOOLS: [&str; 12] = pl_cli::common::TOOLS;
+const TOOLS: [&str; 14] = pl_cli::common::TOOLS;
 
 /// The tools that work on several threads, and so take --threads.
 const THREADED: [&str; 6] = [
@@ -123,7 +123,10 @@ fn help_lists_a_tools_own_options_first_then_the_common_ones() {
             assert!(flags("Common options").iter().any(|x| x == "--threads"));
         }
         let server = at("Server options");
-        assert_eq!(server.is_some(), matches!(tool, "pl-fetch" | "pl-apply"));
+        assert_eq!(
+            server.is_some(),
+            matches!(tool, "pl-fetch" | "pl-apply" | "pl-check")
+        );
         if let Some(s) = server {
             assert!(own < s && s < common, "{tool}: {names:?}");
         }
@@ -166,6 +169,11 @@ fn long_help_ends_with_the_exit_codes() {
         assert_eq!(
             last.contains("3 done"),
             tool == "pl-apply",
+            "{tool}: {last}"
+        );
+        assert_eq!(
+            last.contains("3 some document has a near-duplicate"),
+            tool == "pl-check",
             "{tool}: {last}"
         );
     }

@@ -22,6 +22,8 @@ pub fn bin(tool: &str) -> PathBuf {
         "pl-fetch" => env!("CARGO_BIN_EXE_pl-fetch"),
         "pl-report" => env!("CARGO_BIN_EXE_pl-report"),
         "pl-trigram" => env!("CARGO_BIN_EXE_pl-trigram"),
+        "pl-index" => env!("CARGO_BIN_EXE_pl-index"),
+        "pl-check" => env!("CARGO_BIN_EXE_pl-check"),
         other => panic!("unknown tool {other}"),
     };
     PathBuf::from(p)

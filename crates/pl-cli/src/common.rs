@@ -308,6 +308,9 @@ pub fn exit_status(tool: &str) -> String {
     if tool == "pl-apply" {
         s += ", 3 done, but some documents were refused (see the records with \"status\":\"refused\")";
     }
+    if tool == "pl-check" {
+        s += ", 3 some document has a near-duplicate in the index (0: none has)";
+    }
     s + "."
 }
 
@@ -381,8 +384,8 @@ fn man_page(cmd: clap::Command, out: &mut dyn std::io::Write) -> std::io::Result
     man.render_version_section(out)
 }
 
-/// The twelve tools, in pipeline order.
-pub const TOOLS: [&str; 12] = [
+/// The fourteen tools, in pipeline order (the persistent index's last).
+pub const TOOLS: [&str; 14] = [
     "pl-fetch",
     "pl-normalize",
     "pl-shingle",
@@ -395,6 +398,8 @@ pub const TOOLS: [&str; 12] = [
     "pl-trigram",
     "pl-report",
     "pl-apply",
+    "pl-index",
+    "pl-check",
 ];
 
 /// A tool's `main`: parses its flags (usage errors exit 2, `--help` and `--version` 0),

@@ -4,6 +4,7 @@
 pub mod candidates;
 pub mod cmd;
 pub mod common;
+pub mod index;
 pub mod io;
 pub mod ndjson;
 pub mod reorder;

@@ -412,3 +412,67 @@ fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
         ids: Vec::new(),
     }
 }
+
+/// The words a document adds to the corpus counts, as [`NormTexts::read`] counts them: its
+/// distinctive tokens (sorted, unique) and the hashes of the words the verifier sees (its
+/// [`edge_sample`] when longer than `max_words`), sorted and unique. The persistent index
+/// keeps these counts instead of reading the whole corpus again.
+pub fn counted_words(norm: &str, opts: &SideOptions) -> (Vec<u64>, Vec<u64>) {
+    let mut tokens = Vec::new();
+    distinctive_tokens(norm, &mut tokens);
+    let mut hashes = Vec::new();
+    if opts.verify {
+        match edge_sample(norm, opts.max_words) {
+            Some(sample) => word_hashes(&sample, &mut hashes),
+            None => word_hashes(norm, &mut hashes),
+        }
+        hashes.sort_unstable();
+        hashes.dedup();
+    }
+    (tokens, hashes)
+}
+
+/// The sides of some norm lines, weighed with the whole corpus's counts that the caller
+/// keeps elsewhere (the persistent index): `df` the distinctive tokens' document
+/// frequencies, `word_count` the number of documents each word hash is in. Returns the sides
+/// and the documents each of their local word ids is in, for [`pl_core::scorer::Scorer`].
+/// The verdicts are those pl-score gives with the same corpus in its norm file: word ids are
+/// local, but only compared with each other and looked up in the counts.
+pub fn sides_of_lines(
+    lines: &[(u64, &str)],
+    opts: &SideOptions,
+    df: &DocFreq,
+    mut word_count: impl FnMut(u64) -> Result<u32>,
+) -> Result<(Sides, Vec<u32>)> {
+    let mut sides = Sides::default();
+    let mut local: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut counts: Vec<u32> = Vec::new();
+    for &(want, text) in lines {
+        let mut p = parse_line(text, opts).map_err(|e| anyhow!("document {want}: {e}"))?;
+        if p.id != want {
+            return Err(anyhow!(
+                "document {want}: its stored line holds id {}",
+                p.id
+            ));
+        }
+        let mut s = side(&mut p, opts);
+        if opts.verify {
+            let mut ids = Vec::with_capacity(p.hashes.len());
+            for &h in &p.hashes {
+                let next = counts.len() as u32;
+                let id = match local.entry(h) {
+                    std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        counts.push(word_count(h)?);
+                        *e.insert(next)
+                    }
+                };
+                ids.push(id);
+            }
+            s.profile.set_ids(ids);
+        }
+        df.weigh(&mut s.tokens);
+        sides.insert(want, s);
+    }
+    Ok((sides, counts))
+}

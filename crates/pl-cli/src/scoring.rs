@@ -90,7 +90,7 @@ impl Inputs {
 
     /// The pair's Jaccard and containment: estimated from the signatures, exact from the
     /// shingle sets with --exact, 1 for two copies.
-    fn similarity(&self, c: &Cand) -> Similarity {
+    pub fn similarity(&self, c: &Cand) -> Similarity {
         let identical = self.identical(c);
         let (jaccard, containment) = if identical {
             (1.0, 1.0)
@@ -256,7 +256,7 @@ pub fn score_all<W: Write>(
 
 impl Scoring {
     /// The output record of a scored pair (without the candidate's passthrough fields).
-    fn record(&self, c: &Cand, d: &Dims, sides: &Sides) -> ScoreRecord {
+    pub fn record(&self, c: &Cand, d: &Dims, sides: &Sides) -> ScoreRecord {
         let mut r = ScoreRecord {
             a: c.a,
             b: c.b,

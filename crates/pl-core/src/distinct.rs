@@ -45,6 +45,15 @@ pub struct DocFreq {
 }
 
 impl DocFreq {
+    /// Frequencies counted elsewhere (the persistent index): `docs` documents, and the
+    /// document frequency of each token that matters to the caller.
+    pub fn from_counts(docs: u64, counts: impl IntoIterator<Item = (u64, u32)>) -> DocFreq {
+        DocFreq {
+            df: counts.into_iter().collect(),
+            docs,
+        }
+    }
+
     /// Counts one document's token set (sorted, unique).
     pub fn add(&mut self, tokens: &[u64]) {
         self.docs += 1;

@@ -2,9 +2,11 @@
 
 pub mod apply;
 pub mod cat;
+pub mod check;
 pub mod cluster;
 pub mod eval;
 pub mod fetch;
+pub mod index;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;

@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    pl_cli::common::main("pl-index", pl_cli::cmd::index::run)
+}

@@ -1,0 +1,149 @@
+//! pl-check: documents → their near-duplicates in the persistent index.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{anyhow, Result};
+use clap::Parser;
+use pl_core::text_records::DocRecord;
+use serde_json::{Map, Value};
+
+use crate::cmd::index::read_changes;
+use crate::common::{Common, Log, ServerFlags, UsageError};
+use crate::index::{Index, Prepared};
+use crate::io::{create_output, open_input};
+use crate::ndjson::{write_obj, NdjsonReader};
+
+/// Exit status when some document has a near-duplicate in the index.
+pub const FOUND: u8 = 3;
+
+/// Set when a checked document has a near-duplicate (the binary exits [`FOUND`]).
+pub static ANY_FOUND: AtomicBool = AtomicBool::new(false);
+
+/// Check documents against the persistent index of pl-index: for each docs record (pl-fetch's
+/// output; stdin by default), or the one document --id fetches from Paperless, one line
+/// `{"id", "duplicates": [{"id", "score", ...}]}`, best first: the indexed documents it
+/// shares a band bucket (or its whole text) with whose pair pl-score keeps, with pl-score's
+/// dimensions and the verifier's explanation (`only_a`/`only_b`: distinctive words only one
+/// side has, `conflicts_a`/`conflicts_b`, `evidence`; `a` is the lower id of the two). The
+/// document is scored as if it were in the index. --add also indexes the documents (as
+/// pl-index --partial does). Exit status 0: no near-duplicate, 3: some document has one.
+#[derive(Debug, Parser)]
+#[command(name = "pl-check", version)]
+pub struct Args {
+    /// The index folder (pl-index --index).
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// Also add the documents to the index (their groups updated).
+    #[arg(long)]
+    pub add: bool,
+    /// Check the document with this id, fetched from Paperless (PAPERLESS_URL,
+    /// PAPERLESS_TOKEN or --token-file), instead of reading docs records.
+    #[arg(long, value_name = "N", conflicts_with = "input")]
+    pub id: Option<u64>,
+    #[command(flatten)]
+    pub server: ServerFlags,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Runs the tool.
+pub fn run(args: Args) -> Result<()> {
+    let log = Log::new("pl-check", &args.common);
+    let mut index = Index::open(&args.index, &|p| p.clone(), false)?;
+    index.explain()?;
+    let input = match args.id {
+        Some(id) => fetch_one(&args, id)?,
+        None => open_input(args.common.input.as_deref())?,
+    };
+    let mut reader = NdjsonReader::new(input, args.common.skip_invalid);
+    let mut docs: Vec<Prepared> = Vec::new();
+    let mut raw = String::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    while let Some((line, text)) = reader.next_line()? {
+        let bad = |e: String| anyhow!("{}: line {line}: invalid record: {e}", reader.name());
+        let o = pl_core::fields::parse_object(&text).map_err(|e| bad(e.to_string()))?;
+        let doc = DocRecord::from_obj(o).map_err(|e| bad(e.to_string()))?;
+        if !seen.insert(doc.id) {
+            return Err(anyhow!(
+                "{}: line {line}: id {} repeated",
+                reader.name(),
+                doc.id
+            ));
+        }
+        docs.push(index.engine.prepare_doc(doc).map_err(bad)?);
+        raw.push_str(&text);
+        raw.push('\n');
+    }
+    let mut out = create_output(args.common.output.as_deref())?;
+    let mut found = 0usize;
+    for p in &docs {
+        let started = std::time::Instant::now();
+        let dups = index.check(p)?;
+        if !dups.is_empty() {
+            found += 1;
+        }
+        let mut rec = Map::new();
+        rec.insert("id".into(), p.id.into());
+        rec.insert(
+            "duplicates".into(),
+            Value::Array(dups.into_iter().map(Value::Object).collect()),
+        );
+        write_obj(&mut out, &rec)?;
+        log.info(format!(
+            "document {}: checked in {:.1} ms",
+            p.id,
+            started.elapsed().as_secs_f64() * 1e3
+        ));
+    }
+    out.finish()?;
+    if args.add && !docs.is_empty() {
+        // The same reading as pl-index --partial, of the records already read.
+        let input = crate::io::Input {
+            name: reader.name().to_string(),
+            reader: Box::new(std::io::Cursor::new(raw.into_bytes())),
+        };
+        let changes = read_changes(&mut NdjsonReader::new(input, false), &index, false)?;
+        let s = index.update(
+            changes.docs,
+            changes.relabeled,
+            changes.deleted,
+            &changes.sources,
+            &log,
+        )?;
+        log.info(format!(
+            "{} added, {} changed in {}; {} groups",
+            s.added,
+            s.changed,
+            args.index.display(),
+            s.groups
+        ));
+    }
+    log.info(format!(
+        "{} documents checked, {found} with near-duplicates",
+        docs.len()
+    ));
+    if found > 0 {
+        ANY_FOUND.store(true, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// One document from Paperless, as a docs record.
+fn fetch_one(args: &Args, id: u64) -> Result<crate::io::Input> {
+    if args.common.input.is_some() {
+        return Err(UsageError("--id and an input file exclude each other".into()).into());
+    }
+    let client = args.server.client("pl-check", 9, args.common.quiet)?;
+    let names = pl_paperless::record::Names::fetch(&client)?;
+    let doc = client.get_json(&format!(
+        "/api/documents/{id}/?fields={}",
+        pl_paperless::api::DOC_FIELDS
+    ))?;
+    let rec = pl_paperless::record::to_record(&doc, &names, client.base())
+        .ok_or_else(|| anyhow!("document {id}: the server's answer has no id"))?;
+    Ok(crate::io::Input {
+        name: format!("document {id}"),
+        reader: Box::new(std::io::Cursor::new(rec.line)),
+    })
+}

@@ -1,0 +1,250 @@
+//! pl-index: docs NDJSON → the persistent index (created or updated in place) → groups.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+use clap::{Args as ClapArgs, Parser};
+use pl_core::text_records::DocRecord;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::common::{numbers, Common, Log};
+use crate::index::{src_hash, Index, Params, Prepared};
+use crate::io::{create_output, open_input};
+use crate::ndjson::NdjsonReader;
+
+/// Build or update the persistent index of a library (one SQLite file in --index DIR) from
+/// docs NDJSON (pl-fetch's output), and write its duplicate groups as pl-cluster does.
+/// Only new and changed documents are normalized and signed, and only the pairs they touch
+/// are scored again; the groups are those `make groups` gives on the same documents with the
+/// same parameters. A document missing from DOCS is deleted from the index (not with
+/// --partial). Parameters are recorded when the index is created; a later run that asks for
+/// others is refused. An update is one transaction: a killed run leaves the previous index.
+#[derive(Debug, Parser)]
+#[command(name = "pl-index", version)]
+pub struct Args {
+    /// The index folder (created with the index).
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// DOCS holds only new or changed documents: delete nothing.
+    #[arg(long)]
+    pub partial: bool,
+    #[command(flatten)]
+    pub params: ParamFlags,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// The pipeline's parameters, as pipeline.mk passes them to each stage; unset ones are the
+/// index's (or, at creation, the defaults).
+#[derive(Debug, Clone, ClapArgs)]
+pub struct ParamFlags {
+    /// Shingle unit: chars or words (pl-shingle --unit).
+    #[arg(long, value_parser = ["chars", "words"], help_heading = "Index parameters (recorded at creation)")]
+    pub unit: Option<String>,
+    /// Units per shingle (pl-shingle --ngram).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub ngram: Option<usize>,
+    /// Fewer words make a document short (pl-shingle --min-words).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub min_words: Option<usize>,
+    /// Signature length K (pl-minhash --perms).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub perms: Option<usize>,
+    /// MinHash seed (pl-minhash --seed).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub seed: Option<u64>,
+    /// classic or oph (pl-minhash --scheme).
+    #[arg(long, value_parser = ["classic", "oph"], help_heading = "Index parameters (recorded at creation)")]
+    pub scheme: Option<String>,
+    /// LSH bands (pl-lsh --bands).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub bands: Option<usize>,
+    /// Bands that must agree (pl-lsh --min-band-matches).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub min_band_matches: Option<u32>,
+    /// Words of each head and tail sketched apart, 0 for none (make's EDGE_WORDS).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub edge_words: Option<usize>,
+    /// Score a pair needs (pl-score --threshold).
+    #[arg(long, value_parser = numbers::unit, help_heading = "Index parameters (recorded at creation)")]
+    pub threshold: Option<f64>,
+    /// Weight of the similarity (pl-score --jaccard-weight).
+    #[arg(long, value_parser = numbers::non_negative, help_heading = "Index parameters (recorded at creation)")]
+    pub jaccard_weight: Option<f64>,
+    /// Weight of the fuzzy ratio (pl-score --fuzzy-weight).
+    #[arg(long, value_parser = numbers::non_negative, help_heading = "Index parameters (recorded at creation)")]
+    pub fuzzy_weight: Option<f64>,
+    /// Characters the fuzzy ratio compares (pl-score --fuzzy-sample).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub fuzzy_sample: Option<usize>,
+    /// Words the verifier aligns (pl-score --max-words).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub max_words: Option<usize>,
+    /// average or single (pl-cluster --linkage).
+    #[arg(long, value_parser = ["average", "single"], help_heading = "Index parameters (recorded at creation)")]
+    pub linkage: Option<String>,
+}
+
+impl ParamFlags {
+    /// `base` with the flags given.
+    pub fn over(&self, base: &Params) -> Params {
+        let mut p = base.clone();
+        macro_rules! set {
+            ($($f:ident),*) => {$(if let Some(v) = &self.$f { p.$f = v.clone(); })*};
+        }
+        set!(
+            unit,
+            ngram,
+            min_words,
+            perms,
+            seed,
+            scheme,
+            bands,
+            min_band_matches,
+            edge_words,
+            threshold,
+            jaccard_weight,
+            fuzzy_weight,
+            fuzzy_sample,
+            max_words,
+            linkage
+        );
+        p
+    }
+}
+
+/// The documents of a run against an index: what is new or changed (prepared), what only
+/// changed outside its text, what is gone.
+pub struct Changes {
+    pub docs: Vec<Prepared>,
+    pub relabeled: Vec<Prepared>,
+    pub deleted: Vec<u64>,
+    pub sources: FxHashMap<u64, u64>,
+    pub unchanged: usize,
+}
+
+/// Reads docs records and sorts them against the index: a line seen before (the same bytes)
+/// is not parsed again. Repeated ids are refused.
+pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Result<Changes> {
+    let known = index.sources()?;
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    let mut fresh: Vec<(u64, String)> = Vec::new();
+    let mut unchanged = 0;
+    while let Some((line, text)) = reader.next_line()? {
+        match known.get(&src_hash(&text)) {
+            Some(&id) => {
+                if !seen.insert(id) {
+                    return Err(anyhow!("{}: line {line}: id {id} repeated", reader.name()));
+                }
+                unchanged += 1;
+            }
+            None => fresh.push((line, text)),
+        }
+    }
+    let stored_ids: FxHashSet<u64> = known.values().copied().collect();
+    let mut changes = Changes {
+        docs: Vec::new(),
+        relabeled: Vec::new(),
+        deleted: Vec::new(),
+        sources: FxHashMap::default(),
+        unchanged,
+    };
+    let name = reader.name().to_string();
+    let prepared: Vec<Result<(u64, Prepared)>> = {
+        use rayon::prelude::*;
+        let engine = &index.engine;
+        fresh
+            .par_iter()
+            .map(|(line, text)| {
+                let o = pl_core::fields::parse_object(text)
+                    .map_err(|e| anyhow!("{name}: line {line}: invalid record: {e}"))?;
+                let doc = DocRecord::from_obj(o)
+                    .map_err(|e| anyhow!("{name}: line {line}: invalid record: {e}"))?;
+                let p = engine
+                    .prepare_doc(doc)
+                    .map_err(|e| anyhow!("{name}: line {line}: invalid record: {e}"))?;
+                Ok((*line, p))
+            })
+            .collect()
+    };
+    let texts = index.texts_of(
+        &prepared
+            .iter()
+            .filter_map(|r| r.as_ref().ok())
+            .map(|(_, p)| p.id)
+            .filter(|id| stored_ids.contains(id))
+            .collect::<Vec<u64>>(),
+    )?;
+    for (r, (_, text)) in prepared.into_iter().zip(&fresh) {
+        let (line, p) = r?;
+        if !seen.insert(p.id) {
+            return Err(anyhow!("{name}: line {line}: id {} repeated", p.id));
+        }
+        changes.sources.insert(p.id, src_hash(text));
+        match texts.get(&p.id) {
+            Some(&(fp, ref norm)) if fp == p.fp && norm_of(&p.line) == *norm => {
+                changes.relabeled.push(p)
+            }
+            _ => changes.docs.push(p),
+        }
+    }
+    if full {
+        let mut gone: Vec<u64> = stored_ids.difference(&seen).copied().collect();
+        gone.sort_unstable();
+        changes.deleted = gone;
+    }
+    Ok(changes)
+}
+
+/// The normalized text of a norm line.
+pub fn norm_of(line: &str) -> String {
+    crate::ndjson::norm_fields(line)
+        .map(|f| f.norm.into_owned())
+        .or_else(|| {
+            pl_core::fields::parse_object(line)
+                .ok()
+                .and_then(|o| o.get("norm").and_then(|v| v.as_str().map(String::from)))
+        })
+        .unwrap_or_default()
+}
+
+/// Runs the tool.
+pub fn run(args: Args) -> Result<()> {
+    let log = Log::new("pl-index", &args.common);
+    let mut index = Index::open(&args.index, &|p| args.params.over(p), true)?;
+    let mut reader = NdjsonReader::new(
+        open_input(args.common.input.as_deref())?,
+        args.common.skip_invalid,
+    );
+    let started = std::time::Instant::now();
+    let changes = read_changes(&mut reader, &index, !args.partial)?;
+    let unchanged = changes.unchanged;
+    let mut summary = index.update(
+        changes.docs,
+        changes.relabeled,
+        changes.deleted,
+        &changes.sources,
+        &log,
+    )?;
+    summary.unchanged = unchanged;
+    let mut out = create_output(args.common.output.as_deref())?;
+    index.groups(&mut out)?;
+    out.finish()?;
+    log.info(format!(
+        "{}: {} added, {} changed, {} relabeled, {} deleted, {} unchanged; {} documents rescored ({} words crossed the known-word line), {} pairs scored, {} kept; {} groups{} in {:.2} s",
+        args.index.display(),
+        summary.added,
+        summary.changed,
+        summary.relabeled,
+        summary.deleted,
+        summary.unchanged,
+        summary.rescored_docs,
+        summary.flipped_words,
+        summary.pairs_scored,
+        summary.pairs_kept,
+        summary.groups,
+        if summary.bulk { " (built from scratch)" } else { "" },
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(())
+}

@@ -1,0 +1,1403 @@
+//! The persistent index behind pl-index and pl-check: one SQLite database in a folder
+//! (`index.sqlite`), holding every document's norm line, whole-text signature and band
+//! buckets (whole text, head and tail), the corpus counts scoring needs (documents per word,
+//! per distinctive token), the scored pairs that passed and the groups.
+//!
+//! An update takes the documents that are new, changed or gone, and redoes only what they
+//! touch, with the pipeline's own code (normalize, shingle, MinHash, banding, the scorer,
+//! the clustering), so its groups are the groups `make groups` gives on the same documents
+//! with the same parameters:
+//!
+//! - candidates: pl-lsh's, looked up in the band table for the touched documents (exact
+//!   copies collapsed as pl-lsh collapses them: a copy set's lowest id is banded, the others
+//!   paired with it);
+//! - scores: with the default scorer a pair's verdict and score depend on the corpus only
+//!   through which words are *known* (in two documents or more). An update that moves a
+//!   word across that line rescores every pair of every document holding the word; the
+//!   distinctive tokens' rarity changes the reported `distinct` dimension only (it gates
+//!   nothing unless `--distinct-min`/`--distinct-penalty`, which the index does not take),
+//!   so a kept pair's `distinct` may be that of the corpus when it was scored;
+//! - groups: clustered again from every stored pair, in pl-score's order.
+//!
+//! Every update is one transaction (WAL): a killed update leaves the previous index.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use pl_core::cluster::{cluster_with, DocMeta, Linkage, ScoredPair};
+use pl_core::distinct::DocFreq;
+use pl_core::lsh::{self, Banding, Candidate};
+use pl_core::minhash::{MinHasher, Scheme};
+use pl_core::normalize::{fingerprint, normalize};
+use pl_core::records::SigRec;
+use pl_core::score::Weights;
+use pl_core::scorer::{Config, Scorer, Verdict, Verifier};
+use pl_core::shingle::{ShingleConfig, Shingler, Short, Unit};
+use pl_core::stream::Part;
+use pl_core::text_records::{CandRecord, DocRecord};
+use rayon::prelude::*;
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::candidates::Cand;
+use crate::common::Log;
+use crate::score_sides::{counted_words, sides_of_lines, NormTexts, SideOptions};
+use crate::scoring::{score_all, Inputs, Scoring, Sinks};
+
+/// The index's format; another is refused with both numbers and the way out.
+pub const FORMAT: u32 = 1;
+/// The database file in the index folder.
+pub const DB_FILE: &str = "index.sqlite";
+
+/// The parameters an index is built with, recorded at creation; the defaults are pipeline.mk's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Params {
+    pub unit: String,
+    pub ngram: usize,
+    pub min_words: usize,
+    pub perms: usize,
+    pub seed: u64,
+    pub scheme: String,
+    pub bands: usize,
+    pub min_band_matches: u32,
+    pub edge_words: usize,
+    pub threshold: f64,
+    pub jaccard_weight: f64,
+    pub fuzzy_weight: f64,
+    pub fuzzy_sample: usize,
+    pub max_words: usize,
+    pub linkage: String,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            unit: "chars".into(),
+            ngram: pl_core::shingle::DEFAULT_NGRAM,
+            min_words: pl_core::shingle::DEFAULT_MIN_WORDS,
+            perms: 256,
+            seed: 42,
+            scheme: "classic".into(),
+            bands: 32,
+            min_band_matches: 1,
+            edge_words: 60,
+            threshold: pl_core::score::DEFAULT_THRESHOLD,
+            jaccard_weight: Weights::default().jaccard,
+            fuzzy_weight: Weights::default().fuzzy,
+            fuzzy_sample: pl_core::score::DEFAULT_FUZZY_SAMPLE,
+            max_words: pl_core::verify::DEFAULT_MAX_WORDS,
+            linkage: "average".into(),
+        }
+    }
+}
+
+impl Params {
+    /// The parameters as `--flag value` pairs, in a fixed order, for messages.
+    pub fn flags(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("--unit", self.unit.clone()),
+            ("--ngram", self.ngram.to_string()),
+            ("--min-words", self.min_words.to_string()),
+            ("--perms", self.perms.to_string()),
+            ("--seed", self.seed.to_string()),
+            ("--scheme", self.scheme.clone()),
+            ("--bands", self.bands.to_string()),
+            ("--min-band-matches", self.min_band_matches.to_string()),
+            ("--edge-words", self.edge_words.to_string()),
+            ("--threshold", self.threshold.to_string()),
+            ("--jaccard-weight", self.jaccard_weight.to_string()),
+            ("--fuzzy-weight", self.fuzzy_weight.to_string()),
+            ("--fuzzy-sample", self.fuzzy_sample.to_string()),
+            ("--max-words", self.max_words.to_string()),
+            ("--linkage", self.linkage.clone()),
+        ]
+    }
+
+    /// The first parameter `asked` gives another value than `self` (the index's), as a
+    /// message; `None` when they agree.
+    pub fn differs(&self, asked: &Params) -> Option<String> {
+        self.flags()
+            .into_iter()
+            .zip(asked.flags())
+            .find(|((_, x), (_, y))| x != y)
+            .map(|((flag, x), (_, y))| format!("built with {flag} {x}, asked for {flag} {y}"))
+    }
+}
+
+/// What the parameters make of the pipeline's code.
+pub struct Engine {
+    whole: ShingleConfig,
+    parts: Vec<ShingleConfig>,
+    hasher: MinHasher,
+    banding: Banding,
+    min_matches: u32,
+    pub scoring: Scoring,
+    linkage: Linkage,
+}
+
+impl Engine {
+    pub fn new(p: &Params, explain: bool) -> Result<Engine> {
+        let unit = match p.unit.as_str() {
+            "chars" => Unit::Chars,
+            "words" => Unit::Words,
+            u => bail!("unit {u:?}: expected chars or words"),
+        };
+        let scheme = match p.scheme.as_str() {
+            "classic" => Scheme::Classic,
+            "oph" => Scheme::Oph,
+            s => bail!("scheme {s:?}: expected classic or oph"),
+        };
+        let linkage = match p.linkage.as_str() {
+            "average" => Linkage::Average,
+            "single" => Linkage::Single,
+            l => bail!("linkage {l:?}: expected average or single"),
+        };
+        if p.ngram == 0 {
+            bail!("--ngram must be at least 1");
+        }
+        let whole = ShingleConfig {
+            ngram: p.ngram,
+            unit,
+            short: Short::Whole,
+            min_words: p.min_words,
+            part: Part::Whole,
+            part_words: 0,
+        };
+        let parts = if p.edge_words == 0 {
+            Vec::new()
+        } else {
+            [Part::Head, Part::Tail]
+                .map(|part| ShingleConfig {
+                    part,
+                    part_words: p.edge_words,
+                    ..whole
+                })
+                .to_vec()
+        };
+        let banding = Banding::new(p.perms, p.bands)?;
+        if p.min_band_matches as usize > p.bands || p.min_band_matches == 0 {
+            bail!(
+                "--min-band-matches {} must be from 1 to the {} bands",
+                p.min_band_matches,
+                p.bands
+            );
+        }
+        let config = Config {
+            threshold: p.threshold,
+            weights: Weights {
+                jaccard: p.jaccard_weight,
+                fuzzy: p.fuzzy_weight,
+            },
+            containment: true,
+            verifier: Some(Verifier::default()),
+            distinct_min: 0.0,
+            distinct_penalty: 0.0,
+        };
+        Ok(Engine {
+            whole,
+            parts,
+            hasher: MinHasher::with_scheme(p.perms, p.seed, scheme),
+            banding,
+            min_matches: p.min_band_matches,
+            scoring: Scoring {
+                config,
+                fuzzy: p.fuzzy_weight > 0.0,
+                explain,
+                opts: SideOptions {
+                    verify: true,
+                    max_words: p.max_words,
+                    fuzzy_sample: p.fuzzy_sample,
+                    sort_words: false,
+                    explain,
+                },
+                budget: 512 << 20,
+            },
+            linkage,
+        })
+    }
+
+    /// A docs record normalized as pl-normalize does, with its signature, band keys and words.
+    pub fn prepare_doc(&self, doc: DocRecord) -> Result<Prepared, String> {
+        let mut norm = String::new();
+        normalize(doc.text().map_err(|e| e.to_string())?, &mut norm);
+        let meta = DocMeta::from_record(&doc);
+        let line = stored_line(doc.id, &norm)?;
+        Ok(self.prepare(doc.id, line, norm, meta))
+    }
+
+    /// A stored norm line, prepared again (its band keys and words).
+    pub fn prepare_line(&self, id: u64, line: String) -> Result<Prepared> {
+        let o = pl_core::fields::parse_object(&line)
+            .map_err(|e| anyhow!("document {id}: stored line: {e}"))?;
+        let norm = match o.get("norm") {
+            Some(Value::String(s)) => s.clone(),
+            _ => bail!("document {id}: stored line has no \"norm\""),
+        };
+        let doc = DocRecord::from_obj(o).map_err(|e| anyhow!("document {id}: {e}"))?;
+        let meta = DocMeta::from_record(&doc);
+        Ok(self.prepare(id, line, norm, meta))
+    }
+
+    fn prepare(&self, id: u64, line: String, norm: String, meta: DocMeta) -> Prepared {
+        let fp = fingerprint(&norm);
+        let mut sh = Shingler::default();
+        let mut sign = |config: &ShingleConfig| -> Option<(u64, Vec<u32>)> {
+            config.shingle(&norm, &mut sh)?;
+            let mut sig = vec![0u32; self.hasher.perms()];
+            self.hasher.signature(&sh.hashes, &mut sig);
+            Some((sh.hashes.len() as u64, sig))
+        };
+        let sig = sign(&self.whole).map(|(size, sig)| SigRec {
+            id,
+            fingerprint: fp,
+            size,
+            sig,
+        });
+        let mut keys = Vec::new();
+        if let Some(s) = &sig {
+            let b = self.banding.bands as u32;
+            keys.extend((0..b).map(|i| (i, self.banding.key(&s.sig, i as usize))));
+            for (p, config) in self.parts.iter().enumerate() {
+                if let Some((_, part)) = sign(config) {
+                    let base = b * (p as u32 + 1);
+                    keys.extend((0..b).map(|i| (base + i, self.banding.key(&part, i as usize))));
+                }
+            }
+        }
+        let (tokens, words) = counted_words(&norm, &self.scoring.opts);
+        Prepared {
+            id,
+            line,
+            fp,
+            sig,
+            keys,
+            meta,
+            tokens,
+            words,
+        }
+    }
+
+    /// The sketch a band slot belongs to: 0 whole text, 1 head, 2 tail.
+    fn part_of_slot(&self, slot: u32) -> usize {
+        slot as usize / self.banding.bands
+    }
+}
+
+/// What the index keeps of a document's norm record: its id and normalized text, all that
+/// scoring reads (`--norm` of pl-score takes such lines too); the fields the primary rule
+/// reads are kept apart (`added`, `richness`), and a change is noticed by the docs line's hash.
+pub fn stored_line(id: u64, norm: &str) -> Result<String, String> {
+    #[derive(Serialize)]
+    struct Line<'a> {
+        id: u64,
+        norm: &'a str,
+    }
+    serde_json::to_string(&Line { id, norm }).map_err(|e| e.to_string())
+}
+
+/// One document ready for the index.
+pub struct Prepared {
+    pub id: u64,
+    /// Its stored line ([`stored_line`], without the newline).
+    pub line: String,
+    pub fp: u128,
+    /// The whole text's signature (`None`: an empty text, which pl-minhash leaves out).
+    pub sig: Option<SigRec>,
+    /// Band keys: `(slot, key)`, slot = sketch × bands + band.
+    pub keys: Vec<(u32, u64)>,
+    pub meta: DocMeta,
+    /// Distinctive tokens and verifier words, sorted and unique.
+    pub tokens: Vec<u64>,
+    pub words: Vec<u64>,
+}
+
+/// What an update did.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Summary {
+    pub added: usize,
+    pub changed: usize,
+    pub relabeled: usize,
+    pub deleted: usize,
+    pub unchanged: usize,
+    /// Documents whose pairs were found and scored again.
+    pub rescored_docs: usize,
+    /// Words that became known or unknown (in two documents or more, or fewer).
+    pub flipped_words: usize,
+    pub pairs_scored: usize,
+    pub pairs_kept: usize,
+    pub groups: usize,
+    /// Built from scratch (every candidate found and scored as pl-lsh and pl-score would).
+    pub bulk: bool,
+}
+
+/// The index: its folder, database and parameters.
+pub struct Index {
+    pub dir: PathBuf,
+    conn: Connection,
+    pub params: Params,
+    pub engine: Engine,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE docs(id INTEGER PRIMARY KEY, src INTEGER NOT NULL, fp BLOB NOT NULL,
+  size INTEGER, sig BLOB, banded INTEGER NOT NULL, added INTEGER, richness INTEGER NOT NULL,
+  line TEXT NOT NULL);
+CREATE INDEX docs_fp ON docs(fp);
+CREATE INDEX docs_src ON docs(src);
+CREATE TABLE bands(key INTEGER NOT NULL, slot INTEGER NOT NULL, id INTEGER NOT NULL,
+  PRIMARY KEY(key, slot, id)) WITHOUT ROWID;
+CREATE TABLE words(hash INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE tokens(hash INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE few(hash INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(hash, id)) WITHOUT ROWID;
+CREATE TABLE pairs(a INTEGER NOT NULL, b INTEGER NOT NULL, rec TEXT NOT NULL,
+  PRIMARY KEY(a, b)) WITHOUT ROWID;
+CREATE INDEX pairs_b ON pairs(b);
+CREATE TABLE groups(n INTEGER PRIMARY KEY, rec TEXT NOT NULL);
+";
+
+fn sql<T>(dir: &Path, r: rusqlite::Result<T>) -> Result<T> {
+    r.map_err(|e| anyhow!("{}: index database: {e}", dir.display()))
+}
+
+fn sig_blob(sig: &[u32]) -> Vec<u8> {
+    sig.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn blob_sig(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// The hash a docs line is recognized by from one run to the next.
+pub fn src_hash(line: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(line.trim_end().as_bytes())
+}
+
+impl Index {
+    /// Opens the index in `dir`; creates it when `create` and there is none, with `asked`
+    /// applied to the defaults. Refuses another format, and parameters (`asked` applied to
+    /// the index's) other than the index's.
+    pub fn open(dir: &Path, asked: &dyn Fn(&Params) -> Params, create: bool) -> Result<Index> {
+        let db = dir.join(DB_FILE);
+        let exists = db.exists();
+        if !exists && !create {
+            bail!(
+                "{}: no index here (build one with pl-index --index {} docs.ndjson)",
+                dir.display(),
+                dir.display()
+            );
+        }
+        if !exists {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("{}: cannot create the index folder", dir.display()))?;
+        }
+        let mut conn = sql(dir, Connection::open(&db))?;
+        sql(dir, conn.pragma_update(None, "journal_mode", "WAL"))?;
+        sql(dir, conn.pragma_update(None, "synchronous", "NORMAL"))?;
+        sql(dir, conn.busy_timeout(std::time::Duration::from_secs(30)))?;
+        let has_meta: bool = sql(
+            dir,
+            conn.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name='meta'",
+                [],
+                |r| r.get::<_, i64>(0),
+            ),
+        )? > 0;
+        let params = if has_meta {
+            let get = |k: &str| -> Result<Option<String>> {
+                sql(
+                    dir,
+                    conn.query_row("SELECT value FROM meta WHERE key=?1", [k], |r| r.get(0))
+                        .optional(),
+                )
+            };
+            let format: u32 = get("format")?.and_then(|v| v.parse().ok()).unwrap_or(0);
+            if format != FORMAT {
+                bail!(
+                    "{}: index format {format}, this build reads format {FORMAT}: build the index again (remove the folder and run pl-index --index {} DOCS)",
+                    dir.display(),
+                    dir.display()
+                );
+            }
+            let stored: Params = serde_json::from_str(&get("params")?.unwrap_or_default())
+                .map_err(|e| anyhow!("{}: index parameters unreadable: {e}", dir.display()))?;
+            if let Some(msg) = stored.differs(&asked(&stored)) {
+                bail!(
+                    "{}: the index was {msg}: run with the index's parameters, or build another index in another folder",
+                    dir.display()
+                );
+            }
+            stored
+        } else {
+            let p = asked(&Params::default());
+            Engine::new(&p, false).map_err(|e| anyhow!("{}: parameters: {e}", dir.display()))?;
+            let tx = sql(dir, conn.transaction())?;
+            sql(dir, tx.execute_batch(SCHEMA))?;
+            for (k, v) in [
+                ("format", FORMAT.to_string()),
+                ("params", serde_json::to_string(&p)?),
+                ("docs", "0".to_string()),
+            ] {
+                sql(
+                    dir,
+                    tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", [k, &v]),
+                )?;
+            }
+            sql(dir, tx.commit())?;
+            p
+        };
+        let engine = Engine::new(&params, false)
+            .map_err(|e| anyhow!("{}: parameters: {e}", dir.display()))?;
+        Ok(Index {
+            dir: dir.to_path_buf(),
+            conn,
+            params,
+            engine,
+        })
+    }
+
+    fn sql<T>(&self, r: rusqlite::Result<T>) -> Result<T> {
+        sql(&self.dir, r)
+    }
+
+    /// Documents in the index.
+    pub fn docs(&self) -> Result<u64> {
+        let n: i64 = self.sql(
+            self.conn
+                .query_row("SELECT count(*) FROM docs", [], |r| r.get(0)),
+        )?;
+        Ok(n as u64)
+    }
+
+    /// The stored documents' source hashes, by id.
+    pub fn sources(&self) -> Result<FxHashMap<u64, u64>> {
+        let mut st = self.sql(self.conn.prepare("SELECT src, id FROM docs"))?;
+        let rows = self.sql(st.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64))
+        }))?;
+        let mut out = FxHashMap::default();
+        for row in rows {
+            let (src, id) = self.sql(row)?;
+            out.insert(src, id);
+        }
+        Ok(out)
+    }
+
+    /// The fingerprints and normalized texts of the stored documents among `ids`.
+    pub fn texts_of(&self, ids: &[u64]) -> Result<FxHashMap<u64, (u128, String)>> {
+        let mut st = self.sql(self.conn.prepare("SELECT fp, line FROM docs WHERE id=?1"))?;
+        let mut out = FxHashMap::default();
+        for &id in ids {
+            let row: Option<(Vec<u8>, String)> = self.sql(
+                st.query_row([id as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional(),
+            )?;
+            if let Some((fp, line)) = row {
+                let fp =
+                    u128::from_le_bytes(fp.try_into().map_err(|_| anyhow!("bad fingerprint"))?);
+                out.insert(id, (fp, crate::cmd::index::norm_of(&line)));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The stored groups, as pl-cluster writes them.
+    pub fn groups(&self, out: &mut impl Write) -> Result<usize> {
+        let mut st = self.sql(self.conn.prepare("SELECT rec FROM groups ORDER BY n"))?;
+        let rows = self.sql(st.query_map([], |r| r.get::<_, String>(0)))?;
+        let mut n = 0;
+        for row in rows {
+            writeln!(out, "{}", self.sql(row)?)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Applies a change of the library: `docs` the new or changed documents (prepared),
+    /// `relabeled` those whose text is the same but whose other fields changed, `deleted`
+    /// the ids gone, `sources` each new source hash. One transaction.
+    pub fn update(
+        &mut self,
+        docs: Vec<Prepared>,
+        relabeled: Vec<Prepared>,
+        deleted: Vec<u64>,
+        sources: &FxHashMap<u64, u64>,
+        log: &Log,
+    ) -> Result<Summary> {
+        let before = self.docs()?;
+        let dir = self.dir.clone();
+        let mut summary = Summary {
+            relabeled: relabeled.len(),
+            deleted: deleted.len(),
+            ..Summary::default()
+        };
+        let tx = sql(&dir, self.conn.transaction())?;
+        let ix = Tx {
+            tx: &tx,
+            dir: &dir,
+            engine: &self.engine,
+        };
+        for p in &relabeled {
+            ix.exec(
+                "UPDATE docs SET src=?2, line=?3, added=?4, richness=?5 WHERE id=?1",
+                params![
+                    p.id as i64,
+                    sources[&p.id] as i64,
+                    p.line,
+                    p.meta.added,
+                    p.meta.richness
+                ],
+            )?;
+        }
+        if before == 0 {
+            summary.added = docs.len();
+            summary.bulk = true;
+            ix.bulk(docs, sources, &mut summary, log)?;
+        } else {
+            ix.incremental(docs, deleted, sources, &mut summary, log)?;
+        }
+        summary.groups = ix.cluster()?;
+        let n = ix.count()?;
+        ix.exec("UPDATE meta SET value=?1 WHERE key='docs'", [n.to_string()])?;
+        sql(&dir, tx.commit())?;
+        // The write-ahead log folded into the database and emptied: a bulk build's log is as
+        // large as the index.
+        sql(
+            &dir,
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())),
+        )?;
+        Ok(summary)
+    }
+
+    /// The near-duplicates in the index of a document not (or not yet) in it: its
+    /// candidates (band buckets shared, or the same text) scored as pl-score would once the
+    /// document were added. Kept pairs' records, best first.
+    pub fn check(&mut self, p: &Prepared) -> Result<Vec<serde_json::Map<String, Value>>> {
+        let tx = sql(&self.dir, self.conn.transaction())?;
+        let ix = Tx {
+            tx: &tx,
+            dir: &self.dir,
+            engine: &self.engine,
+        };
+        let mut cands: BTreeMap<(u64, u64), (u32, bool)> = BTreeMap::new();
+        let all = self.engine.banding.bands as u32;
+        for (other, bands) in ix.lookup(p.id, &p.keys)? {
+            cands.insert((p.id.min(other), p.id.max(other)), (bands, false));
+        }
+        if let Some(s) = &p.sig {
+            for (other, sig) in ix.same_text(p.fp)? {
+                if other != p.id && sig.as_deref() == Some(&s.sig[..]) {
+                    cands.insert((p.id.min(other), p.id.max(other)), (all, true));
+                }
+            }
+        }
+        let list: Vec<(Candidate, bool)> = cands
+            .into_iter()
+            .map(|((a, b), (bands, copy))| (Candidate { a, b, bands }, copy))
+            .collect();
+        let recs = ix.score(&list, Some(p))?;
+        drop(tx);
+        let mut out: Vec<serde_json::Map<String, Value>> = recs
+            .into_iter()
+            .map(|(a, b, line)| {
+                let mut o: serde_json::Map<String, Value> =
+                    serde_json::from_str(&line).expect("a record just written");
+                let other = if a == p.id { b } else { a };
+                let mut d = serde_json::Map::new();
+                d.insert("id".into(), other.into());
+                o.remove("a");
+                o.remove("b");
+                d.extend(o);
+                d
+            })
+            .collect();
+        let score = |d: &serde_json::Map<String, Value>| d["score"].as_f64().unwrap_or(0.0);
+        out.sort_by(|x, y| {
+            score(y)
+                .total_cmp(&score(x))
+                .then_with(|| x["id"].as_u64().cmp(&y["id"].as_u64()))
+        });
+        Ok(out)
+    }
+
+    /// Turns on the explanations (`--explain` of pl-score) for what [`Index::check`] scores.
+    pub fn explain(&mut self) -> Result<()> {
+        self.engine = Engine::new(&self.params, true)?;
+        Ok(())
+    }
+}
+
+/// The open transaction of an update or a check.
+struct Tx<'a> {
+    tx: &'a Transaction<'a>,
+    dir: &'a Path,
+    engine: &'a Engine,
+}
+
+impl Tx<'_> {
+    fn exec(&self, q: &str, p: impl rusqlite::Params) -> Result<usize> {
+        sql(
+            self.dir,
+            self.tx.prepare_cached(q).and_then(|mut s| s.execute(p)),
+        )
+    }
+
+    fn count(&self) -> Result<u64> {
+        let n: i64 = sql(
+            self.dir,
+            self.tx
+                .query_row("SELECT count(*) FROM docs", [], |r| r.get(0)),
+        )?;
+        Ok(n as u64)
+    }
+
+    fn insert_doc(&self, p: &Prepared, src: u64, banded: bool) -> Result<()> {
+        self.exec(
+            "INSERT INTO docs(id, src, fp, size, sig, banded, added, richness, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                p.id as i64,
+                src as i64,
+                p.fp.to_le_bytes().to_vec(),
+                p.sig.as_ref().map(|s| s.size as i64),
+                p.sig.as_ref().map(|s| sig_blob(&s.sig)),
+                banded,
+                p.meta.added,
+                p.meta.richness,
+                p.line
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn set_keys(&self, id: u64, keys: &[(u32, u64)], on: bool) -> Result<()> {
+        let q = if on {
+            "INSERT OR IGNORE INTO bands(key, slot, id) VALUES (?1, ?2, ?3)"
+        } else {
+            "DELETE FROM bands WHERE key=?1 AND slot=?2 AND id=?3"
+        };
+        for &(slot, key) in keys {
+            self.exec(q, params![key as i64, slot, id as i64])?;
+        }
+        Ok(())
+    }
+
+    /// Adds `delta` to the counts of `table`; returns each count changed, `(hash, old, new)`.
+    fn add_counts(&self, table: &str, delta: &FxHashMap<u64, i64>) -> Result<Vec<(u64, i64, i64)>> {
+        let mut keys: Vec<&u64> = delta.keys().collect();
+        keys.sort_unstable();
+        let get = format!("SELECT n FROM {table} WHERE hash=?1");
+        let put = format!("INSERT OR REPLACE INTO {table}(hash, n) VALUES (?1, ?2)");
+        let del = format!("DELETE FROM {table} WHERE hash=?1");
+        let mut flipped = Vec::new();
+        for &h in keys {
+            let d = delta[&h];
+            if d == 0 {
+                continue;
+            }
+            let old: i64 = sql(
+                self.dir,
+                self.tx
+                    .prepare_cached(&get)
+                    .and_then(|mut s| s.query_row([h as i64], |r| r.get(0)).optional()),
+            )?
+            .unwrap_or(0);
+            let new = old + d;
+            if new < 0 {
+                bail!(
+                    "{}: index counts inconsistent (word {h:x})",
+                    self.dir.display()
+                );
+            }
+            flipped.push((h, old, new));
+            if new == 0 {
+                self.exec(&del, [h as i64])?;
+            } else {
+                self.exec(&put, [h as i64, new])?;
+            }
+        }
+        Ok(flipped)
+    }
+
+    fn stored(&self, id: u64) -> Result<Option<(Prepared, bool)>> {
+        let row: Option<(String, bool)> = sql(
+            self.dir,
+            self.tx
+                .prepare_cached("SELECT line, banded FROM docs WHERE id=?1")
+                .and_then(|mut s| {
+                    s.query_row([id as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+                        .optional()
+                }),
+        )?;
+        match row {
+            Some((line, banded)) => Ok(Some((self.engine.prepare_line(id, line)?, banded))),
+            None => Ok(None),
+        }
+    }
+
+    /// The documents with this fingerprint and their signatures, by id.
+    fn same_text(&self, fp: u128) -> Result<Vec<(u64, Option<Vec<u32>>)>> {
+        let mut st = sql(
+            self.dir,
+            self.tx
+                .prepare_cached("SELECT id, sig FROM docs WHERE fp=?1 ORDER BY id"),
+        )?;
+        let rows = sql(
+            self.dir,
+            st.query_map([fp.to_le_bytes().to_vec()], |r| {
+                Ok((
+                    r.get::<_, i64>(0)? as u64,
+                    r.get::<_, Option<Vec<u8>>>(1)?.map(|b| blob_sig(&b)),
+                ))
+            }),
+        )?;
+        rows.map(|r| sql(self.dir, r)).collect()
+    }
+
+    /// Banded documents sharing at least --min-band-matches buckets of one sketch with
+    /// `keys`, with the most bands any sketch shares (pl-lsh's union), `id` left out.
+    fn lookup(&self, id: u64, keys: &[(u32, u64)]) -> Result<Vec<(u64, u32)>> {
+        let mut shared: FxHashMap<(u64, usize), u32> = FxHashMap::default();
+        let mut st = sql(
+            self.dir,
+            self.tx
+                .prepare_cached("SELECT id FROM bands WHERE key=?1 AND slot=?2"),
+        )?;
+        for &(slot, key) in keys {
+            let rows = sql(
+                self.dir,
+                st.query_map(params![key as i64, slot], |r| r.get::<_, i64>(0)),
+            )?;
+            for r in rows {
+                let other = sql(self.dir, r)? as u64;
+                if other != id {
+                    *shared
+                        .entry((other, self.engine.part_of_slot(slot)))
+                        .or_default() += 1;
+                }
+            }
+        }
+        let m = self.engine.min_matches;
+        let mut best: BTreeMap<u64, u32> = BTreeMap::new();
+        for ((other, _), n) in shared {
+            if n >= m {
+                let b = best.entry(other).or_default();
+                *b = (*b).max(n);
+            }
+        }
+        Ok(best.into_iter().collect())
+    }
+
+    /// Builds an empty index from all its documents, as pl-lsh and pl-score would.
+    fn bulk(
+        &self,
+        docs: Vec<Prepared>,
+        sources: &FxHashMap<u64, u64>,
+        summary: &mut Summary,
+        log: &Log,
+    ) -> Result<()> {
+        let signed: Vec<&Prepared> = docs.iter().filter(|p| p.sig.is_some()).collect();
+        let ids: Vec<u64> = signed.iter().map(|p| p.id).collect();
+        let fps: Vec<u128> = signed.iter().map(|p| p.fp).collect();
+        let sigs: Vec<Vec<u32>> = signed
+            .iter()
+            .map(|p| p.sig.as_ref().expect("signed").sig.clone())
+            .collect();
+        let copies = lsh::copy_sets(&ids, &fps, &sigs);
+        drop(sigs);
+        let banded: FxHashSet<u64> = ids
+            .iter()
+            .zip(&copies.banded)
+            .filter(|(_, &b)| b)
+            .map(|(&id, _)| id)
+            .collect();
+        let (mut words, mut tokens): (FxHashMap<u64, i64>, FxHashMap<u64, i64>) =
+            Default::default();
+        for p in &docs {
+            let on = banded.contains(&p.id);
+            self.insert_doc(p, sources[&p.id], on)?;
+            if on {
+                self.set_keys(p.id, &p.keys, true)?;
+            }
+            for &w in &p.words {
+                *words.entry(w).or_default() += 1;
+            }
+            for &t in &p.tokens {
+                *tokens.entry(t).or_default() += 1;
+            }
+        }
+        self.add_counts("words", &words)?;
+        self.add_counts("tokens", &tokens)?;
+        for p in &docs {
+            for &w in &p.words {
+                if words[&w] <= 2 {
+                    self.exec(
+                        "INSERT INTO few(hash, id) VALUES (?1, ?2)",
+                        [w as i64, p.id as i64],
+                    )?;
+                }
+            }
+        }
+        // pl-lsh: whole texts, then each part, among the banded documents; their union.
+        let bands = self.engine.banding.bands;
+        let mut lists = Vec::new();
+        for part in 0..=self.engine.parts.len() {
+            let (mut pids, mut pkeys) = (Vec::new(), Vec::new());
+            for p in docs.iter().filter(|p| banded.contains(&p.id)) {
+                let k: Vec<u64> = p
+                    .keys
+                    .iter()
+                    .filter(|(slot, _)| *slot as usize / bands == part)
+                    .map(|&(_, k)| k)
+                    .collect();
+                if !k.is_empty() {
+                    pids.push(p.id);
+                    pkeys.push(k);
+                }
+            }
+            lists.push(lsh::candidates(&pids, &pkeys, self.engine.min_matches));
+        }
+        let cands = lsh::union(lists);
+        let list: Vec<(Candidate, bool)> =
+            lsh::with_copies(&cands, &copies.pairs, bands as u32).collect();
+        summary.rescored_docs = docs.len();
+        summary.pairs_scored = list.len();
+        // pl-score, on the norm lines written to a file beside the index.
+        let norm_path = self.dir.join(".bulk-norm.ndjson");
+        {
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(&norm_path)
+                    .with_context(|| format!("{}: cannot write", norm_path.display()))?,
+            );
+            for p in &docs {
+                writeln!(f, "{}", p.line)?;
+            }
+            f.flush()?;
+        }
+        let result = self.score_file(&norm_path, &docs, &list, log);
+        let _ = std::fs::remove_file(&norm_path);
+        let kept = result?;
+        summary.pairs_kept = kept;
+        Ok(())
+    }
+
+    fn score_file(
+        &self,
+        norm_path: &Path,
+        docs: &[Prepared],
+        list: &[(Candidate, bool)],
+        log: &Log,
+    ) -> Result<usize> {
+        let cands: Vec<Cand> = list
+            .iter()
+            .map(|&(c, copy)| cand_of(c, copy))
+            .collect::<Result<_>>()?;
+        let wanted: FxHashSet<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
+        let job = &self.engine.scoring;
+        let texts = NormTexts::read(norm_path, &wanted, &job.opts, job.budget, None)?;
+        let sigs: FxHashMap<u64, SigRec> = docs
+            .iter()
+            .filter(|p| wanted.contains(&p.id))
+            .filter_map(|p| p.sig.clone().map(|s| (p.id, s)))
+            .collect();
+        let mut inputs = Inputs {
+            sigs,
+            sigs_name: "the index".into(),
+            shingles: None,
+            texts: Some((texts, norm_path.display().to_string())),
+        };
+        let mut kept_lines = Vec::new();
+        let sinks = Sinks {
+            kept: &mut kept_lines,
+            rejected: None,
+        };
+        let counts = score_all(job, &mut inputs, &cands, sinks, log)?;
+        for line in kept_lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let text = std::str::from_utf8(line).expect("records are UTF-8");
+            let o = pl_core::fields::parse_object(text).map_err(|e| anyhow!("{e}"))?;
+            let p = ScoredPair::from_obj(&o).map_err(|e| anyhow!("{e}"))?;
+            self.exec(
+                "INSERT INTO pairs(a, b, rec) VALUES (?1, ?2, ?3)",
+                params![p.a as i64, p.b as i64, text],
+            )?;
+        }
+        Ok(counts.kept as usize)
+    }
+
+    /// Updates a non-empty index: the documents touched, and those whose pairs they change.
+    fn incremental(
+        &self,
+        docs: Vec<Prepared>,
+        deleted: Vec<u64>,
+        sources: &FxHashMap<u64, u64>,
+        summary: &mut Summary,
+        log: &Log,
+    ) -> Result<()> {
+        let (mut words, mut tokens): (FxHashMap<u64, i64>, FxHashMap<u64, i64>) =
+            Default::default();
+        // Which documents each word leaves and enters, for its postings while it is rare.
+        let mut moves: FxHashMap<u64, (Vec<u64>, Vec<u64>)> = FxHashMap::default();
+        let mut fps: FxHashSet<u128> = FxHashSet::default();
+        let mut affected: FxHashSet<u64> = FxHashSet::default();
+        let mut gone: Vec<u64> = deleted.clone();
+        // Old versions out.
+        let changing: Vec<u64> = docs.iter().map(|p| p.id).collect();
+        for &id in deleted.iter().chain(&changing) {
+            let Some((old, banded)) = self.stored(id)? else {
+                continue;
+            };
+            if changing.contains(&id) {
+                summary.changed += 1;
+            }
+            for &w in &old.words {
+                *words.entry(w).or_default() -= 1;
+                moves.entry(w).or_default().0.push(id);
+            }
+            for &t in &old.tokens {
+                *tokens.entry(t).or_default() -= 1;
+            }
+            if banded {
+                self.set_keys(id, &old.keys, false)?;
+            }
+            self.exec("DELETE FROM docs WHERE id=?1", [id as i64])?;
+            fps.insert(old.fp);
+            affected.insert(id);
+        }
+        summary.added = docs.len() - summary.changed;
+        // New versions in (banded below, with their copy sets).
+        for p in &docs {
+            self.insert_doc(p, sources[&p.id], false)?;
+            for &w in &p.words {
+                *words.entry(w).or_default() += 1;
+                moves.entry(w).or_default().1.push(p.id);
+            }
+            for &t in &p.tokens {
+                *tokens.entry(t).or_default() += 1;
+            }
+            fps.insert(p.fp);
+            affected.insert(p.id);
+        }
+        let mut keys: FxHashMap<u64, Vec<(u32, u64)>> =
+            docs.iter().map(|p| (p.id, p.keys.clone())).collect();
+        // Copy sets: the lowest id of each (text, signature) banded, as pl-lsh collapses.
+        let mut fps: Vec<u128> = fps.into_iter().collect();
+        fps.sort_unstable();
+        for fp in fps {
+            let members = self.same_text(fp)?;
+            let mut reps: Vec<(&Vec<u32>, u64)> = Vec::new();
+            for (id, sig) in &members {
+                let Some(sig) = sig else { continue };
+                let banded_now = if lsh::is_empty_signature(sig) {
+                    true
+                } else {
+                    match reps.iter().find(|(s, _)| *s == sig) {
+                        Some(_) => false,
+                        None => {
+                            reps.push((sig, *id));
+                            true
+                        }
+                    }
+                };
+                let banded_was: bool = sql(
+                    self.dir,
+                    self.tx
+                        .query_row("SELECT banded FROM docs WHERE id=?1", [*id as i64], |r| {
+                            r.get(0)
+                        }),
+                )?;
+                if banded_now != banded_was {
+                    let k = match keys.get(id) {
+                        Some(k) => k.clone(),
+                        None => {
+                            let (p, _) = self.stored(*id)?.expect("a member");
+                            keys.insert(*id, p.keys.clone());
+                            p.keys
+                        }
+                    };
+                    self.set_keys(*id, &k, banded_now)?;
+                    self.exec(
+                        "UPDATE docs SET banded=?2 WHERE id=?1",
+                        params![*id as i64, banded_now],
+                    )?;
+                }
+            }
+            // Whatever the set was or became, its members' copy pairs and representative may
+            // have changed.
+            affected.extend(members.iter().map(|(id, _)| *id));
+        }
+        // Corpus counts; the documents holding a word that became known or unknown.
+        let changed = self.add_counts("words", &words)?;
+        self.add_counts("tokens", &tokens)?;
+        let holders_before = affected.len();
+        let mut rescan: FxHashMap<u64, bool> = FxHashMap::default();
+        for (h, old, new) in changed {
+            let flip = (old >= 2) != (new >= 2);
+            summary.flipped_words += usize::from(flip);
+            let (removed, added) = moves.get(&h).cloned().unwrap_or_default();
+            if old <= 2 {
+                // Its postings are in `few`: the holders are found without a scan.
+                if flip {
+                    affected.extend(self.posted(h)?);
+                    affected.extend(added.iter().copied());
+                }
+                if new <= 2 {
+                    for id in removed {
+                        self.exec(
+                            "DELETE FROM few WHERE hash=?1 AND id=?2",
+                            [h as i64, id as i64],
+                        )?;
+                    }
+                    for id in added {
+                        self.exec(
+                            "INSERT OR IGNORE INTO few(hash, id) VALUES (?1, ?2)",
+                            [h as i64, id as i64],
+                        )?;
+                    }
+                } else {
+                    self.exec("DELETE FROM few WHERE hash=?1", [h as i64])?;
+                }
+            } else if new <= 2 {
+                // Rare again (documents deleted or changed): its postings are found by reading
+                // every stored text once, for all such words together.
+                rescan.insert(h, flip);
+            }
+        }
+        if !rescan.is_empty() {
+            let found = self.holders(&rescan)?;
+            log.info(format!(
+                "{} words became rare again: every stored text read once to find their {} documents",
+                rescan.len(),
+                found.len()
+            ));
+            for (h, id) in found {
+                self.exec(
+                    "INSERT OR IGNORE INTO few(hash, id) VALUES (?1, ?2)",
+                    [h as i64, id as i64],
+                )?;
+                if rescan[&h] {
+                    affected.insert(id);
+                }
+            }
+        }
+        if summary.flipped_words > 0 {
+            log.info(format!(
+                "{} words crossed the known-word line: {} more documents rescored",
+                summary.flipped_words,
+                affected.len() - holders_before
+            ));
+        }
+        gone.extend(affected.iter().copied());
+        gone.sort_unstable();
+        gone.dedup();
+        for &id in &gone {
+            self.exec("DELETE FROM pairs WHERE a=?1", [id as i64])?;
+            self.exec("DELETE FROM pairs WHERE b=?1", [id as i64])?;
+        }
+        // The affected documents' candidates, as pl-lsh finds them.
+        let all = self.engine.banding.bands as u32;
+        let mut cands: BTreeMap<(u64, u64), (u32, bool)> = BTreeMap::new();
+        let mut ids: Vec<u64> = affected.into_iter().collect();
+        ids.sort_unstable();
+        summary.rescored_docs = ids.len();
+        for &id in &ids {
+            let row: Option<(bool, Vec<u8>)> = sql(
+                self.dir,
+                self.tx
+                    .prepare_cached("SELECT banded, fp FROM docs WHERE id=?1")
+                    .and_then(|mut s| {
+                        s.query_row([id as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+                            .optional()
+                    }),
+            )?;
+            let Some((banded, fp)) = row else { continue };
+            if banded {
+                let k = match keys.get(&id) {
+                    Some(k) => k.clone(),
+                    None => self.stored(id)?.expect("present").0.keys,
+                };
+                for (other, bands) in self.lookup(id, &k)? {
+                    let key = (id.min(other), id.max(other));
+                    cands.entry(key).or_insert((bands, false));
+                }
+            }
+            let fp = u128::from_le_bytes(fp.try_into().map_err(|_| anyhow!("bad fingerprint"))?);
+            let members = self.same_text(fp)?;
+            let mine = members
+                .iter()
+                .find(|(m, _)| *m == id)
+                .and_then(|(_, s)| s.clone());
+            if let Some(sig) = mine.filter(|s| !lsh::is_empty_signature(s)) {
+                let set: Vec<u64> = members
+                    .iter()
+                    .filter(|(_, s)| s.as_ref() == Some(&sig))
+                    .map(|(m, _)| *m)
+                    .collect();
+                let rep = set[0];
+                for &m in &set[1..] {
+                    if rep == id || m == id {
+                        cands.insert((rep, m), (all, true));
+                    }
+                }
+            }
+        }
+        let list: Vec<(Candidate, bool)> = cands
+            .into_iter()
+            .map(|((a, b), (bands, copy))| (Candidate { a, b, bands }, copy))
+            .collect();
+        summary.pairs_scored = list.len();
+        let kept = self.score(&list, None)?;
+        summary.pairs_kept = kept.len();
+        for (a, b, rec) in kept {
+            self.exec(
+                "INSERT INTO pairs(a, b, rec) VALUES (?1, ?2, ?3)",
+                params![a as i64, b as i64, rec],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The documents posted for a rare word.
+    fn posted(&self, h: u64) -> Result<Vec<u64>> {
+        let mut st = sql(
+            self.dir,
+            self.tx.prepare_cached("SELECT id FROM few WHERE hash=?1"),
+        )?;
+        let rows = sql(self.dir, st.query_map([h as i64], |r| r.get::<_, i64>(0)))?;
+        rows.map(|r| sql(self.dir, r).map(|id| id as u64)).collect()
+    }
+
+    /// `(word, document)` for every stored document whose verifier words include one of
+    /// `words`: every stored text is read once.
+    fn holders(&self, words: &FxHashMap<u64, bool>) -> Result<Vec<(u64, u64)>> {
+        let mut st = sql(self.dir, self.tx.prepare("SELECT id, line FROM docs"))?;
+        let rows = sql(
+            self.dir,
+            st.query_map([], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
+            }),
+        )?;
+        let mut chunk: Vec<(u64, String)> = Vec::new();
+        let mut out = Vec::new();
+        let opts = &self.engine.scoring.opts;
+        let mut flush = |chunk: &mut Vec<(u64, String)>| {
+            let found: Vec<(u64, u64)> = chunk
+                .par_iter()
+                .flat_map_iter(|(id, line)| {
+                    let norm = crate::cmd::index::norm_of(line);
+                    counted_words(&norm, opts)
+                        .1
+                        .into_iter()
+                        .filter(|h| words.contains_key(h))
+                        .map(|h| (h, *id))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            out.extend(found);
+            chunk.clear();
+        };
+        for r in rows {
+            chunk.push(sql(self.dir, r)?);
+            if chunk.len() >= 4096 {
+                flush(&mut chunk);
+            }
+        }
+        flush(&mut chunk);
+        Ok(out)
+    }
+
+    /// Scores candidate pairs with the corpus counts in the index (`extra`: a document being
+    /// checked, counted as if it were added). Returns the kept pairs' records, in order.
+    fn score(
+        &self,
+        list: &[(Candidate, bool)],
+        extra: Option<&Prepared>,
+    ) -> Result<Vec<(u64, u64, String)>> {
+        if list.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut ids: Vec<u64> = list.iter().flat_map(|(c, _)| [c.a, c.b]).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut lines: Vec<(u64, String)> = Vec::with_capacity(ids.len());
+        let mut sigs: FxHashMap<u64, SigRec> = FxHashMap::default();
+        let mut stored_extra: Option<Prepared> = None;
+        for &id in &ids {
+            if let Some(p) = extra.filter(|p| p.id == id) {
+                lines.push((id, p.line.clone()));
+                if let Some(s) = &p.sig {
+                    sigs.insert(id, s.clone());
+                }
+                stored_extra = self.stored(id)?.map(|(s, _)| s);
+                continue;
+            }
+            let (line, size, sig, fp): (String, Option<i64>, Option<Vec<u8>>, Vec<u8>) = sql(
+                self.dir,
+                self.tx
+                    .prepare_cached("SELECT line, size, sig, fp FROM docs WHERE id=?1")
+                    .and_then(|mut s| {
+                        s.query_row([id as i64], |r| {
+                            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                        })
+                    }),
+            )?;
+            if let (Some(size), Some(sig)) = (size, sig) {
+                let fingerprint =
+                    u128::from_le_bytes(fp.try_into().map_err(|_| anyhow!("bad fingerprint"))?);
+                sigs.insert(
+                    id,
+                    SigRec {
+                        id,
+                        fingerprint,
+                        size: size as u64,
+                        sig: blob_sig(&sig),
+                    },
+                );
+            }
+            lines.push((id, line));
+        }
+        // The counts as they are with `extra` in the index.
+        let delta = |h: u64, of: fn(&Prepared) -> &Vec<u64>| -> i64 {
+            let plus = extra.is_some_and(|p| of(p).binary_search(&h).is_ok());
+            let minus = stored_extra
+                .as_ref()
+                .is_some_and(|p| of(p).binary_search(&h).is_ok());
+            i64::from(plus) - i64::from(minus)
+        };
+        let get = |table: &str, h: u64| -> Result<i64> {
+            let q = format!("SELECT n FROM {table} WHERE hash=?1");
+            Ok(sql(
+                self.dir,
+                self.tx
+                    .prepare_cached(&q)
+                    .and_then(|mut s| s.query_row([h as i64], |r| r.get(0)).optional()),
+            )?
+            .unwrap_or(0))
+        };
+        let mut docs = self.count()?;
+        if extra.is_some() && stored_extra.is_none() {
+            docs += 1;
+        }
+        let opts = &self.engine.scoring.opts;
+        let mut token_set: Vec<u64> = Vec::new();
+        for (_, line) in &lines {
+            if let Some(f) = crate::ndjson::norm_fields(line) {
+                token_set.extend(counted_words(&f.norm, opts).0);
+            } else {
+                let o = pl_core::fields::parse_object(line).map_err(|e| anyhow!("{e}"))?;
+                let norm = o.get("norm").and_then(Value::as_str).unwrap_or_default();
+                token_set.extend(counted_words(norm, opts).0);
+            }
+        }
+        token_set.sort_unstable();
+        token_set.dedup();
+        let mut df_counts = Vec::with_capacity(token_set.len());
+        for &t in &token_set {
+            let n = get("tokens", t)? + delta(t, |p| &p.tokens);
+            df_counts.push((t, n.max(0) as u32));
+        }
+        let df = DocFreq::from_counts(docs, df_counts);
+        let refs: Vec<(u64, &str)> = lines.iter().map(|(id, l)| (*id, l.as_str())).collect();
+        let (sides, counts) = sides_of_lines(&refs, opts, &df, |h| {
+            Ok((get("words", h)? + delta(h, |p| &p.words)).max(0) as u32)
+        })?;
+        let inputs = Inputs {
+            sigs,
+            sigs_name: "the index".into(),
+            shingles: None,
+            texts: None,
+        };
+        let job = &self.engine.scoring;
+        let scorer = Scorer {
+            config: &job.config,
+            doc_counts: &counts,
+        };
+        let cands: Vec<Cand> = list
+            .iter()
+            .map(|&(c, copy)| cand_of(c, copy))
+            .collect::<Result<_>>()?;
+        let verdicts: Vec<Option<Verdict>> = cands
+            .par_iter()
+            .map(|c| {
+                if !inputs.sigs.contains_key(&c.a) || !inputs.sigs.contains_key(&c.b) {
+                    return None;
+                }
+                let sim = inputs.similarity(c);
+                let docs = sides
+                    .get(&c.a)
+                    .zip(sides.get(&c.b))
+                    .map(|(x, y)| (x.doc(), y.doc()));
+                Some(scorer.score(sim, docs, job.fuzzy))
+            })
+            .collect();
+        let mut out = Vec::new();
+        for (c, v) in cands.iter().zip(verdicts) {
+            if let Some(Verdict::Kept(d)) = v {
+                let mut rec = job.record(c, &d, &sides);
+                rec.pass_through(c.rest.to_obj());
+                out.push((c.a, c.b, serde_json::to_string(&rec)?));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Clusters every stored pair (in pl-score's order) into the groups table.
+    fn cluster(&self) -> Result<usize> {
+        let mut st = sql(
+            self.dir,
+            self.tx.prepare("SELECT rec FROM pairs ORDER BY a, b"),
+        )?;
+        let rows = sql(self.dir, st.query_map([], |r| r.get::<_, String>(0)))?;
+        let mut pairs = Vec::new();
+        for r in rows {
+            let text = sql(self.dir, r)?;
+            let o = pl_core::fields::parse_object(&text).map_err(|e| anyhow!("{e}"))?;
+            pairs.push(ScoredPair::from_obj(&o).map_err(|e| anyhow!("stored pair: {e}"))?);
+        }
+        let mut ids: Vec<u64> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut meta: FxHashMap<u64, DocMeta> = FxHashMap::default();
+        for id in ids {
+            let m: (Option<i64>, u32) = sql(
+                self.dir,
+                self.tx
+                    .prepare_cached("SELECT added, richness FROM docs WHERE id=?1")
+                    .and_then(|mut s| s.query_row([id as i64], |r| Ok((r.get(0)?, r.get(1)?)))),
+            )?;
+            meta.insert(
+                id,
+                DocMeta {
+                    added: m.0,
+                    richness: m.1,
+                },
+            );
+        }
+        let groups = cluster_with(&pairs, &meta, self.engine.linkage);
+        self.exec("DELETE FROM groups", [])?;
+        for (i, g) in groups.iter().enumerate() {
+            let rec = serde_json::to_string(&g.to_record(i + 1))?;
+            self.exec(
+                "INSERT INTO groups(n, rec) VALUES (?1, ?2)",
+                params![(i + 1) as i64, rec],
+            )?;
+        }
+        Ok(groups.len())
+    }
+}
+
+/// A candidate pair as pl-score reads pl-lsh's line of it.
+fn cand_of(c: Candidate, copy: bool) -> Result<Cand> {
+    let line = serde_json::to_string(&CandRecord {
+        a: c.a,
+        b: c.b,
+        bands: c.bands.into(),
+        copy,
+    })?;
+    Cand::parse(&line).map_err(|e| anyhow!("{e}"))
+}

@@ -1,0 +1,293 @@
+//! pl-index and pl-check: the persistent index gives the groups of the full pipeline after
+//! any series of additions, changes and deletions; its parameters and format are checked;
+//! pl-check finds a document's near-duplicates and says so in its exit status.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::{bin_dir, ok, repo, run};
+
+/// The example corpus's docs records, parsed.
+fn examples() -> Vec<serde_json::Map<String, Value>> {
+    std::fs::read_to_string(repo().join("examples/docs.ndjson"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn write_docs(path: &Path, docs: &[serde_json::Map<String, Value>]) {
+    let text: String = docs
+        .iter()
+        .map(|d| serde_json::to_string(d).unwrap() + "\n")
+        .collect();
+    std::fs::write(path, text).unwrap();
+}
+
+/// `make groups` (pipeline.mk, the default parameters) on `docs` in a fresh folder.
+fn full_groups(dir: &Path, docs: &Path) -> Vec<u8> {
+    let work = dir.join("work");
+    let _ = std::fs::remove_dir_all(&work);
+    let out = std::process::Command::new("make")
+        .arg("-s")
+        .arg("-f")
+        .arg(repo().join("pipeline.mk"))
+        .arg("groups")
+        .arg(format!("WORK={}", work.display()))
+        .arg(format!("DOCS={}", docs.display()))
+        .arg(format!("BIN={}", bin_dir().display()))
+        .arg(format!("SCRIPTS={}", repo().join("scripts").display()))
+        .env_remove("PAPERLESS_URL")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "make groups: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(work.join("groups.ndjson")).unwrap()
+}
+
+/// A small deterministic generator (no dependency, the same series on every machine).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[test]
+fn incremental_updates_give_the_full_pipelines_groups() {
+    let d = tempfile::tempdir().unwrap();
+    let pool = examples();
+    let mut rng = Lcg(19);
+    // Start from about 60% of the corpus.
+    let mut live: Vec<serde_json::Map<String, Value>> =
+        pool.iter().filter(|_| rng.below(10) < 6).cloned().collect();
+    let index = d.path().join("index");
+    let docs = d.path().join("docs.ndjson");
+    let index_arg = index.display().to_string();
+    let docs_arg = docs.display().to_string();
+    let mut rescored = Vec::new();
+    for step in 0..6 {
+        if step > 0 {
+            // Additions from the rest of the pool.
+            for _ in 0..rng.below(25) + 5 {
+                let cand = &pool[rng.below(pool.len())];
+                if !live.iter().any(|x| x["id"] == cand["id"]) {
+                    live.push(cand.clone());
+                }
+            }
+            // Deletions.
+            for _ in 0..rng.below(12) + 2 {
+                let i = rng.below(live.len());
+                live.remove(i);
+            }
+            // Changes: a sentence added, another document's text (an exact copy), or
+            // a number changed.
+            for _ in 0..rng.below(8) + 2 {
+                let i = rng.below(live.len());
+                let other = pool[rng.below(pool.len())]["content"].clone();
+                let text = live[i]["content"].as_str().unwrap_or("").to_string();
+                let new = match rng.below(3) {
+                    0 => format!("{text}\nPlease keep this letter for your records 2024."),
+                    1 => other.as_str().unwrap_or("").to_string(),
+                    _ => text.replacen('1', "7", 1),
+                };
+                live[i].insert("content".into(), Value::String(new));
+            }
+            // A title change only: the text is the same.
+            let i = rng.below(live.len());
+            live[i].insert("title".into(), Value::String(format!("renamed {step}")));
+        }
+        // Shuffled order: the index does not depend on the order of DOCS.
+        for i in (1..live.len()).rev() {
+            let j = rng.below(i + 1);
+            live.swap(i, j);
+        }
+        write_docs(&docs, &live);
+        let out = run("pl-index", &["--index", &index_arg, &docs_arg, "-v"], b"");
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        let got = ok(out);
+        let mut sorted_docs = live.clone();
+        sorted_docs.sort_by_key(|d| d["id"].as_u64());
+        write_docs(&docs, &sorted_docs);
+        let want = full_groups(d.path(), &docs);
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want),
+            "step {step}: the index's groups differ from make groups ({stderr})"
+        );
+        assert!(!want.is_empty());
+        rescored.push(stderr);
+    }
+    assert!(
+        rescored[1..]
+            .iter()
+            .all(|s| !s.contains("built from scratch")),
+        "later steps are incremental: {rescored:?}"
+    );
+}
+
+#[test]
+fn other_parameters_and_formats_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let index = d.path().join("ix");
+    let ix = index.display().to_string();
+    let docs = repo().join("examples/docs.ndjson").display().to_string();
+    ok(run(
+        "pl-index",
+        &["--index", &ix, &docs, "-q", "-o", "/dev/null"],
+        b"",
+    ));
+    let out = run("pl-index", &["--index", &ix, &docs, "--bands", "16"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("built with --bands 32, asked for --bands 16") && err.contains(&ix),
+        "{err}"
+    );
+    // The same parameters given explicitly are fine.
+    ok(run(
+        "pl-index",
+        &["--index", &ix, &docs, "--bands", "32", "-q"],
+        b"",
+    ));
+    // Another format is refused, naming both versions and the folder.
+    let db = rusqlite::Connection::open(index.join("index.sqlite")).unwrap();
+    db.execute("UPDATE meta SET value='99' WHERE key='format'", [])
+        .unwrap();
+    drop(db);
+    let out = run("pl-check", &["--index", &ix], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("index format 99, this build reads format 1") && err.contains(&ix),
+        "{err}"
+    );
+    // No index: pl-check says how to build one.
+    let none = d.path().join("none").display().to_string();
+    let out = run("pl-check", &["--index", &none], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no index here"));
+}
+
+#[test]
+fn check_finds_a_near_duplicate_and_exits_3() {
+    let d = tempfile::tempdir().unwrap();
+    let pool = examples();
+    // A planted pair of the truth file: the first cluster with two members.
+    let truth = std::fs::read_to_string(repo().join("examples/truth.ndjson")).unwrap();
+    let mut by_cluster: std::collections::BTreeMap<u64, Vec<u64>> = Default::default();
+    for l in truth.lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        by_cluster
+            .entry(v["cluster"].as_u64().unwrap())
+            .or_default()
+            .push(v["id"].as_u64().unwrap());
+    }
+    let groups = ok(run(
+        "pl-index",
+        &[
+            "--index",
+            &d.path().join("probe").display().to_string(),
+            &repo().join("examples/docs.ndjson").display().to_string(),
+        ],
+        b"",
+    ));
+    // A document the full run groups with another, taken out of the index and checked.
+    let first: Value =
+        serde_json::from_slice(groups.split(|&b| b == b'\n').next().unwrap()).unwrap();
+    let members: Vec<u64> = first["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let probe = *members.last().unwrap();
+    assert!(by_cluster.values().any(|c| c.contains(&probe)));
+    let rest: Vec<_> = pool
+        .iter()
+        .filter(|x| x["id"].as_u64() != Some(probe))
+        .cloned()
+        .collect();
+    let docs = d.path().join("rest.ndjson");
+    write_docs(&docs, &rest);
+    let ix = d.path().join("ix").display().to_string();
+    ok(run(
+        "pl-index",
+        &["--index", &ix, &docs.display().to_string(), "-q"],
+        b"",
+    ));
+    let doc = pool
+        .iter()
+        .find(|x| x["id"].as_u64() == Some(probe))
+        .unwrap();
+    let line = serde_json::to_string(doc).unwrap() + "\n";
+    let out = run("pl-check", &["--index", &ix], line.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["id"].as_u64(), Some(probe));
+    let dups = rec["duplicates"].as_array().unwrap();
+    let ids: Vec<u64> = dups.iter().map(|x| x["id"].as_u64().unwrap()).collect();
+    assert!(
+        members.iter().any(|m| *m != probe && ids.contains(m)),
+        "{ids:?} holds a member of {members:?}"
+    );
+    let scores: Vec<f64> = dups.iter().map(|x| x["score"].as_f64().unwrap()).collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "best first: {scores:?}"
+    );
+    assert!(
+        dups[0].get("evidence").is_some(),
+        "the verifier's explanation"
+    );
+    // Checking changes nothing; a text like no other finds nothing and exits 0.
+    let odd = r#"{"id":999999,"title":"odd","content":"Zebra quartz violin 12 harbour lantern mosaic 88 orbit walnut fjord 31 cobalt meadow tulip 45 granite saffron pylon 77 ember lagoon"}"#;
+    let out = run("pl-check", &["--index", &ix], format!("{odd}\n").as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["duplicates"], Value::Array(vec![]));
+    // --add indexes the probe: the index's groups are then the full corpus's.
+    let out = run(
+        "pl-check",
+        &["--index", &ix, "--add", "-q"],
+        line.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let after = ok(run("pl-index", &["--index", &ix, "--partial", "-q"], b""));
+    assert_eq!(
+        String::from_utf8_lossy(&after),
+        String::from_utf8_lossy(&groups)
+    );
+}
+
+#[test]
+fn repeated_ids_and_bad_records_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let ix = d.path().join("ix").display().to_string();
+    let twice = "{\"id\":1,\"content\":\"a b c\"}\n{\"id\":1,\"content\":\"d e f\"}\n";
+    let out = run("pl-index", &["--index", &ix], twice.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 2: id 1 repeated"), "{err}");
+    let out = run("pl-check", &["--index", &ix], b"{\"title\":\"no id\"}\n");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("<stdin>: line 1: invalid record"), "{err}");
+}
