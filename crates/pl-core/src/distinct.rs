@@ -45,8 +45,9 @@ pub struct DocFreq {
 }
 
 impl DocFreq {
-    /// Frequencies counted elsewhere (the persistent index): `docs` documents, and the
-    /// document frequency of each token that matters to the caller.
+    /// Frequencies counted elsewhere (the persistent index, `--corpus-counts`): `docs`
+    /// documents, and the document frequency of each token that matters to the caller (a token
+    /// left out counts as in one document).
     pub fn from_counts(docs: u64, counts: impl IntoIterator<Item = (u64, u32)>) -> DocFreq {
         DocFreq {
             df: counts.into_iter().collect(),
@@ -70,12 +71,6 @@ impl DocFreq {
     /// Each token's hash and document count, in no particular order.
     pub fn counts(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
         self.df.iter().map(|(&t, &n)| (t, n))
-    }
-
-    /// The frequencies of a corpus counted elsewhere: `docs` documents, `df` each token's
-    /// count (a token left out counts as in one document).
-    pub fn from_counts(docs: u64, df: FxHashMap<u64, u32>) -> DocFreq {
-        DocFreq { df, docs }
     }
 
     /// `ln(N / df)`, at least a small positive weight so a token in every document still counts.
