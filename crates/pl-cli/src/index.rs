@@ -1467,3 +1467,60 @@ fn cand_of(c: Candidate, copy: bool) -> Result<Cand> {
     })?;
     Cand::parse(&line).map_err(|e| anyhow!("{e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn other_parameters_are_named_with_both_values() {
+        let p = Params::default();
+        assert_eq!(p.differs(&p.clone()), None);
+        let asked = Params {
+            bands: 16,
+            threshold: 0.8,
+            ..Params::default()
+        };
+        // The first that differs, in the flags' order.
+        assert_eq!(
+            p.differs(&asked).as_deref(),
+            Some("built with --bands 32, asked for --bands 16")
+        );
+    }
+
+    #[test]
+    fn signatures_round_trip_through_their_blobs() {
+        let sig = vec![0, 1, u32::MAX, 0x0102_0304];
+        assert_eq!(blob_sig(&sig_blob(&sig)), sig);
+        assert_eq!(sig_blob(&sig).len(), 16);
+    }
+
+    #[test]
+    fn a_docs_line_is_recognized_whatever_its_line_end() {
+        assert_eq!(src_hash("{\"id\":1}\n"), src_hash("{\"id\":1}"));
+        assert_ne!(src_hash("{\"id\":1}"), src_hash("{\"id\":2}"));
+    }
+
+    #[test]
+    fn a_document_is_prepared_as_the_pipeline_sees_it() {
+        let e = Engine::new(&Params::default(), false).unwrap();
+        let text: String = (0..200).map(|i| format!("Word{i} ")).collect();
+        let o = pl_core::fields::parse_object(&format!(
+            "{{\"id\":7,\"content\":{}}}",
+            serde_json::to_string(&text).unwrap()
+        ))
+        .unwrap();
+        let p = e.prepare_doc(DocRecord::from_obj(o).unwrap()).unwrap();
+        assert_eq!(p.id, 7);
+        // Whole text, head and tail: 32 band keys each.
+        assert_eq!(p.keys.len(), 96);
+        assert!(p.line.starts_with("{\"id\":7,\"norm\":\"word0 word1"));
+        // The same line prepared again gives the same keys and words.
+        let q = e.prepare_line(7, p.line.clone()).unwrap();
+        assert_eq!((q.keys, q.words, q.fp), (p.keys, p.words, p.fp));
+        // An empty text has no signature and no keys (pl-minhash leaves it out).
+        let o = pl_core::fields::parse_object("{\"id\":8,\"content\":\"\"}").unwrap();
+        let p = e.prepare_doc(DocRecord::from_obj(o).unwrap()).unwrap();
+        assert!(p.sig.is_none() && p.keys.is_empty());
+    }
+}
