@@ -619,8 +619,8 @@ impl Index {
                 let other = if a == p.id { b } else { a };
                 let mut d = serde_json::Map::new();
                 d.insert("id".into(), other.into());
-                o.remove("a");
-                o.remove("b");
+                o.shift_remove("a");
+                o.shift_remove("b");
                 d.extend(o);
                 d
             })
