@@ -291,3 +291,52 @@ fn repeated_ids_and_bad_records_are_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("<stdin>: line 1: invalid record"), "{err}");
 }
+
+#[test]
+fn a_killed_update_leaves_the_previous_index_usable() {
+    let d = tempfile::tempdir().unwrap();
+    let pool = examples();
+    let first = d.path().join("first.ndjson");
+    write_docs(&first, &pool[..200]);
+    let all = repo().join("examples/docs.ndjson").display().to_string();
+    let ix = d.path().join("ix").display().to_string();
+    let before = ok(run(
+        "pl-index",
+        &["--index", &ix, &first.display().to_string()],
+        b"",
+    ));
+    let fresh = d.path().join("fresh").display().to_string();
+    let after = ok(run("pl-index", &["--index", &fresh, &all], b""));
+    // An update of 120 documents killed at some point of its run.
+    for delay_ms in [5, 40, 120] {
+        let mut child = std::process::Command::new(crate::util::bin("pl-index"))
+            .args(["--index", &ix, &all, "-q", "-o", "/dev/null"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        // The index answers with the groups before the update or after it, nothing between.
+        let now = ok(run("pl-index", &["--index", &ix, "--partial"], b""));
+        assert!(
+            now == before || now == after,
+            "killed after {delay_ms} ms: groups neither before nor after the update"
+        );
+        if now == after {
+            // The update had finished: take it back for the next round.
+            ok(run(
+                "pl-index",
+                &["--index", &ix, &first.display().to_string(), "-q"],
+                b"",
+            ));
+            let back = ok(run("pl-index", &["--index", &ix, "--partial"], b""));
+            assert_eq!(back, before);
+        }
+    }
+    // And the next run completes it.
+    let done = ok(run("pl-index", &["--index", &ix, &all], b""));
+    assert_eq!(
+        String::from_utf8_lossy(&done),
+        String::from_utf8_lossy(&after)
+    );
+}

@@ -34,32 +34,51 @@ cp "$D/docs.ndjson" "$R/all.ndjson"
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 now() { date +%s.%N; }
 
-# 1. The index of the library, from scratch (the whole pipeline, once).
-rm -rf "$R/ix-check"
-t0=$(now)
-"$BIN/pl-index" --index "$R/ix-check" "$R/library.ndjson" -o /dev/null -q
-t1=$(now)
-build=$(secs "$t0" "$t1")
+# 1. The index of the library, from scratch (the whole pipeline, once). INDEX_REUSE_BUILD=1
+# keeps the library's index and its build time from an earlier run of this script.
+build_note=""
+if [ "${INDEX_REUSE_BUILD:-0}" = 1 ] && [ -s "$R/ix-library/index.sqlite" ] && [ -s "$R/build-secs" ]; then
+  build=$(cat "$R/build-secs")
+  build_note=" (an earlier run of this script)"
+else
+  rm -rf "$R/ix-library"
+  t0=$(now)
+  "$BIN/pl-index" --index "$R/ix-library" "$R/library.ndjson" -o /dev/null -q
+  t1=$(now)
+  build=$(secs "$t0" "$t1")
+  echo "$build" > "$R/build-secs"
+fi
 log "index of $((base - CHECKS)) documents built in $build s"
 
-# 2. pl-check, one process per document as the consume hook runs it (fetch excluded).
-: > "$R/check-ms.txt"
-found=0
-while IFS= read -r line; do
-  a=$(now)
-  rc=0
-  printf '%s\n' "$line" | "$BIN/pl-check" --index "$R/ix-check" -q > /dev/null || rc=$?
-  b=$(now)
-  [ "$rc" = 0 ] || [ "$rc" = 3 ] || { log "pl-check failed ($rc)"; exit 1; }
-  [ "$rc" = 3 ] && found=$((found + 1))
-  awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f\n", (b - a) * 1000 }' >> "$R/check-ms.txt"
-done < "$R/checks.ndjson"
-sort -n "$R/check-ms.txt" > "$R/check-sorted.txt"
-pct() { awk -v p="$1" '{ v[NR] = $1 } END { i = int((NR * p + 99) / 100); if (i < 1) i = 1; print v[i] }' "$R/check-sorted.txt"; }
-p50=$(pct 50); p99=$(pct 99); pmax=$(tail -1 "$R/check-sorted.txt")
-log "pl-check: p50 $p50 ms, p99 $p99 ms over $CHECKS documents ($found with near-duplicates)"
+# 2. pl-check, one process per document as the consume hook runs it (fetch excluded): the wall
+# time of each process (spawned and timed by Python), and pl-check's own time for the document
+# (-v), which leaves out the process start.
+python3 - "$BIN/pl-check" "$R/ix-library" "$R/checks.ndjson" "$R/check-ms.txt" <<'PY'
+import re, subprocess, sys, time
+check, index, docs, out = sys.argv[1:]
+rows = []
+for line in open(docs, encoding="utf-8"):
+    t = time.perf_counter()
+    p = subprocess.run([check, "--index", index, "-v"], input=line.encode(), capture_output=True)
+    wall = (time.perf_counter() - t) * 1000
+    if p.returncode not in (0, 3):
+        sys.exit(f"pl-check failed ({p.returncode}): {p.stderr.decode()[:300]}")
+    own = float(re.search(rb"checked in ([0-9.]+) ms", p.stderr).group(1))
+    rows.append(f"{wall:.2f} {own:.2f} {p.returncode}")
+open(out, "w").write("\n".join(rows) + "\n")
+PY
+found=$(awk '$3 == 3' "$R/check-ms.txt" | wc -l)
+pct() { # COLUMN PERCENT
+  cut -d' ' -f"$1" "$R/check-ms.txt" | sort -n \
+    | awk -v p="$2" '{ v[NR] = $1 } END { i = int((NR * p + 99) / 100); if (i < 1) i = 1; print v[i] }'
+}
+p50=$(pct 1 50); p99=$(pct 1 99); pmax=$(pct 1 100)
+o50=$(pct 2 50); o99=$(pct 2 99); omax=$(pct 2 100)
+log "pl-check: p50 $p50 ms, p99 $p99 ms per process; $o50 / $o99 ms in pl-check's own account ($found with near-duplicates)"
 
 # 3. The index of the base library, then an incremental run after NEW new documents.
+rm -rf "$R/ix-check"
+cp -r "$R/ix-library" "$R/ix-check"
 "$BIN/pl-index" --index "$R/ix-check" "$R/base.ndjson" -o /dev/null -q
 t0=$(now)
 "$BIN/pl-index" --index "$R/ix-check" "$R/all.ndjson" -o "$R/index-groups.ndjson" -v 2> "$R/incremental.log"
@@ -68,11 +87,21 @@ incr=$(secs "$t0" "$t1")
 log "incremental run after $NEW new documents: $incr s ($(tail -1 "$R/incremental.log"))"
 
 # 4. The full pipeline on the same documents (make groups, default parameters).
-rm -rf "$R/work"
-t0=$(now)
-make -s -f pipeline.mk groups WORK="$R/work" DOCS="$R/all.ndjson" BIN="$BIN" > /dev/null
-t1=$(now)
-full=$(secs "$t0" "$t1")
+# INDEX_REUSE_FULL=1 keeps the groups and the time of an earlier run of this step on the same
+# documents (it takes minutes at 100,000), and says so.
+full_note=""
+if [ "${INDEX_REUSE_FULL:-0}" = 1 ] && [ -s "$R/work/groups.ndjson" ] && [ -s "$R/full-secs" ] \
+   && cmp -s "$R/all.ndjson" "$R/work/docs.ndjson"; then
+  full=$(cat "$R/full-secs")
+  full_note=" (measured by an earlier run of this script on the same documents)"
+else
+  rm -rf "$R/work"
+  t0=$(now)
+  make -s -f pipeline.mk groups WORK="$R/work" DOCS="$R/all.ndjson" BIN="$BIN" > /dev/null
+  t1=$(now)
+  full=$(secs "$t0" "$t1")
+  echo "$full" > "$R/full-secs"
+fi
 if cmp -s <(sort "$R/index-groups.ndjson") <(sort "$R/work/groups.ndjson"); then same=yes; else same=NO; fi
 groups=$(wc -l < "$R/work/groups.ndjson")
 log "full pipeline: $full s; groups identical: $same"
@@ -91,13 +120,13 @@ cat > "$W/index/summary.md" <<MD
 
 | measure | value | target |
 |---|---:|---|
-| index of $((base - CHECKS)) documents built from scratch | $build s | |
-| pl-check per document, p50 (one process per document, wall) | $p50 ms | ≤ 20 ms |
-| pl-check per document, p99 | $p99 ms | ≤ 100 ms |
-| pl-check per document, slowest | $pmax ms | |
+| index of $((base - CHECKS)) documents built from scratch$build_note | $build s | |
+| pl-check per document, p50: one process per document, wall (pl-check's own time) | $p50 ms ($o50 ms) | ≤ 20 ms |
+| pl-check per document, p99 | $p99 ms ($o99 ms) | ≤ 100 ms |
+| pl-check per document, slowest | $pmax ms ($omax ms) | |
 | documents checked with a near-duplicate (exit 3) | $found of $CHECKS | |
 | incremental run after $NEW new documents ($base → $total) | $incr s | ≤ 2 s |
-| full pipeline on the same $total documents (\`make groups\`) | $full s | |
+| full pipeline on the same $total documents (\`make groups\`)$full_note | $full s | |
 | groups of the incremental run identical to the full run's ($groups groups) | $same | identical |
 | index on disk | $(mib "$ix") MiB | |
 | whole-text signatures (sigs.bin) + norm texts (norm.ndjson) | $(mib $((sigs + norm))) MiB | |

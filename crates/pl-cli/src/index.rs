@@ -354,7 +354,8 @@ CREATE TABLE bands(key INTEGER NOT NULL, slot INTEGER NOT NULL, id INTEGER NOT N
 CREATE TABLE words(hash INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 CREATE TABLE tokens(hash INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 CREATE TABLE few(hash INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(hash, id)) WITHOUT ROWID;
-CREATE TABLE pairs(a INTEGER NOT NULL, b INTEGER NOT NULL, rec TEXT NOT NULL,
+CREATE TABLE pairs(a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
+  jaccard REAL NOT NULL, fuzzy REAL NOT NULL, copy INTEGER NOT NULL, rec TEXT NOT NULL,
   PRIMARY KEY(a, b)) WITHOUT ROWID;
 CREATE INDEX pairs_b ON pairs(b);
 CREATE TABLE groups(n INTEGER PRIMARY KEY, rec TEXT NOT NULL);
@@ -562,7 +563,13 @@ impl Index {
         } else {
             ix.incremental(docs, deleted, sources, &mut summary, log)?;
         }
+        let started = std::time::Instant::now();
         summary.groups = ix.cluster()?;
+        log.info(format!(
+            "{} groups clustered from the stored pairs in {:.2} s",
+            summary.groups,
+            started.elapsed().as_secs_f64()
+        ));
         let n = ix.count()?;
         ix.exec("UPDATE meta SET value=?1 WHERE key='docs'", [n.to_string()])?;
         sql(&dir, tx.commit())?;
@@ -612,8 +619,8 @@ impl Index {
                 let other = if a == p.id { b } else { a };
                 let mut d = serde_json::Map::new();
                 d.insert("id".into(), other.into());
-                o.remove("a");
-                o.remove("b");
+                o.shift_remove("a");
+                o.shift_remove("b");
                 d.extend(o);
                 d
             })
@@ -919,13 +926,7 @@ impl Tx<'_> {
         };
         let counts = score_all(job, &mut inputs, &cands, sinks, log)?;
         for line in kept_lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            let text = std::str::from_utf8(line).expect("records are UTF-8");
-            let o = pl_core::fields::parse_object(text).map_err(|e| anyhow!("{e}"))?;
-            let p = ScoredPair::from_obj(&o).map_err(|e| anyhow!("{e}"))?;
-            self.exec(
-                "INSERT INTO pairs(a, b, rec) VALUES (?1, ?2, ?3)",
-                params![p.a as i64, p.b as i64, text],
-            )?;
+            self.insert_pair(std::str::from_utf8(line).expect("records are UTF-8"))?;
         }
         Ok(counts.kept as usize)
     }
@@ -939,6 +940,7 @@ impl Tx<'_> {
         summary: &mut Summary,
         log: &Log,
     ) -> Result<()> {
+        let started = std::time::Instant::now();
         let (mut words, mut tokens): (FxHashMap<u64, i64>, FxHashMap<u64, i64>) =
             Default::default();
         // Which documents each word leaves and enters, for its postings while it is rare.
@@ -1151,14 +1153,33 @@ impl Tx<'_> {
             .map(|((a, b), (bands, copy))| (Candidate { a, b, bands }, copy))
             .collect();
         summary.pairs_scored = list.len();
+        log.info(format!(
+            "{} candidate pairs of {} documents found in {:.2} s",
+            list.len(),
+            ids.len(),
+            started.elapsed().as_secs_f64()
+        ));
         let kept = self.score(&list, None)?;
         summary.pairs_kept = kept.len();
-        for (a, b, rec) in kept {
-            self.exec(
-                "INSERT INTO pairs(a, b, rec) VALUES (?1, ?2, ?3)",
-                params![a as i64, b as i64, rec],
-            )?;
+        log.info(format!(
+            "scored, {} kept, at {:.2} s",
+            kept.len(),
+            started.elapsed().as_secs_f64()
+        ));
+        for (_, _, rec) in kept {
+            self.insert_pair(&rec)?;
         }
+        Ok(())
+    }
+
+    /// Stores a kept pair: its record, and what clustering reads of it in columns.
+    fn insert_pair(&self, rec: &str) -> Result<()> {
+        let o = pl_core::fields::parse_object(rec).map_err(|e| anyhow!("{e}"))?;
+        let p = ScoredPair::from_obj(&o).map_err(|e| anyhow!("{e}"))?;
+        self.exec(
+            "INSERT INTO pairs(a, b, score, jaccard, fuzzy, copy, rec) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![p.a as i64, p.b as i64, p.score, p.jaccard, p.fuzzy, p.copy, rec],
+        )?;
         Ok(())
     }
 
@@ -1224,26 +1245,25 @@ impl Tx<'_> {
         let mut ids: Vec<u64> = list.iter().flat_map(|(c, _)| [c.a, c.b]).collect();
         ids.sort_unstable();
         ids.dedup();
-        let mut lines: Vec<(u64, String)> = Vec::with_capacity(ids.len());
+        // Signatures first: a pair whose similarity cannot reach the threshold even with a
+        // perfect fuzzy ratio is dropped by the scorer's first step, before it reads a text,
+        // so only the other pairs' documents are read and counted.
         let mut sigs: FxHashMap<u64, SigRec> = FxHashMap::default();
         let mut stored_extra: Option<Prepared> = None;
         for &id in &ids {
             if let Some(p) = extra.filter(|p| p.id == id) {
-                lines.push((id, p.line.clone()));
                 if let Some(s) = &p.sig {
                     sigs.insert(id, s.clone());
                 }
                 stored_extra = self.stored(id)?.map(|(s, _)| s);
                 continue;
             }
-            let (line, size, sig, fp): (String, Option<i64>, Option<Vec<u8>>, Vec<u8>) = sql(
+            let (size, sig, fp): (Option<i64>, Option<Vec<u8>>, Vec<u8>) = sql(
                 self.dir,
                 self.tx
-                    .prepare_cached("SELECT line, size, sig, fp FROM docs WHERE id=?1")
+                    .prepare_cached("SELECT size, sig, fp FROM docs WHERE id=?1")
                     .and_then(|mut s| {
-                        s.query_row([id as i64], |r| {
-                            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-                        })
+                        s.query_row([id as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
                     }),
             )?;
             if let (Some(size), Some(sig)) = (size, sig) {
@@ -1259,6 +1279,52 @@ impl Tx<'_> {
                     },
                 );
             }
+        }
+        let inputs = Inputs {
+            sigs,
+            sigs_name: "the index".into(),
+            shingles: None,
+            texts: None,
+        };
+        let job = &self.engine.scoring;
+        let cfg = &job.config;
+        let hopeless = |c: &Cand| -> bool {
+            if !inputs.sigs.contains_key(&c.a) || !inputs.sigs.contains_key(&c.b) {
+                return true;
+            }
+            if !job.fuzzy || cfg.threshold <= 0.0 {
+                return false;
+            }
+            let sim = inputs.similarity(c);
+            let s = if cfg.containment {
+                sim.jaccard.max(sim.containment)
+            } else {
+                sim.jaccard
+            };
+            !sim.identical && cfg.weights.fuzzy_needed(s, cfg.threshold) - 1e-9 > 1.0
+        };
+        let cands: Vec<Cand> = list
+            .iter()
+            .map(|&(c, copy)| cand_of(c, copy))
+            .collect::<Result<Vec<Cand>>>()?
+            .into_iter()
+            .filter(|c| !hopeless(c))
+            .collect();
+        let mut ids: Vec<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut lines: Vec<(u64, String)> = Vec::with_capacity(ids.len());
+        for &id in &ids {
+            if let Some(p) = extra.filter(|p| p.id == id) {
+                lines.push((id, p.line.clone()));
+                continue;
+            }
+            let line: String = sql(
+                self.dir,
+                self.tx
+                    .prepare_cached("SELECT line FROM docs WHERE id=?1")
+                    .and_then(|mut s| s.query_row([id as i64], |r| r.get(0))),
+            )?;
             lines.push((id, line));
         }
         // The counts as they are with `extra` in the index.
@@ -1306,21 +1372,10 @@ impl Tx<'_> {
         let (sides, counts) = sides_of_lines(&refs, opts, &df, |h| {
             Ok((get("words", h)? + delta(h, |p| &p.words)).max(0) as u32)
         })?;
-        let inputs = Inputs {
-            sigs,
-            sigs_name: "the index".into(),
-            shingles: None,
-            texts: None,
-        };
-        let job = &self.engine.scoring;
         let scorer = Scorer {
             config: &job.config,
             doc_counts: &counts,
         };
-        let cands: Vec<Cand> = list
-            .iter()
-            .map(|&(c, copy)| cand_of(c, copy))
-            .collect::<Result<_>>()?;
         let verdicts: Vec<Option<Verdict>> = cands
             .par_iter()
             .map(|c| {
@@ -1350,14 +1405,25 @@ impl Tx<'_> {
     fn cluster(&self) -> Result<usize> {
         let mut st = sql(
             self.dir,
-            self.tx.prepare("SELECT rec FROM pairs ORDER BY a, b"),
+            self.tx
+                .prepare("SELECT a, b, score, jaccard, fuzzy, copy FROM pairs ORDER BY a, b"),
         )?;
-        let rows = sql(self.dir, st.query_map([], |r| r.get::<_, String>(0)))?;
+        let rows = sql(
+            self.dir,
+            st.query_map([], |r| {
+                Ok(ScoredPair {
+                    a: r.get::<_, i64>(0)? as u64,
+                    b: r.get::<_, i64>(1)? as u64,
+                    score: r.get(2)?,
+                    jaccard: r.get(3)?,
+                    fuzzy: r.get(4)?,
+                    copy: r.get(5)?,
+                })
+            }),
+        )?;
         let mut pairs = Vec::new();
         for r in rows {
-            let text = sql(self.dir, r)?;
-            let o = pl_core::fields::parse_object(&text).map_err(|e| anyhow!("{e}"))?;
-            pairs.push(ScoredPair::from_obj(&o).map_err(|e| anyhow!("stored pair: {e}"))?);
+            pairs.push(sql(self.dir, r)?);
         }
         let mut ids: Vec<u64> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
         ids.sort_unstable();
@@ -1400,4 +1466,61 @@ fn cand_of(c: Candidate, copy: bool) -> Result<Cand> {
         copy,
     })?;
     Cand::parse(&line).map_err(|e| anyhow!("{e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn other_parameters_are_named_with_both_values() {
+        let p = Params::default();
+        assert_eq!(p.differs(&p.clone()), None);
+        let asked = Params {
+            bands: 16,
+            threshold: 0.8,
+            ..Params::default()
+        };
+        // The first that differs, in the flags' order.
+        assert_eq!(
+            p.differs(&asked).as_deref(),
+            Some("built with --bands 32, asked for --bands 16")
+        );
+    }
+
+    #[test]
+    fn signatures_round_trip_through_their_blobs() {
+        let sig = vec![0, 1, u32::MAX, 0x0102_0304];
+        assert_eq!(blob_sig(&sig_blob(&sig)), sig);
+        assert_eq!(sig_blob(&sig).len(), 16);
+    }
+
+    #[test]
+    fn a_docs_line_is_recognized_whatever_its_line_end() {
+        assert_eq!(src_hash("{\"id\":1}\n"), src_hash("{\"id\":1}"));
+        assert_ne!(src_hash("{\"id\":1}"), src_hash("{\"id\":2}"));
+    }
+
+    #[test]
+    fn a_document_is_prepared_as_the_pipeline_sees_it() {
+        let e = Engine::new(&Params::default(), false).unwrap();
+        let text: String = (0..200).map(|i| format!("Word{i} ")).collect();
+        let o = pl_core::fields::parse_object(&format!(
+            "{{\"id\":7,\"content\":{}}}",
+            serde_json::to_string(&text).unwrap()
+        ))
+        .unwrap();
+        let p = e.prepare_doc(DocRecord::from_obj(o).unwrap()).unwrap();
+        assert_eq!(p.id, 7);
+        // Whole text, head and tail: 32 band keys each.
+        assert_eq!(p.keys.len(), 96);
+        assert!(p.line.starts_with("{\"id\":7,\"norm\":\"word0 word1"));
+        // The same line prepared again gives the same keys and words.
+        let q = e.prepare_line(7, p.line.clone()).unwrap();
+        assert_eq!((q.keys, q.words, q.fp), (p.keys, p.words, p.fp));
+        // An empty text has no signature and no keys (pl-minhash leaves it out).
+        let o = pl_core::fields::parse_object("{\"id\":8,\"content\":\"\"}").unwrap();
+        let p = e.prepare_doc(DocRecord::from_obj(o).unwrap()).unwrap();
+        assert!(p.sig.is_none() && p.keys.is_empty());
+    }
 }

@@ -444,21 +444,29 @@ pub fn sides_of_lines(
     df: &DocFreq,
     mut word_count: impl FnMut(u64) -> Result<u32>,
 ) -> Result<(Sides, Vec<u32>)> {
+    // Parsed and made on every thread; the word ids and counts given in input order.
+    let made: Vec<Result<(Side, Vec<u64>)>> = lines
+        .par_iter()
+        .map(|&(want, text)| {
+            let mut p = parse_line(text, opts).map_err(|e| anyhow!("document {want}: {e}"))?;
+            if p.id != want {
+                return Err(anyhow!(
+                    "document {want}: its stored line holds id {}",
+                    p.id
+                ));
+            }
+            let s = side(&mut p, opts);
+            Ok((s, std::mem::take(&mut p.hashes)))
+        })
+        .collect();
     let mut sides = Sides::default();
     let mut local: FxHashMap<u64, u32> = FxHashMap::default();
     let mut counts: Vec<u32> = Vec::new();
-    for &(want, text) in lines {
-        let mut p = parse_line(text, opts).map_err(|e| anyhow!("document {want}: {e}"))?;
-        if p.id != want {
-            return Err(anyhow!(
-                "document {want}: its stored line holds id {}",
-                p.id
-            ));
-        }
-        let mut s = side(&mut p, opts);
+    for (&(want, _), m) in lines.iter().zip(made) {
+        let (mut s, hashes) = m?;
         if opts.verify {
-            let mut ids = Vec::with_capacity(p.hashes.len());
-            for &h in &p.hashes {
+            let mut ids = Vec::with_capacity(hashes.len());
+            for &h in &hashes {
                 let next = counts.len() as u32;
                 let id = match local.entry(h) {
                     std::collections::hash_map::Entry::Occupied(e) => *e.get(),
