@@ -48,8 +48,9 @@ use crate::common::Log;
 use crate::score_sides::{counted_words, sides_of_lines, NormTexts, SideOptions};
 use crate::scoring::{score_all, Inputs, Scoring, Sinks};
 
-/// The index's format; another is refused with both numbers and the way out.
-pub const FORMAT: u32 = 1;
+/// The index's format; another is refused with both numbers and the way out. 2: pairs with
+/// their clustering columns, documents stored as `{"id","norm"}` (1 was the first draft).
+pub const FORMAT: u32 = 2;
 /// The database file in the index folder.
 pub const DB_FILE: &str = "index.sqlite";
 
