@@ -202,6 +202,25 @@ impl NdjsonReader {
         Ok(None)
     }
 
+    /// The next record that deserializes as the typed record `T` (`what` names it in the
+    /// error) and passes `f`: one parse of the line, straight into the type.
+    pub fn next_typed<T: serde::de::DeserializeOwned, R>(
+        &mut self,
+        what: &str,
+        mut f: impl FnMut(T) -> Result<R, String>,
+    ) -> Result<Option<R>> {
+        while let Some((line, text)) = self.next_line()? {
+            match serde_json::from_str::<T>(&text)
+                .map_err(|e| format!("not a {what}: {e}"))
+                .and_then(&mut f)
+            {
+                Ok(v) => return Ok(Some(v)),
+                Err(msg) => self.invalid(line, &msg)?,
+            }
+        }
+        Ok(None)
+    }
+
     /// Reports the skip count, if any.
     pub fn report_skipped(&self, log: &Log) {
         if self.skipped > 0 {

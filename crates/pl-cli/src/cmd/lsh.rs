@@ -391,12 +391,7 @@ fn from_keys(args: &Args, log: &Log) -> Result<()> {
         args.common.skip_invalid,
     );
     let mut grouped = Grouped::default();
-    while let Some(()) = reader.next_with(|o| {
-        let rec: KeyRecord =
-            serde_json::from_value(serde_json::Value::Object(o.into_iter().collect()))
-                .map_err(|e| format!("not a band-key row: {e}"))?;
-        grouped.add(rec)
-    })? {}
+    while let Some(()) = reader.next_typed("band-key row", |rec: KeyRecord| grouped.add(rec))? {}
     let name = reader.name().to_string();
     let mut out = create_output(args.common.output.as_deref())?;
     if args.partial {

@@ -308,10 +308,7 @@ fn read_counts(path: &std::path::Path) -> Result<CorpusCounts> {
     let mut reader = NdjsonReader::new(open_input(Some(path))?, false);
     let mut counts = CorpusCounts::default();
     let mut header = false;
-    while let Some(()) = reader.next_with(|o| {
-        let rec: CountRecord =
-            serde_json::from_value(serde_json::Value::Object(o.into_iter().collect()))
-                .map_err(|e| format!("not a corpus-counts record: {e}"))?;
+    while let Some(()) = reader.next_typed("corpus-counts record", |rec: CountRecord| {
         counts.add(rec, &mut header)
     })? {}
     counts
