@@ -197,6 +197,7 @@ impl Engine {
             verifier: Some(Verifier::default()),
             distinct_min: 0.0,
             distinct_penalty: 0.0,
+            rescue: Some(pl_core::ledger::Rescue::default()),
         };
         Ok(Engine {
             whole,
@@ -1376,6 +1377,7 @@ impl Tx<'_> {
         let scorer = Scorer {
             config: &job.config,
             doc_counts: &counts,
+            explain: job.explain,
         };
         let verdicts: Vec<Option<Verdict>> = cands
             .par_iter()

@@ -167,6 +167,7 @@ pub fn score_all<W: Write>(
     let scorer = Scorer {
         config: &job.config,
         doc_counts: inputs.texts.as_ref().map_or(&[], |(t, _)| t.doc_counts()),
+        explain: job.explain,
     };
     let ladder = Ladder::default();
     let score_pair = |c: &Cand, sides: &Sides| {
@@ -277,7 +278,11 @@ impl Scoring {
                 r.sampled = Some(true);
             }
         }
+        if d.rescued {
+            r.rescued = Some(true);
+        }
         if self.explain {
+            r.ledger = d.ledger.clone();
             if let (Some(x), Some(y)) = (sides.get(&c.a), sides.get(&c.b)) {
                 let only = |p: &[String], q: &[String]| -> Option<Vec<String>> {
                     let q: FxHashSet<&String> = q.iter().collect();

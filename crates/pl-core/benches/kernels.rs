@@ -81,6 +81,7 @@ fn kernels(c: &mut Criterion) {
     let scorer = Scorer {
         config: &config,
         doc_counts: vocab.doc_counts(),
+        explain: false,
     };
     let doc = |t: &'static str, p| Doc {
         text: t,

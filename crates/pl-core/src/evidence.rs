@@ -89,6 +89,11 @@ impl Profile {
         p
     }
 
+    /// Whether the text has the word of id `id`.
+    pub fn has_id(&self, id: u32) -> bool {
+        self.distinct.binary_search(&id).is_ok()
+    }
+
     /// Whether the text has `word` (of id `id`), as it is or up to OCR folding.
     fn has(&self, word: &str, id: u32, buf: &mut Scratch) -> bool {
         self.distinct.binary_search(&id).is_ok()

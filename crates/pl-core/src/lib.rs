@@ -15,6 +15,7 @@ pub mod eval;
 pub mod evidence;
 pub mod fields;
 pub mod keyed;
+pub mod ledger;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;

@@ -13,11 +13,16 @@
 //!    `allow + per_garbled · garbled`: a clean pair must agree exactly, a rough scan may
 //!    disagree in proportion to how much OCR visibly damaged it — siblings from one template
 //!    disagree in clean values with almost nothing garbled around them.
-//! 3. **Fuzzy ratio**, only for pairs the verifier kept, stopped once the ratio needed is out
-//!    of reach.
+//! 3. **Order-free evidence** ([`crate::ledger`]), only for pairs the verifier rejected: the
+//!    distinctive tokens of both texts compared as sets, wherever they stand. A pair whose rare
+//!    numbers agree far more than any stand against each other is kept after all ([`Rescue`]):
+//!    a block Tesseract read in another order, or a number it split, is not another document.
+//! 4. **Fuzzy ratio**, only for pairs kept so far, stopped once the ratio needed is out of
+//!    reach.
 
 use crate::distinct::weighted_similarity;
 use crate::evidence::{evidence_until, Evidence, Profile};
+use crate::ledger::{ledger, Ledger, Rescue};
 use crate::score::{fuzzy_ratio_at_least, Weights};
 
 /// Default conflicts every pair may have.
@@ -105,6 +110,8 @@ pub struct Config {
     pub distinct_min: f64,
     /// Multiply the score by `1 − S·(1 − D)` (0 = off).
     pub distinct_penalty: f64,
+    /// Keep a pair the verifier rejected when its order-free evidence says so (`None` = off).
+    pub rescue: Option<Rescue>,
 }
 
 impl Default for Config {
@@ -118,6 +125,7 @@ impl Default for Config {
             verifier: Some(Verifier::default()),
             distinct_min: 0.0,
             distinct_penalty: 0.0,
+            rescue: Some(Rescue::default()),
         }
     }
 }
@@ -163,6 +171,10 @@ pub struct Dims {
     pub distinct: Option<f64>,
     /// The verifier's evidence (`None` when not verified).
     pub evidence: Option<Evidence>,
+    /// The order-free evidence, measured for pairs the verifier rejected.
+    pub ledger: Option<Ledger>,
+    /// Kept on the order-free evidence against the verifier's rejection.
+    pub rescued: bool,
 }
 
 /// Why a pair was dropped.
@@ -273,6 +285,8 @@ pub struct Scorer<'a> {
     pub config: &'a Config,
     /// Documents each word id is in ([`crate::verify::Vocab::doc_counts`]).
     pub doc_counts: &'a [u32],
+    /// Keep the order-free evidence's tokens, for explanations.
+    pub explain: bool,
 }
 
 impl Scorer<'_> {
@@ -288,6 +302,8 @@ impl Scorer<'_> {
             containment: sim.containment,
             distinct: None,
             evidence: None,
+            ledger: None,
+            rescued: false,
         };
         if sim.identical {
             // The values comparing one text twice gives, without running the comparisons.
@@ -326,8 +342,15 @@ impl Scorer<'_> {
             let known = |id: u32| self.doc_counts.get(id as usize).is_some_and(|&n| n >= 2);
             let settled = |e: &Evidence| v.settled_fail(e);
             let e = evidence_until(x.text, x.profile, y.text, y.profile, known, settled);
-            let pass = v.passes(&e);
+            let mut pass = v.passes(&e);
             dims.evidence = Some(e);
+            if let (false, Some(rescue)) = (pass, cfg.rescue) {
+                let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+                let l = ledger(x.text, x.profile, y.text, y.profile, df, self.explain);
+                pass = rescue.keeps(&l);
+                dims.rescued = pass;
+                dims.ledger = Some(l);
+            }
             if !pass {
                 dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
                 return Verdict::Dropped(dims, Reason::Conflicts);
@@ -472,6 +495,7 @@ mod tests {
         let s = Scorer {
             config: &cfg,
             doc_counts: v.doc_counts(),
+            explain: false,
         };
         match s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true) {
             Verdict::Dropped(dims, Reason::Conflicts) => {
@@ -501,6 +525,7 @@ mod tests {
         let s = Scorer {
             config: &cfg,
             doc_counts: v.doc_counts(),
+            explain: false,
         };
         let verdict = s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true);
         assert!(matches!(verdict, Verdict::Kept(_)), "{verdict:?}");
@@ -517,6 +542,7 @@ mod tests {
         let s = Scorer {
             config: &cfg,
             doc_counts: v.doc_counts(),
+            explain: false,
         };
         let pair = |i: usize, j: usize| Some((doc(&d[i]), doc(&d[j])));
         assert_eq!(s.score(SIM, pair(0, 1), true).step(), Step::Settled);
@@ -533,6 +559,7 @@ mod tests {
         let s = Scorer {
             config: &strict,
             doc_counts: v.doc_counts(),
+            explain: false,
         };
         assert_eq!(s.score(low, pair(0, 2), true).step(), Step::Bound);
         // Verified clean, then short of the threshold on the fuzzy ratio.
@@ -549,6 +576,7 @@ mod tests {
         let s = Scorer {
             config: &loose,
             doc_counts: w.doc_counts(),
+            explain: false,
         };
         let verdict = s.score(fair, Some((doc(&e[0]), doc(&e[1]))), true);
         assert_eq!(verdict.step(), Step::Fuzzy, "{verdict:?}");
@@ -565,6 +593,7 @@ mod tests {
         let s = Scorer {
             config: &cfg,
             doc_counts: v.doc_counts(),
+            explain: false,
         };
         let low = Similarity {
             jaccard: 0.1,

@@ -210,6 +210,14 @@ pub struct ScoreRecord {
     /// `--explain`: conflict words of `b`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conflicts_b: Option<Vec<String>>,
+    /// `--explain`: the order-free evidence ([`crate::ledger`]) of a pair the alignment found
+    /// conflicts in: which rare numbers agreed, which tokens stood against each other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<crate::ledger::Ledger>,
+    /// `true` when the pair was kept on its order-free evidence although the alignment found
+    /// more conflicts than its damage allows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rescued: Option<bool>,
     /// `--rejected`: the step that dropped the pair.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped: Option<String>,
@@ -240,6 +248,8 @@ impl ScoreRecord {
             "evidence" => self.evidence.is_some(),
             "conflicts_a" => self.conflicts_a.is_some(),
             "conflicts_b" => self.conflicts_b.is_some(),
+            "ledger" => self.ledger.is_some(),
+            "rescued" => self.rescued.is_some(),
             "dropped" => self.dropped.is_some(),
             _ => self.rest.contains_key(key),
         }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 use clap::Parser;
 use pl_core::corpus::{CorpusCounts, CountRecord};
+use pl_core::ledger::Rescue;
 use pl_core::records::{expect_param, ShingleRec, SigRec};
 use pl_core::score::{Weights, DEFAULT_FUZZY_SAMPLE};
 use pl_core::scorer::{Config, Verifier};
@@ -77,6 +78,11 @@ pub struct Args {
     /// Keep pairs without verifying their differences (the reference product's behaviour).
     #[arg(long)]
     pub no_verify: bool,
+    /// Drop every pair the verifier's alignment rejects, instead of keeping those whose rare
+    /// numbers agree wherever they stand in the text (a block read in another order, a number
+    /// split in two) far more than any stand against each other.
+    #[arg(long)]
+    pub no_rescue: bool,
     /// Words of a document the verifier aligns: a longer one is compared on its first and
     /// last halves of this, and its pairs say `"sampled":true`. Bounds what one pair costs:
     /// N²/8 bytes per thread at most (50 MB at the default; 1.25 GB at the largest, 100000).
@@ -334,5 +340,6 @@ fn config_of(args: &Args) -> Config {
         }),
         distinct_min: args.distinct_min,
         distinct_penalty: args.distinct_penalty,
+        rescue: (!args.no_rescue).then(Rescue::default),
     }
 }

@@ -1,0 +1,358 @@
+//! The order-free evidence of a pair: its distinctive tokens compared as sets, wherever each
+//! stands in the text.
+//!
+//! The word alignment ([`crate::evidence`]) reads two texts in order, so a block Tesseract read
+//! in another order (a totals line first, a stamp's words mid-page) or a long number it split
+//! in two looks like a conflict. The ledger asks of every distinctive token of one text only
+//! whether the other text has it anywhere:
+//!
+//! - **agrees**: the same token, or (4+ characters) the token inside the other text read
+//!   without spaces (a number split in two, two merged, a label glued to it);
+//! - **near**: within an edit or two of one of the other text's tokens after OCR folding
+//!   (one edit from 6 characters, two from 12): a misread digit, or the next invoice number;
+//!   neither for nor against;
+//! - **disagrees**: nowhere. Content one text has and the other lacks (a page, a stamp) is one
+//!   sided; tokens that stand *against* each other are counted as the smaller of the two
+//!   sides' counts.
+//!
+//! Tokens are numbers (a digit and 3+ characters: references, dates, amounts) and known words
+//! (letters only, 4+ characters, in at least [`KNOWN_DF`] documents: another name, other
+//! wording). An agreeing number counts as evidence when at most [`RARE_DF`] documents of the
+//! corpus have it: what a template family shares everywhere (a vendor's phone number) says
+//! nothing, what only this document and its copies have (its invoice number) says much.
+//! [`Ledger::damage`] measures how much OCR damage the pair shows without aligning: the share
+//! of its words no other document uses.
+//!
+//! [`Rescue`] weighs this evidence for a pair the alignment rejected.
+
+use crate::evidence::Profile;
+use crate::verify::{fold_char, words};
+
+/// Documents that may share a number for its agreement to count (the pair and a copy).
+pub const RARE_DF: u32 = 3;
+/// Documents a word of letters must be in to count as a known word (not OCR noise).
+pub const KNOWN_DF: u32 = 3;
+
+/// What the distinctive tokens of two texts say, counted.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Ledger {
+    /// Rare numbers both texts have (the smaller of the two sides' counts).
+    pub agree: usize,
+    /// Numbers within OCR distance of one of the other text's (the smaller side).
+    pub near: usize,
+    /// Numbers one text has and the other has nowhere, standing against each other (the
+    /// smaller side).
+    pub numbers_against: usize,
+    /// Known words one text has and the other has nowhere, standing against each other.
+    pub words_against: usize,
+    /// Share of the pair's words no other document uses: how much OCR damage it shows.
+    pub damage: f64,
+    /// For explanations: the rare numbers that agreed, and each side's disagreeing tokens.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tokens: Option<LedgerTokens>,
+}
+
+/// The tokens behind a [`Ledger`]'s counts (with `--explain`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LedgerTokens {
+    /// Rare numbers of the first text found in the second.
+    pub agreed: Vec<String>,
+    /// Tokens of the first text the second has nowhere.
+    pub against_a: Vec<String>,
+    /// Tokens of the second text the first has nowhere.
+    pub against_b: Vec<String>,
+}
+
+/// How one side's tokens fared in the other text.
+#[derive(Default)]
+struct SideCount<'t> {
+    agree: usize,
+    near: usize,
+    numbers: usize,
+    words: usize,
+    agreed: Vec<&'t str>,
+    against: Vec<&'t str>,
+}
+
+/// One text as the ledger reads it: its words with their document counts, its distinct word
+/// ids, and its letters without spaces.
+struct Reading<'t> {
+    words: Vec<(&'t str, u32)>,
+    joined: String,
+    numbers: Vec<Vec<char>>,
+    profile: &'t Profile,
+}
+
+impl<'t> Reading<'t> {
+    fn new(text: &'t str, profile: &'t Profile) -> Reading<'t> {
+        let words: Vec<(&str, u32)> = words(text)
+            .zip(profile.ids())
+            .map(|(w, &id)| (w, id))
+            .collect();
+        let joined: String = text.split(' ').collect();
+        let numbers = words
+            .iter()
+            .filter(|(w, _)| is_number(w))
+            .map(|(w, _)| w.chars().map(fold_char).collect())
+            .collect();
+        Reading {
+            words,
+            joined,
+            numbers,
+            profile,
+        }
+    }
+
+    fn has_id(&self, id: u32) -> bool {
+        self.profile.has_id(id)
+    }
+
+    /// Within OCR distance of one of this text's numbers.
+    fn near_number(&self, w: &str) -> bool {
+        let n = w.chars().count();
+        let tol = tolerance(n);
+        if tol == 0 {
+            return false;
+        }
+        let folded: Vec<char> = w.chars().map(fold_char).collect();
+        self.numbers.iter().any(|v| {
+            v.len().abs_diff(n) <= tol
+                && rapidfuzz::distance::levenshtein::distance(
+                    folded.iter().copied(),
+                    v.iter().copied(),
+                ) <= tol
+        })
+    }
+}
+
+/// Edits a number of `chars` characters may be away from another to count as near.
+fn tolerance(chars: usize) -> usize {
+    match chars {
+        12.. => 2,
+        6.. => 1,
+        _ => 0,
+    }
+}
+
+/// A number, date, amount or reference: a digit and at least three characters.
+fn is_number(w: &str) -> bool {
+    w.len() >= 3 && w.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// A word of letters only, four or more.
+fn is_word(w: &str) -> bool {
+    w.chars().count() >= 4 && w.chars().all(char::is_alphabetic)
+}
+
+/// Counts how the tokens of `mine` fare in `other`.
+fn count_side<'t>(
+    mine: &Reading<'t>,
+    other: &Reading<'_>,
+    df: &impl Fn(u32) -> u32,
+    explain: bool,
+) -> SideCount<'t> {
+    let mut s = SideCount::default();
+    let mut seen = rustc_hash::FxHashSet::default();
+    for &(w, id) in &mine.words {
+        let (number, word) = (is_number(w), is_word(w));
+        if !(number || word && df(id) >= KNOWN_DF) || !seen.insert(id) {
+            continue;
+        }
+        let found = other.has_id(id) || w.len() >= 4 && other.joined.contains(w);
+        if found {
+            if number && df(id) <= RARE_DF {
+                s.agree += 1;
+                if explain {
+                    s.agreed.push(w);
+                }
+            }
+            continue;
+        }
+        if number && other.near_number(w) {
+            s.near += 1;
+            continue;
+        }
+        if word && is_near_word(w, other) {
+            continue;
+        }
+        if number {
+            s.numbers += 1;
+        } else {
+            s.words += 1;
+        }
+        if explain {
+            s.against.push(w);
+        }
+    }
+    s
+}
+
+/// A known word within OCR distance ([`tolerance`]) of one of the other text's words.
+fn is_near_word(w: &str, other: &Reading<'_>) -> bool {
+    let n = w.chars().count();
+    let tol = tolerance(n);
+    if tol == 0 {
+        return false;
+    }
+    let folded: Vec<char> = w.chars().map(fold_char).collect();
+    other.words.iter().any(|(v, _)| {
+        is_word(v)
+            && v.chars().count().abs_diff(n) <= tol
+            && rapidfuzz::distance::levenshtein::distance(
+                folded.iter().copied(),
+                v.chars().map(fold_char),
+            ) <= tol
+    })
+}
+
+/// The ledger of two normalized texts with their profiles (ids from one vocabulary);
+/// `df(id)` is the number of documents of the corpus a word id is in. Symmetric up to the
+/// sides of the explained tokens.
+pub fn ledger(
+    a: &str,
+    pa: &Profile,
+    b: &str,
+    pb: &Profile,
+    df: impl Fn(u32) -> u32,
+    explain: bool,
+) -> Ledger {
+    let (ra, rb) = (Reading::new(a, pa), Reading::new(b, pb));
+    let sa = count_side(&ra, &rb, &df, explain);
+    let sb = count_side(&rb, &ra, &df, explain);
+    let unique = |r: &Reading| r.words.iter().filter(|&&(_, id)| df(id) <= 1).count();
+    let total = ra.words.len() + rb.words.len();
+    let damage = if total == 0 {
+        0.0
+    } else {
+        (unique(&ra) + unique(&rb)) as f64 / total as f64
+    };
+    let own = |v: Vec<&str>| v.into_iter().take(20).map(str::to_owned).collect();
+    Ledger {
+        agree: sa.agree.min(sb.agree),
+        near: sa.near.min(sb.near),
+        numbers_against: sa.numbers.min(sb.numbers),
+        words_against: sa.words.min(sb.words),
+        damage,
+        tokens: explain.then(|| LedgerTokens {
+            agreed: own(sa.agreed),
+            against_a: own(sa.against),
+            against_b: own(sb.against),
+        }),
+    }
+}
+
+/// When the ledger overrules the alignment's rejection: rare numbers that agree outweigh
+/// `per_number` times the numbers and `per_word` times the known words that stand against
+/// each other, by `margin`; and known words against each other count at all only on a damaged
+/// scan (a clean pair that differs in one name is one letter sent to two people).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rescue {
+    /// Agreeing rare numbers needed at least.
+    pub min_agree: usize,
+    /// Agreement needed per number against.
+    pub per_number: f64,
+    /// Agreement needed per known word against.
+    pub per_word: f64,
+    /// Agreement needed beyond the weighed disagreement.
+    pub margin: f64,
+    /// Damage under which a pair counts as clean: no known word may stand against another.
+    pub clean_damage: f64,
+}
+
+impl Default for Rescue {
+    fn default() -> Rescue {
+        Rescue {
+            min_agree: 2,
+            per_number: 3.0,
+            per_word: 0.5,
+            margin: 2.0,
+            clean_damage: 0.03,
+        }
+    }
+}
+
+impl Rescue {
+    /// Whether the evidence keeps the pair.
+    pub fn keeps(&self, l: &Ledger) -> bool {
+        if l.damage < self.clean_damage && l.words_against > 0 {
+            return false;
+        }
+        let against = self.per_number * l.numbers_against as f64
+            + self.per_word * l.words_against as f64
+            + self.margin;
+        l.agree >= self.min_agree && l.agree as f64 >= against - 1e-9
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::Vocab;
+
+    /// Ledger of `a` and `b` in a corpus of `a`, `b` and `others`.
+    fn of(a: &str, b: &str, others: &[&str]) -> Ledger {
+        let mut vocab = Vocab::default();
+        let pa = Profile::counted(a, &mut vocab);
+        let pb = Profile::counted(b, &mut vocab);
+        for o in others {
+            Profile::counted(o, &mut vocab);
+        }
+        let df = vocab.doc_counts().to_vec();
+        ledger(a, &pa, b, &pb, |id| df[id as usize], true)
+    }
+
+    const BOILER: &str = "rechnung kundennummer betrag datum zahlbar innerhalb tagen";
+
+    #[test]
+    fn moved_and_split_numbers_agree() {
+        let a = format!("{BOILER} 4711 9988123 summe 66870 iban de44500105175407324931");
+        // The totals line first, the reference split in two, the IBAN misread in two digits.
+        let b = format!("summe 66870 {BOILER} 4711 99 88123 iban de44500105175401324981");
+        let l = of(&a, &b, &[BOILER, BOILER]);
+        assert_eq!((l.agree, l.numbers_against), (3, 0), "{l:?}");
+        assert_eq!(l.near, 1, "the IBAN is near, not against: {l:?}");
+    }
+
+    #[test]
+    fn sibling_numbers_stand_against_each_other() {
+        let a = format!("{BOILER} 10023 12032024 15480");
+        let b = format!("{BOILER} 20871 14042024 9920");
+        let l = of(&a, &b, &[]);
+        assert_eq!((l.agree, l.numbers_against), (0, 3), "{l:?}");
+        assert!(!Rescue::default().keeps(&l));
+    }
+
+    #[test]
+    fn content_on_one_side_is_not_against() {
+        let a = format!("{BOILER} 10023 12032024 15480 7788 9911");
+        let b = format!("{BOILER} 10023 12032024 15480");
+        let l = of(&a, &b, &[]);
+        assert_eq!((l.agree, l.numbers_against), (3, 0), "{l:?}");
+        assert_eq!(l.tokens.unwrap().against_a, vec!["7788", "9911"]);
+    }
+
+    #[test]
+    fn a_clean_name_swap_is_never_rescued() {
+        let body = "vielen dank 10023 12032024 15480 55501 66602 77703 88804";
+        let a = format!("sehr geehrte frau miriam {body}");
+        let b = format!("sehr geehrter herr tobias {body}");
+        let others = [
+            "frau miriam",
+            "herr tobias",
+            "frau miriam herr tobias",
+            "geehrte geehrter",
+        ];
+        let l = of(&a, &b, &others);
+        assert!(l.words_against >= 1 && l.damage < 0.03, "{l:?}");
+        assert!(l.agree >= 7);
+        assert!(!Rescue::default().keeps(&l), "{l:?}");
+    }
+
+    #[test]
+    fn common_numbers_are_no_evidence() {
+        let a = "betrag 2024 1000 5000 ende";
+        let others = ["2024 1000 5000", "2024 1000 5000", "2024 1000 5000"];
+        let l = of(a, a, &others);
+        assert_eq!(l.agree, 0, "{l:?}");
+    }
+}
