@@ -20,7 +20,7 @@ REFERENCE_FLAGS  := UNIT=words NGRAM=3 BANDS=32 EDGE_WORDS=0 THRESHOLD=0.75 \
 
 SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: all demo quality quality-floor ocr-corpus ocr-deps readme-eval readme-tuning test install uninstall
+.PHONY: all demo quality quality-floor ocr-corpus ocr-hard-corpus ocr-deps readme-eval readme-tuning test install uninstall
 
 demo: table
 
@@ -286,6 +286,15 @@ SUDO      = $(if $(filter 0,$(shell id -u)),,sudo)
 ocr-corpus: ocr-deps
 	$(OCR_VENV)/bin/python scripts/ocr_corpus.py --docs $(OCR_DOCS) --seed $(OCR_SEED) \
 	  --out-docs $(OCR_FIXTURE)/docs.ndjson --out-truth $(OCR_FIXTURE)/truth.ndjson --cache $(WORK)/ocr-cache
+
+# The hard real-OCR fixture (examples/ocr-hard/README.md): the same documents' way to the page,
+# laid out so that Tesseract segments them differently (--hard).
+OCR_HARD_DOCS ?= 700
+OCR_HARD_SEED ?= 23
+
+ocr-hard-corpus: ocr-deps
+	$(OCR_VENV)/bin/python scripts/ocr_corpus.py --hard --docs $(OCR_HARD_DOCS) --seed $(OCR_HARD_SEED) \
+	  --out-docs examples/ocr-hard/docs.ndjson --out-truth examples/ocr-hard/truth.ndjson --cache $(WORK)/ocr-cache
 
 ocr-deps: $(OCR_VENV)/installed
 	@missing=$$(for p in $(OCR_APT); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null \

@@ -11,6 +11,16 @@ speckle, JPEG quality and resolution. The truth's `noise` is the scan's characte
 against the text that was printed (whitespace collapsed), so pl-eval's recall by noise level is
 recall by CER band; `scan` names the severity.
 
+With --hard (examples/ocr-hard/) the pages are laid out so that Tesseract segments them
+differently, the generator's text unchanged (scripts/ocr_layouts.py): each paper (cluster) draws
+a layout among those that fit its text, `plain`, `addr-side` (sender's and recipient's blocks
+side by side), `two-column` (prose in two columns) or `table` (aligned columns, amounts
+right-aligned, a rule above the totals); each scan may add `marks` (a received stamp, a
+handwritten note such as "Bearbeitet: <name>", strokes, a signature, drawn over the text), be
+`rotated` (1.5-4 degrees) or `cropped` (a strip of one edge cut off), and draws a fourth
+severity, `severe`. The truth's `layout` names them, e.g. `table+marks+rotated`. Without --hard
+the output is what it was before these layouts existed.
+
 Deterministic by seed; Tesseract runs single-threaded per page (OMP_THREAD_LIMIT=1), pages in
 --jobs processes. Each page's OCR text is cached by a hash of what was drawn and how, so a
 rerun only reads pages it has not read before.
@@ -40,6 +50,7 @@ from rapidfuzz.distance import Levenshtein
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_corpus  # noqa: E402
+import ocr_layouts as layouts  # noqa: E402
 
 FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
          "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf",
@@ -52,6 +63,9 @@ FONT_PT = 10
 LINE_PT = 13.5
 SEVERITIES = ("mild", "medium", "heavy")
 SEVERITY_WEIGHTS = (0.45, 0.35, 0.20)
+HARD_SEVERITIES = ("mild", "medium", "heavy", "severe")
+HARD_SEVERITY_WEIGHTS = (0.30, 0.30, 0.25, 0.15)
+SCAN_FAULTS = (("marks", 0.40), ("rotated", 0.20), ("cropped", 0.20))  # --hard, each on its own
 
 
 def scan_params(rng: Random, severity: str) -> dict:
@@ -64,6 +78,10 @@ def scan_params(rng: Random, severity: str) -> dict:
         return dict(dpi=rng.choice((120, 150)), rot=rng.uniform(-1.0, 1.0), blur=rng.uniform(0.4, 0.9),
                     contrast=rng.uniform(0.7, 0.9), sigma=rng.uniform(8, 16), speckle=rng.uniform(0.0005, 0.002),
                     jpeg=rng.randint(30, 55))
+    if severity == "severe":
+        return dict(dpi=100, rot=rng.uniform(-1.5, 1.5), blur=rng.uniform(0.6, 0.75),
+                    contrast=rng.uniform(0.55, 0.65), sigma=rng.uniform(12, 16), speckle=rng.uniform(0.002, 0.003),
+                    jpeg=rng.randint(20, 28))
     return dict(dpi=rng.choice((110, 120)), rot=rng.uniform(-1.5, 1.5), blur=rng.uniform(0.5, 0.7),
                 contrast=rng.uniform(0.6, 0.8), sigma=rng.uniform(10, 14), speckle=rng.uniform(0.001, 0.003),
                 jpeg=rng.randint(25, 40))
@@ -85,33 +103,26 @@ def paginate(lines: list[str], font: ImageFont.FreeTypeFont, width_pt: float) ->
     return [out[i:i + per_page] for i in range(0, len(out), per_page)] or [[""]]
 
 
-def draw_page(lines: list[str], font_path: str, stamp: dict | None, p: dict, seed: int) -> bytes:
-    """The page as the scanner delivered it: JPEG bytes at p['dpi']."""
-    hi = p["dpi"] * 2  # drawn at twice the scan resolution, then scanned down
-    scale = hi / 72
-    img = Image.new("L", (round(PAGE_IN[0] * hi), round(PAGE_IN[1] * hi)), 255)
-    d = ImageDraw.Draw(img)
-    font = ImageFont.truetype(font_path, round(FONT_PT * scale))
-    x0 = y = MARGIN_IN * hi
-    for line in lines:
-        d.text((x0, y), line, font=font, fill=0)
-        y += LINE_PT * scale
-    if stamp:
-        sf = ImageFont.truetype(STAMP_FONT, round(stamp["pt"] * scale))
-        w, h = sf.getlength(stamp["text"]), stamp["pt"] * scale * 1.2
-        pad = 0.4 * stamp["pt"] * scale
-        box = Image.new("L", (round(w + 2 * pad), round(h + 2 * pad)), 0)
-        bd = ImageDraw.Draw(box)
-        bd.rectangle((2, 2, box.width - 3, box.height - 3), outline=255, width=max(2, round(scale)))
-        bd.text((pad, pad), stamp["text"], font=sf, fill=255)
-        box = box.rotate(stamp["angle"], expand=True, resample=Image.BICUBIC)
-        ink = Image.new("L", box.size, stamp["ink"])  # a red stamp scans as mid grey
-        pos = (round(stamp["x"] * (img.width - box.width)), round(stamp["y"] * (img.height - box.height)))
-        img.paste(ink, pos, box)
-    img = img.rotate(p["rot"], resample=Image.BICUBIC, fillcolor=255)
+def draw_stamp(img: Image.Image, stamp: dict, scale: float) -> None:
+    """The generator's stamp line as a rubber stamp: a framed box in mid grey, tilted."""
+    sf = ImageFont.truetype(STAMP_FONT, round(stamp["pt"] * scale))
+    w, h = sf.getlength(stamp["text"]), stamp["pt"] * scale * 1.2
+    pad = 0.4 * stamp["pt"] * scale
+    box = Image.new("L", (round(w + 2 * pad), round(h + 2 * pad)), 0)
+    bd = ImageDraw.Draw(box)
+    bd.rectangle((2, 2, box.width - 3, box.height - 3), outline=255, width=max(2, round(scale)))
+    bd.text((pad, pad), stamp["text"], font=sf, fill=255)
+    box = box.rotate(stamp["angle"], expand=True, resample=Image.BICUBIC)
+    ink = Image.new("L", box.size, stamp["ink"])  # a red stamp scans as mid grey
+    pos = (round(stamp["x"] * (img.width - box.width)), round(stamp["y"] * (img.height - box.height)))
+    img.paste(ink, pos, box)
+
+
+def degrade(img: Image.Image, p: dict, seed: int, size: tuple[int, int]) -> bytes:
+    """The scanner's side: blur, down to `size` pixels, contrast, noise, speckle, JPEG."""
     if p["blur"] > 0:
         img = img.filter(ImageFilter.GaussianBlur(p["blur"] * 2))
-    img = img.resize((round(PAGE_IN[0] * p["dpi"]), round(PAGE_IN[1] * p["dpi"])), Image.LANCZOS)
+    img = img.resize(size, Image.LANCZOS)
     a = np.asarray(img, dtype=np.float32)
     a = 255 - (255 - a) * p["contrast"]
     rng = np.random.default_rng(seed)
@@ -125,16 +136,50 @@ def draw_page(lines: list[str], font_path: str, stamp: dict | None, p: dict, see
     return buf.getvalue()
 
 
+def draw_page(lines: list[str], font_path: str, stamp: dict | None, p: dict, seed: int) -> bytes:
+    """The page as the scanner delivered it: JPEG bytes at p['dpi']."""
+    hi = p["dpi"] * 2  # drawn at twice the scan resolution, then scanned down
+    scale = hi / 72
+    img = Image.new("L", (round(PAGE_IN[0] * hi), round(PAGE_IN[1] * hi)), 255)
+    d = ImageDraw.Draw(img)
+    font = ImageFont.truetype(font_path, round(FONT_PT * scale))
+    x0 = y = MARGIN_IN * hi
+    for line in lines:
+        d.text((x0, y), line, font=font, fill=0)
+        y += LINE_PT * scale
+    if stamp:
+        draw_stamp(img, stamp, scale)
+    img = img.rotate(p["rot"], resample=Image.BICUBIC, fillcolor=255)
+    return degrade(img, p, seed, (round(PAGE_IN[0] * p["dpi"]), round(PAGE_IN[1] * p["dpi"])))
+
+
+def draw_hard_page(hard: dict, font_path: str, stamp: dict | None, p: dict, seed: int) -> bytes:
+    """A --hard page: its layout's items, the stamp, marks over the text, rotation, a crop."""
+    scale = p["dpi"] * 2 / 72
+    img = Image.new("L", (round(PAGE_IN[0] * p["dpi"] * 2), round(PAGE_IN[1] * p["dpi"] * 2)), 255)
+    layouts.draw_items(img, hard["items"], font_path, scale)
+    if stamp:
+        draw_stamp(img, stamp, scale)
+    layouts.draw_marks(img, hard["marks"], scale)
+    img = img.rotate(p["rot"], resample=Image.BICUBIC, fillcolor=255)
+    if hard["crop"]:
+        img = layouts.crop(img, *hard["crop"])
+    return degrade(img, p, seed, (round(img.width / 2), round(img.height / 2)))
+
+
 def ocr(job: tuple) -> str:
     """Draws one page and reads it with Tesseract; cached by what was drawn."""
-    lines, font_path, stamp, p, seed, cache = job
-    key = hashlib.sha256(json.dumps([lines, os.path.basename(font_path), stamp, p, seed],
-                                    sort_keys=True).encode()).hexdigest()
+    lines, font_path, stamp, p, seed, cache, hard = job
+    what = [lines, os.path.basename(font_path), stamp, p, seed] + ([hard] if hard else [])
+    key = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
     path = os.path.join(cache, key[:2], key + ".txt")
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
             return f.read()
-    jpeg = draw_page(lines, font_path, stamp, p, seed)
+    if hard:
+        jpeg = draw_hard_page(hard, font_path, stamp, p, seed)
+    else:
+        jpeg = draw_page(lines, font_path, stamp, p, seed)
     env = dict(os.environ, OMP_THREAD_LIMIT="1")
     out = subprocess.run(["tesseract", "stdin", "stdout", "-l", "eng+deu", "--dpi", str(p["dpi"])],
                          input=jpeg, capture_output=True, check=True, env=env).stdout.decode("utf-8")
@@ -153,13 +198,36 @@ def stamp_line(orig: str, copy: str) -> tuple[str, str]:
     return b[i], "\n".join(b[:i] + b[i + 1:])
 
 
-def plan(docs: list[dict], seed: int, cache: str) -> list[dict]:
+def hard_pages(d: dict, text: str, font: ImageFont.FreeTypeFont, p: dict, seed: int) -> tuple[list, str]:
+    """The pages of a --hard scan, (lines, what to draw) each, and the name of its layout: the
+    paper's (drawn per cluster, so every scan of a paper has it) and the scan's faults."""
+    lines = text.split("\n")
+    prng = Random(f"{seed}:paper:{d['cluster']}")
+    fits = [(name, w) for name, w in zip(layouts.PAPERS, layouts.PAPER_WEIGHTS) if layouts.applicable(name, lines, font)]
+    paper = prng.choices([name for name, _ in fits], [w for _, w in fits])[0]
+    pages = layouts.compose(lines, font, paper, prng)
+    srng = Random(f"{seed}:faults:{d['id']}")
+    faults = [name for name, prob in SCAN_FAULTS if srng.random() < prob]
+    marks = layouts.marks(srng, pages) if "marks" in faults else {}
+    if "rotated" in faults:
+        p["rot"] = srng.choice((-1, 1)) * srng.uniform(1.5, 4.0)
+    crop = None
+    if "cropped" in faults:
+        crop = (srng.choice(("left", "right", "top", "bottom")), round(srng.uniform(0.09, 0.15), 3))
+    jobs = [(lines, dict(items=page, marks=marks.get(i, []), crop=crop)) for i, page in enumerate(pages)]
+    return jobs, "+".join([paper] + faults)
+
+
+def plan(docs: list[dict], seed: int, cache: str, hard: bool = False) -> list[dict]:
     """One scan per document (re-uploads reuse their original's), its pages as OCR jobs."""
     by_id = {d["id"]: d for d in docs}
     scans = []
     for d in docs:
         rng = Random(f"{seed}:scan:{d['id']}")
-        severity = rng.choices(SEVERITIES, SEVERITY_WEIGHTS)[0]
+        if hard:
+            severity = rng.choices(HARD_SEVERITIES, HARD_SEVERITY_WEIGHTS)[0]
+        else:
+            severity = rng.choices(SEVERITIES, SEVERITY_WEIGHTS)[0]
         p = scan_params(rng, severity)
         font_path = FONTS[Random(f"{seed}:font:{d['cluster']}").randrange(len(FONTS))]
         text, stamp = d["content"], None
@@ -168,10 +236,14 @@ def plan(docs: list[dict], seed: int, cache: str) -> list[dict]:
             stamp = dict(text=stamp_text, pt=rng.choice((14, 16, 20)), angle=rng.uniform(-12, 12),
                          ink=rng.randint(90, 150), x=rng.uniform(0.4, 1.0), y=rng.uniform(0.0, 0.35))
         font = ImageFont.truetype(font_path, FONT_PT)
-        pages = paginate(text.split("\n"), font, (PAGE_IN[0] - 2 * MARGIN_IN) * 72)
-        jobs = [(lines, font_path, stamp if i == 0 else None, p, rng.randrange(1 << 32), cache)
-                for i, lines in enumerate(pages)]
-        scans.append(dict(doc=d, severity=severity, params=p, printed=text, jobs=jobs))
+        if hard:
+            pages, layout = hard_pages(d, text, font, p, seed)
+        else:
+            pages = [(lines, None) for lines in paginate(text.split("\n"), font, (PAGE_IN[0] - 2 * MARGIN_IN) * 72)]
+            layout = None
+        jobs = [(lines, font_path, stamp if i == 0 else None, p, rng.randrange(1 << 32), cache, extra)
+                for i, (lines, extra) in enumerate(pages)]
+        scans.append(dict(doc=d, severity=severity, params=p, printed=text, jobs=jobs, layout=layout))
     return scans
 
 
@@ -188,9 +260,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out-truth", required=True)
     ap.add_argument("--cache", default="work/ocr-cache")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--hard", action="store_true",
+                    help="layouts that change Tesseract's segmentation, marks, rotated and cropped scans, "
+                         "a severe degradation level; the truth gets `layout`")
     a = ap.parse_args(argv)
     docs = list(gen_corpus.generate(a.docs, a.seed, a.dup_rate, 0.10, text_noise=False))
-    scans = plan(docs, a.seed, a.cache)
+    scans = plan(docs, a.seed, a.cache, a.hard)
     todo = [(s, j) for s in scans if s["doc"]["kind"] != "reupload" for j in s["jobs"]]
     print(f"ocr-corpus: {len(docs)} documents, {len(todo)} pages to read", file=sys.stderr)
     texts: dict[int, list[str]] = {}
@@ -207,18 +282,20 @@ def main(argv: list[str] | None = None) -> int:
         for s in scans:
             d = s["doc"]
             if d["kind"] == "reupload":  # the same file again: the same OCR text and error rate
-                content, cer, severity = by_cluster[d["cluster"]]
+                content, cer, severity, layout = by_cluster[d["cluster"]]
             else:
                 content = "\n\n".join(texts[d["id"]])
                 src = collapse(s["printed"])
                 cer = round(Levenshtein.distance(src, collapse(content)) / max(1, len(src)), 4)
-                severity = s["severity"]
+                severity, layout = s["severity"], s["layout"]
                 if d["kind"] == "original":
-                    by_cluster[d["id"]] = (content, cer, severity)
+                    by_cluster[d["id"]] = (content, cer, severity, layout)
             d = dict(d, content=content, noise=cer)
             fd.write(gen_corpus.doc_json(d) + "\n")
             t = json.loads(gen_corpus.truth_json(d))
             t["scan"] = severity
+            if layout:
+                t["layout"] = layout
             ft.write(json.dumps(t, ensure_ascii=False, separators=(",", ":")) + "\n")
     os.replace(a.out_docs + ".tmp", a.out_docs)
     os.replace(a.out_truth + ".tmp", a.out_truth)
