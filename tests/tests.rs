@@ -13,6 +13,7 @@ mod fetch;
 mod fused;
 mod index;
 mod keyed;
+mod ledger;
 mod methods;
 mod pipeline;
 mod quality;

@@ -78,6 +78,8 @@ struct SideCount<'t> {
 /// ids, and its letters without spaces.
 struct Reading<'t> {
     words: Vec<(&'t str, u32)>,
+    /// The distinct words of letters, OCR-folded, by length: built when first asked.
+    by_len: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Vec<Vec<char>>>>,
     joined: String,
     numbers: Vec<Vec<char>>,
     profile: &'t Profile,
@@ -97,6 +99,7 @@ impl<'t> Reading<'t> {
             .collect();
         Reading {
             words,
+            by_len: std::cell::OnceCell::new(),
             joined,
             numbers,
             profile,
@@ -105,6 +108,22 @@ impl<'t> Reading<'t> {
 
     fn has_id(&self, id: u32) -> bool {
         self.profile.has_id(id)
+    }
+
+    /// The distinct words of letters of `len` characters, folded.
+    fn words_of_len(&self, len: usize) -> &[Vec<char>] {
+        let by_len = self.by_len.get_or_init(|| {
+            let mut seen = rustc_hash::FxHashSet::default();
+            let mut by_len: rustc_hash::FxHashMap<usize, Vec<Vec<char>>> = Default::default();
+            for &(w, id) in &self.words {
+                if is_word(w) && seen.insert(id) {
+                    let f: Vec<char> = w.chars().map(fold_char).collect();
+                    by_len.entry(f.len()).or_default().push(f);
+                }
+            }
+            by_len
+        });
+        by_len.get(&len).map_or(&[], Vec::as_slice)
     }
 
     /// Within OCR distance of one of this text's numbers.
@@ -144,8 +163,13 @@ fn is_word(w: &str) -> bool {
     w.chars().count() >= 4 && w.chars().all(char::is_alphabetic)
 }
 
-/// Counts how the tokens of `mine` fare in `other`.
-fn count_side<'t>(
+/// Tokens of one side that may be looked for beyond their id (substring, near): bounds what
+/// one pair costs, whatever its length. A side with more numbers against than this cannot be
+/// rescued (it would need over three times as many agreeing).
+pub const MAX_LOOKUPS: usize = 64;
+
+/// Counts how the numbers of `mine` fare in `other`.
+fn count_numbers<'t>(
     mine: &Reading<'t>,
     other: &Reading<'_>,
     df: &impl Fn(u32) -> u32,
@@ -154,37 +178,53 @@ fn count_side<'t>(
     let mut s = SideCount::default();
     let mut seen = rustc_hash::FxHashSet::default();
     for &(w, id) in &mine.words {
-        let (number, word) = (is_number(w), is_word(w));
-        if !(number || word && df(id) >= KNOWN_DF) || !seen.insert(id) {
+        if !is_number(w) || !seen.insert(id) {
             continue;
         }
-        let found = other.has_id(id) || w.len() >= 4 && other.joined.contains(w);
-        if found {
-            if number && df(id) <= RARE_DF {
+        if other.has_id(id) || s.numbers < MAX_LOOKUPS && w.len() >= 4 && other.joined.contains(w) {
+            if df(id) <= RARE_DF {
                 s.agree += 1;
                 if explain {
                     s.agreed.push(w);
                 }
             }
-            continue;
-        }
-        if number && other.near_number(w) {
+        } else if s.numbers < MAX_LOOKUPS && other.near_number(w) {
             s.near += 1;
-            continue;
-        }
-        if word && is_near_word(w, other) {
-            continue;
-        }
-        if number {
-            s.numbers += 1;
         } else {
-            s.words += 1;
-        }
-        if explain {
-            s.against.push(w);
+            s.numbers += 1;
+            if explain {
+                s.against.push(w);
+            }
         }
     }
     s
+}
+
+/// Counts the known words of `mine` that `other` has nowhere, up to `cap`; past `4 ×`
+/// [`MAX_LOOKUPS`] words looked for, the rest count as against.
+fn count_words<'t>(
+    mine: &Reading<'t>,
+    other: &Reading<'_>,
+    df: &impl Fn(u32) -> u32,
+    cap: usize,
+    s: &mut SideCount<'t>,
+) {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut lookups = 0;
+    for &(w, id) in &mine.words {
+        if s.words >= cap {
+            return;
+        }
+        if !is_word(w) || df(id) < KNOWN_DF || !seen.insert(id) || other.has_id(id) {
+            continue;
+        }
+        lookups += 1;
+        if lookups <= 4 * MAX_LOOKUPS && (other.joined.contains(w) || is_near_word(w, other)) {
+            continue;
+        }
+        s.words += 1;
+        s.against.push(w);
+    }
 }
 
 /// A known word within OCR distance of one of the other text's words: an edit from four
@@ -192,34 +232,32 @@ fn count_side<'t>(
 fn is_near_word(w: &str, other: &Reading<'_>) -> bool {
     let n = w.chars().count();
     let tol = usize::from(n >= 4) + usize::from(n >= 12);
-    if tol == 0 {
-        return false;
-    }
     let folded: Vec<char> = w.chars().map(fold_char).collect();
-    other.words.iter().any(|(v, _)| {
-        is_word(v)
-            && v.chars().count().abs_diff(n) <= tol
-            && rapidfuzz::distance::levenshtein::distance(
-                folded.iter().copied(),
-                v.chars().map(fold_char),
-            ) <= tol
+    (n - tol..=n + tol).any(|len| {
+        other.words_of_len(len).iter().any(|v| {
+            rapidfuzz::distance::levenshtein::distance(folded.iter().copied(), v.iter().copied())
+                <= tol
+        })
     })
 }
 
 /// The ledger of two normalized texts with their profiles (ids from one vocabulary);
-/// `df(id)` is the number of documents of the corpus a word id is in. Symmetric up to the
-/// sides of the explained tokens.
+/// `df(id)` is the number of documents of the corpus a word id is in. Known words against
+/// each other are counted only as far as `rule` could still keep the pair (all of them, up to
+/// 20, with `explain`): a pair the numbers already decide costs no word lookups. Symmetric up
+/// to the sides of the explained tokens.
 pub fn ledger(
     a: &str,
     pa: &Profile,
     b: &str,
     pb: &Profile,
     df: impl Fn(u32) -> u32,
+    rule: &Rescue,
     explain: bool,
 ) -> Ledger {
     let (ra, rb) = (Reading::new(a, pa), Reading::new(b, pb));
-    let sa = count_side(&ra, &rb, &df, explain);
-    let sb = count_side(&rb, &ra, &df, explain);
+    let mut sa = count_numbers(&ra, &rb, &df, explain);
+    let mut sb = count_numbers(&rb, &ra, &df, explain);
     let unique = |r: &Reading| r.words.iter().filter(|&&(_, id)| df(id) <= 1).count();
     let total = ra.words.len() + rb.words.len();
     let damage = if total == 0 {
@@ -227,19 +265,31 @@ pub fn ledger(
     } else {
         (unique(&ra) + unique(&rb)) as f64 / total as f64
     };
-    let own = |v: Vec<&str>| v.into_iter().take(20).map(str::to_owned).collect();
-    Ledger {
+    let mut l = Ledger {
         agree: sa.agree.min(sb.agree),
         near: sa.near.min(sb.near),
         numbers_against: sa.numbers.min(sb.numbers),
-        words_against: sa.words.min(sb.words),
+        words_against: 0,
         damage,
-        tokens: explain.then(|| LedgerTokens {
-            agreed: own(sa.agreed),
-            against_a: own(sa.against),
-            against_b: own(sb.against),
-        }),
+        tokens: None,
+    };
+    let cap = match (rule.word_room(&l), explain) {
+        (_, true) => 20,
+        (Some(room), false) => room + 1,
+        (None, false) => 0,
+    };
+    if cap > 0 {
+        count_words(&ra, &rb, &df, cap, &mut sa);
+        count_words(&rb, &ra, &df, cap, &mut sb);
     }
+    l.words_against = sa.words.min(sb.words);
+    let own = |v: Vec<&str>| v.into_iter().take(20).map(str::to_owned).collect();
+    l.tokens = explain.then(|| LedgerTokens {
+        agreed: own(sa.agreed),
+        against_a: own(sa.against),
+        against_b: own(sb.against),
+    });
+    l
 }
 
 /// When the ledger overrules the alignment's rejection: rare numbers that agree outweigh
@@ -274,6 +324,23 @@ impl Default for Rescue {
 }
 
 impl Rescue {
+    /// How many known words may stand against each other with the numbers counted so far
+    /// before the pair fails; `None` when the numbers alone fail it.
+    pub fn word_room(&self, l: &Ledger) -> Option<usize> {
+        let left = l.agree as f64 - self.per_number * l.numbers_against as f64 - self.margin;
+        if l.agree < self.min_agree || left < -1e-9 {
+            return None;
+        }
+        if l.damage < self.clean_damage {
+            return (l.near == 0).then_some(0);
+        }
+        Some(if self.per_word > 0.0 {
+            (left / self.per_word + 1e-9).floor() as usize
+        } else {
+            usize::MAX - 1
+        })
+    }
+
     /// Whether the evidence keeps the pair.
     pub fn keeps(&self, l: &Ledger) -> bool {
         if l.damage < self.clean_damage && (l.words_against > 0 || l.near > 0) {
@@ -300,7 +367,15 @@ mod tests {
             Profile::counted(o, &mut vocab);
         }
         let df = vocab.doc_counts().to_vec();
-        ledger(a, &pa, b, &pb, |id| df[id as usize], true)
+        ledger(
+            a,
+            &pa,
+            b,
+            &pb,
+            |id| df[id as usize],
+            &Rescue::default(),
+            true,
+        )
     }
 
     const BOILER: &str = "rechnung kundennummer betrag datum zahlbar innerhalb tagen";

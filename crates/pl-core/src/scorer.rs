@@ -346,7 +346,15 @@ impl Scorer<'_> {
             dims.evidence = Some(e);
             if let (false, Some(rescue)) = (pass, cfg.rescue) {
                 let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
-                let l = ledger(x.text, x.profile, y.text, y.profile, df, self.explain);
+                let l = ledger(
+                    x.text,
+                    x.profile,
+                    y.text,
+                    y.profile,
+                    df,
+                    &rescue,
+                    self.explain,
+                );
                 pass = rescue.keeps(&l);
                 dims.rescued = pass;
                 dims.ledger = Some(l);

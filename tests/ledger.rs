@@ -1,0 +1,73 @@
+//! The order-free ledger on the real-OCR fixture: pl-score keeps some pairs its alignment
+//! rejected (`"rescued":true`), each with the evidence that kept it under `--explain`; every
+//! one of them is a true duplicate; `--no-rescue` drops exactly those.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use crate::util::*;
+
+const PREP: &str = "pl-normalize -q < DOCS > norm.ndjson && pl-shingle -q norm.ndjson \
+    | pl-minhash -q > sigs.bin && pl-lsh -q sigs.bin > cands.ndjson";
+
+fn pairs(records: &[Value]) -> BTreeSet<(u64, u64)> {
+    records
+        .iter()
+        .map(|r| (r["a"].as_u64().unwrap(), r["b"].as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn the_ledger_rescues_only_true_duplicates_and_explains_why() {
+    let d = tempfile::tempdir().unwrap();
+    let docs = repo().join("examples/ocr/docs.ndjson");
+    ok(sh(
+        d.path(),
+        &PREP.replace("DOCS", &docs.display().to_string()),
+    ));
+    let score = |flags: &str| {
+        ndjson(&ok(sh(
+            d.path(),
+            &format!("pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson {flags}"),
+        )))
+    };
+    let (explained, plain, strict) = (score("--explain"), score(""), score("--no-rescue"));
+    let rescued: Vec<&Value> = explained
+        .iter()
+        .filter(|r| r["rescued"] == Value::Bool(true))
+        .collect();
+    assert!(rescued.len() >= 10, "{} pairs rescued", rescued.len());
+    // The evidence is there: at least two rare numbers agreed, named.
+    for r in &rescued {
+        let l = &r["ledger"];
+        assert!(l["agree"].as_u64().unwrap() >= 2, "{r}");
+        let agreed = l["tokens"]["agreed"].as_array().unwrap();
+        assert!(agreed.len() >= 2, "{r}");
+        assert!(
+            r["conflicts"].as_f64().unwrap() > 0.5,
+            "the alignment rejected it: {r}"
+        );
+    }
+    // --explain adds fields, not pairs; without the ledger exactly the rescued pairs are gone.
+    assert_eq!(pairs(&explained), pairs(&plain));
+    let rescued_pairs = pairs(&rescued.iter().map(|&r| r.clone()).collect::<Vec<_>>());
+    let kept = pairs(&plain);
+    assert_eq!(
+        pairs(&strict),
+        kept.difference(&rescued_pairs).copied().collect()
+    );
+    assert!(strict.iter().all(|r| r.get("rescued").is_none()));
+    // Every rescued pair is a duplicate in the fixture's truth.
+    let truth: BTreeMap<u64, u64> =
+        ndjson(&std::fs::read(repo().join("examples/ocr/truth.ndjson")).unwrap())
+            .iter()
+            .map(|t| (t["id"].as_u64().unwrap(), t["cluster"].as_u64().unwrap()))
+            .collect();
+    for (a, b) in &rescued_pairs {
+        assert_eq!(
+            truth[a], truth[b],
+            "pair ({a}, {b}) rescued across clusters"
+        );
+    }
+}
