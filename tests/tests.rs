@@ -14,6 +14,7 @@ mod fused;
 mod index;
 mod keyed;
 mod methods;
+mod outputs;
 mod pipeline;
 mod quality;
 mod report;

@@ -876,21 +876,19 @@ impl Tx<'_> {
             lsh::with_copies(&cands, &copies.pairs, bands as u32).collect();
         summary.rescored_docs = docs.len();
         summary.pairs_scored = list.len();
-        // pl-score, on the norm lines written to a file beside the index.
-        let norm_path = self.dir.join(".bulk-norm.ndjson");
+        // pl-score, on the norm lines written to a temporary file beside the index (created
+        // exclusively, removed when dropped).
+        let norm = crate::io::temp_beside(self.dir, "bulk-norm.ndjson")
+            .with_context(|| format!("{}: cannot create a temporary file", self.dir.display()))?;
         {
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(&norm_path)
-                    .with_context(|| format!("{}: cannot write", norm_path.display()))?,
-            );
+            let mut f = std::io::BufWriter::new(norm.as_file());
             for p in &docs {
                 writeln!(f, "{}", p.line)?;
             }
-            f.flush()?;
+            f.flush()
+                .with_context(|| format!("{}: write failed", norm.path().display()))?;
         }
-        let result = self.score_file(&norm_path, &docs, &list, log);
-        let _ = std::fs::remove_file(&norm_path);
-        let kept = result?;
+        let kept = self.score_file(norm.path(), &docs, &list, log)?;
         summary.pairs_kept = kept;
         Ok(())
     }
