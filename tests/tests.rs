@@ -12,6 +12,7 @@ mod errors;
 mod fetch;
 mod fused;
 mod index;
+mod index_guard;
 mod keyed;
 mod methods;
 mod outputs;
