@@ -480,6 +480,11 @@ impl Index {
         ));
         let n = ix.count()?;
         ix.exec("UPDATE meta SET value=?1 WHERE key='docs'", [n.to_string()])?;
+        // The first build finished (see `open::Access`: until then only pl-index opens it).
+        ix.exec(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('built', '1')",
+            [],
+        )?;
         sql(&dir, tx.commit())?;
         // The write-ahead log folded into the database and emptied: a bulk build's log is as
         // large as the index. Best effort: the update is committed, and a reader still in the

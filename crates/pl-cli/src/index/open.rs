@@ -86,7 +86,14 @@ impl Index {
             }
         }
         let conn = connect(dir, access)?;
-        let params = recognise(&conn, dir)?;
+        let (params, built) = recognise(&conn, dir)?;
+        if !built && access != Access::Create {
+            bail!(
+                "{}: the index's first build did not finish: run pl-index --index {} DOCS again",
+                dir.join(DB_FILE).display(),
+                dir.display()
+            );
+        }
         if let Some(msg) = params.differs(&asked(&params)) {
             bail!(
                 "{}: the index was {msg}: run with the index's parameters, or build another index in another folder",
@@ -111,7 +118,6 @@ fn writers_lock(dir: &Path, log: &Log) -> Result<File> {
     let path = dir.join(LOCK_FILE);
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true).write(true).create(true);
-    #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
         opts.custom_flags(libc::O_NOFOLLOW).mode(0o666);
@@ -119,21 +125,38 @@ fn writers_lock(dir: &Path, log: &Log) -> Result<File> {
     let f = opts
         .open(&path)
         .with_context(|| format!("{}: cannot open the index's lock file", path.display()))?;
-    match f.try_lock() {
-        Ok(()) => return Ok(f),
-        Err(std::fs::TryLockError::WouldBlock) => {
-            log.note(format!(
-                "{}: another run is writing the index; waiting for it to finish",
-                dir.display()
-            ));
+    if !flock(&f, false).with_context(|| format!("{}: cannot lock", path.display()))? {
+        log.note(format!(
+            "{}: another run is writing the index; waiting for it to finish",
+            dir.display()
+        ));
+        flock(&f, true).with_context(|| format!("{}: cannot lock", path.display()))?;
+    }
+    Ok(f)
+}
+
+/// An exclusive `flock` on `f`, released when it is closed (or its process ends, however):
+/// `wait` blocks until it is granted; otherwise returns whether it was. (std's `File::lock`
+/// needs Rust 1.89, past this workspace's rust-version.)
+fn flock(f: &File, wait: bool) -> std::io::Result<bool> {
+    use std::os::unix::io::AsRawFd;
+    let op = if wait {
+        libc::LOCK_EX
+    } else {
+        libc::LOCK_EX | libc::LOCK_NB
+    };
+    loop {
+        // SAFETY: flock on a descriptor this File owns and keeps open for the call.
+        if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
+            return Ok(true);
         }
-        Err(std::fs::TryLockError::Error(e)) => {
-            return Err(e).with_context(|| format!("{}: cannot lock", path.display()));
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) if !wait => return Ok(false),
+            _ => return Err(e),
         }
     }
-    f.lock()
-        .with_context(|| format!("{}: cannot lock", path.display()))?;
-    Ok(f)
 }
 
 /// The way out, for the refusals of a file that is not a usable index.
@@ -159,6 +182,7 @@ fn create(dir: &Path, params: &Params) -> Result<()> {
             ("format", FORMAT.to_string()),
             ("params", serde_json::to_string(params)?),
             ("docs", "0".to_string()),
+            ("built", "0".to_string()),
         ] {
             sql(
                 dir,
@@ -268,9 +292,10 @@ fn uri_escape(path: &str) -> String {
     out
 }
 
-/// The parameters of the index `conn` holds: it must have every table, and in `meta` this
-/// build's format and readable parameters.
-fn recognise(conn: &Connection, dir: &Path) -> Result<Params> {
+/// The parameters of the index `conn` holds (it must have every table, and in `meta` this
+/// build's format and readable parameters), and whether its first build finished (`built`
+/// is 0 from its creation until then; indexes made before it was recorded have none).
+fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool)> {
     let db = dir.join(DB_FILE);
     let not_index =
         |why: String| anyhow!("{}: not an index ({why}): {}", db.display(), rebuild(dir));
@@ -307,5 +332,7 @@ fn recognise(conn: &Connection, dir: &Path) -> Result<Params> {
     }
     let params =
         get("params")?.ok_or_else(|| not_index("no parameters in its meta table".into()))?;
-    serde_json::from_str(&params).map_err(|e| not_index(format!("parameters unreadable: {e}")))
+    let params = serde_json::from_str(&params)
+        .map_err(|e| not_index(format!("parameters unreadable: {e}")))?;
+    Ok((params, get("built")?.as_deref() != Some("0")))
 }
