@@ -286,6 +286,12 @@ fn repeated_ids_and_bad_records_are_refused() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line 2: id 1 repeated"), "{err}");
+    // (That first build did not finish: pl-check would refuse the index; build it.)
+    ok(run(
+        "pl-index",
+        &["--index", &ix, "-q"],
+        b"{\"id\":1,\"content\":\"a b c\"}\n",
+    ));
     let out = run("pl-check", &["--index", &ix], b"{\"title\":\"no id\"}\n");
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);

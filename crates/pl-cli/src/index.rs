@@ -48,6 +48,9 @@ use crate::common::Log;
 use crate::score_sides::{counted_words, sides_of_lines, NormTexts, SideOptions};
 use crate::scoring::{score_all, Inputs, Scoring, Sinks};
 
+mod open;
+pub use open::Access;
+
 /// The index's format; another is refused with both numbers and the way out. 2: pairs with
 /// their clustering columns, documents stored as `{"id","norm"}` (1 was the first draft).
 pub const FORMAT: u32 = 2;
@@ -160,6 +163,9 @@ impl Engine {
         if p.ngram == 0 {
             bail!("--ngram must be at least 1");
         }
+        // The stages' own checks (usage errors, as there).
+        crate::cmd::shingle::check_min_words(p.min_words)?;
+        crate::cmd::score::check_weights(p.jaccard_weight, p.fuzzy_weight)?;
         let whole = ShingleConfig {
             ngram: p.ngram,
             unit,
@@ -342,26 +348,9 @@ pub struct Index {
     conn: Connection,
     pub params: Params,
     pub engine: Engine,
+    /// The writers' lock ([`open::Access`]), held while the index is open for writing.
+    _lock: Option<std::fs::File>,
 }
-
-const SCHEMA: &str = "
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE docs(id INTEGER PRIMARY KEY, src INTEGER NOT NULL, fp BLOB NOT NULL,
-  size INTEGER, sig BLOB, banded INTEGER NOT NULL, added INTEGER, richness INTEGER NOT NULL,
-  line TEXT NOT NULL);
-CREATE INDEX docs_fp ON docs(fp);
-CREATE INDEX docs_src ON docs(src);
-CREATE TABLE bands(key INTEGER NOT NULL, slot INTEGER NOT NULL, id INTEGER NOT NULL,
-  PRIMARY KEY(key, slot, id)) WITHOUT ROWID;
-CREATE TABLE words(hash INTEGER PRIMARY KEY, n INTEGER NOT NULL);
-CREATE TABLE tokens(hash INTEGER PRIMARY KEY, n INTEGER NOT NULL);
-CREATE TABLE few(hash INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(hash, id)) WITHOUT ROWID;
-CREATE TABLE pairs(a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
-  jaccard REAL NOT NULL, fuzzy REAL NOT NULL, copy INTEGER NOT NULL, rec TEXT NOT NULL,
-  PRIMARY KEY(a, b)) WITHOUT ROWID;
-CREATE INDEX pairs_b ON pairs(b);
-CREATE TABLE groups(n INTEGER PRIMARY KEY, rec TEXT NOT NULL);
-";
 
 fn sql<T>(dir: &Path, r: rusqlite::Result<T>) -> Result<T> {
     r.map_err(|e| anyhow!("{}: index database: {e}", dir.display()))
@@ -383,88 +372,6 @@ pub fn src_hash(line: &str) -> u64 {
 }
 
 impl Index {
-    /// Opens the index in `dir`; creates it when `create` and there is none, with `asked`
-    /// applied to the defaults. Refuses another format, and parameters (`asked` applied to
-    /// the index's) other than the index's.
-    pub fn open(dir: &Path, asked: &dyn Fn(&Params) -> Params, create: bool) -> Result<Index> {
-        let db = dir.join(DB_FILE);
-        let exists = db.exists();
-        if !exists && !create {
-            bail!(
-                "{}: no index here (build one with pl-index --index {} docs.ndjson)",
-                dir.display(),
-                dir.display()
-            );
-        }
-        if !exists {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("{}: cannot create the index folder", dir.display()))?;
-        }
-        let mut conn = sql(dir, Connection::open(&db))?;
-        sql(dir, conn.pragma_update(None, "journal_mode", "WAL"))?;
-        sql(dir, conn.pragma_update(None, "synchronous", "NORMAL"))?;
-        sql(dir, conn.busy_timeout(std::time::Duration::from_secs(30)))?;
-        let has_meta: bool = sql(
-            dir,
-            conn.query_row(
-                "SELECT count(*) FROM sqlite_master WHERE name='meta'",
-                [],
-                |r| r.get::<_, i64>(0),
-            ),
-        )? > 0;
-        let params = if has_meta {
-            let get = |k: &str| -> Result<Option<String>> {
-                sql(
-                    dir,
-                    conn.query_row("SELECT value FROM meta WHERE key=?1", [k], |r| r.get(0))
-                        .optional(),
-                )
-            };
-            let format: u32 = get("format")?.and_then(|v| v.parse().ok()).unwrap_or(0);
-            if format != FORMAT {
-                bail!(
-                    "{}: index format {format}, this build reads format {FORMAT}: build the index again (remove the folder and run pl-index --index {} DOCS)",
-                    dir.display(),
-                    dir.display()
-                );
-            }
-            let stored: Params = serde_json::from_str(&get("params")?.unwrap_or_default())
-                .map_err(|e| anyhow!("{}: index parameters unreadable: {e}", dir.display()))?;
-            if let Some(msg) = stored.differs(&asked(&stored)) {
-                bail!(
-                    "{}: the index was {msg}: run with the index's parameters, or build another index in another folder",
-                    dir.display()
-                );
-            }
-            stored
-        } else {
-            let p = asked(&Params::default());
-            Engine::new(&p, false).map_err(|e| anyhow!("{}: parameters: {e}", dir.display()))?;
-            let tx = sql(dir, conn.transaction())?;
-            sql(dir, tx.execute_batch(SCHEMA))?;
-            for (k, v) in [
-                ("format", FORMAT.to_string()),
-                ("params", serde_json::to_string(&p)?),
-                ("docs", "0".to_string()),
-            ] {
-                sql(
-                    dir,
-                    tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", [k, &v]),
-                )?;
-            }
-            sql(dir, tx.commit())?;
-            p
-        };
-        let engine = Engine::new(&params, false)
-            .map_err(|e| anyhow!("{}: parameters: {e}", dir.display()))?;
-        Ok(Index {
-            dir: dir.to_path_buf(),
-            conn,
-            params,
-            engine,
-        })
-    }
-
     fn sql<T>(&self, r: rusqlite::Result<T>) -> Result<T> {
         sql(&self.dir, r)
     }
@@ -574,14 +481,18 @@ impl Index {
         ));
         let n = ix.count()?;
         ix.exec("UPDATE meta SET value=?1 WHERE key='docs'", [n.to_string()])?;
+        // The first build finished (see `open::Access`: until then only pl-index opens it).
+        ix.exec(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('built', '1')",
+            [],
+        )?;
         sql(&dir, tx.commit())?;
         // The write-ahead log folded into the database and emptied: a bulk build's log is as
-        // large as the index.
-        sql(
-            &dir,
-            self.conn
-                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())),
-        )?;
+        // large as the index. Best effort: the update is committed, and a reader still in the
+        // log only postpones this to the next writer.
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         Ok(summary)
     }
 
@@ -750,12 +661,13 @@ impl Tx<'_> {
         }
     }
 
-    /// The documents with this fingerprint and their signatures, by id.
+    /// The documents with this fingerprint and their signatures, by id (as u64: SQLite's
+    /// order of the stored i64 would put ids from 2^63 first).
     fn same_text(&self, fp: u128) -> Result<Vec<(u64, Option<Vec<u32>>)>> {
         let mut st = sql(
             self.dir,
             self.tx
-                .prepare_cached("SELECT id, sig FROM docs WHERE fp=?1 ORDER BY id"),
+                .prepare_cached("SELECT id, sig FROM docs WHERE fp=?1"),
         )?;
         let rows = sql(
             self.dir,
@@ -766,7 +678,11 @@ impl Tx<'_> {
                 ))
             }),
         )?;
-        rows.map(|r| sql(self.dir, r)).collect()
+        let mut out = rows
+            .map(|r| sql(self.dir, r))
+            .collect::<Result<Vec<(u64, Option<Vec<u32>>)>>>()?;
+        out.sort_unstable_by_key(|(id, _)| *id);
+        Ok(out)
     }
 
     /// Banded documents sharing at least --min-band-matches buckets of one sketch with
@@ -877,21 +793,19 @@ impl Tx<'_> {
             lsh::with_copies(&cands, &copies.pairs, bands as u32).collect();
         summary.rescored_docs = docs.len();
         summary.pairs_scored = list.len();
-        // pl-score, on the norm lines written to a file beside the index.
-        let norm_path = self.dir.join(".bulk-norm.ndjson");
+        // pl-score, on the norm lines written to a temporary file beside the index (created
+        // exclusively, removed when dropped).
+        let norm = crate::io::temp_beside(self.dir, "bulk-norm.ndjson")
+            .with_context(|| format!("{}: cannot create a temporary file", self.dir.display()))?;
         {
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(&norm_path)
-                    .with_context(|| format!("{}: cannot write", norm_path.display()))?,
-            );
+            let mut f = std::io::BufWriter::new(norm.as_file());
             for p in &docs {
                 writeln!(f, "{}", p.line)?;
             }
-            f.flush()?;
+            f.flush()
+                .with_context(|| format!("{}: write failed", norm.path().display()))?;
         }
-        let result = self.score_file(&norm_path, &docs, &list, log);
-        let _ = std::fs::remove_file(&norm_path);
-        let kept = result?;
+        let kept = self.score_file(norm.path(), &docs, &list, log)?;
         summary.pairs_kept = kept;
         Ok(())
     }
@@ -1409,7 +1323,7 @@ impl Tx<'_> {
         let mut st = sql(
             self.dir,
             self.tx
-                .prepare("SELECT a, b, score, jaccard, fuzzy, copy FROM pairs ORDER BY a, b"),
+                .prepare("SELECT a, b, score, jaccard, fuzzy, copy FROM pairs"),
         )?;
         let rows = sql(
             self.dir,
@@ -1428,6 +1342,8 @@ impl Tx<'_> {
         for r in rows {
             pairs.push(sql(self.dir, r)?);
         }
+        // pl-score's order, of the ids as u64 (SQLite would order the stored i64).
+        pairs.sort_unstable_by_key(|p: &ScoredPair| (p.a, p.b));
         let mut ids: Vec<u64> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
         ids.sort_unstable();
         ids.dedup();

@@ -5,6 +5,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use tempfile::NamedTempFile;
 
 /// An opened input and the name used for it in messages.
 pub struct Input {
@@ -49,18 +50,11 @@ pub enum Output {
 
 /// A file written under a temporary name and renamed into place only on success, so an
 /// interrupted or failed run never leaves a half-written output (make trusts file dates).
+/// The temporary is created exclusively ([`temp_beside`]): a link planted at its name is
+/// never followed. Dropped unfinished, it is removed.
 pub struct AtomicFile {
-    tmp: PathBuf,
     target: PathBuf,
-    w: Option<BufWriter<File>>,
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if self.w.take().is_some() {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
-    }
+    w: Option<BufWriter<NamedTempFile>>,
 }
 
 /// Refuses, like gzip, to write a binary stream to a terminal: a usage error (exit 2) raised
@@ -80,7 +74,7 @@ pub fn refuse_binary_on_terminal(path: Option<&Path>) -> Result<()> {
 }
 
 /// Creates the output: stdout for `None` or `-`, an existing device or pipe written in
-/// place, else an atomic file.
+/// place, else an atomic file (its folder created when missing).
 pub fn create_output(path: Option<&Path>) -> Result<Output> {
     match path {
         Some(p) if std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()) => {
@@ -101,18 +95,21 @@ pub fn create_output(path: Option<&Path>) -> Result<Output> {
             let name = p
                 .file_name()
                 .with_context(|| format!("{}: not a file name", p.display()))?;
+            if !dir.is_dir() {
+                std::fs::create_dir_all(dir).with_context(|| {
+                    format!(
+                        "{}: cannot create its folder {}",
+                        p.display(),
+                        dir.display()
+                    )
+                })?;
+            }
             remove_stale_temporaries(dir, &name.to_string_lossy());
-            let tmp = dir.join(format!(
-                ".{}.{}.tmp",
-                name.to_string_lossy(),
-                std::process::id()
-            ));
-            let f =
-                File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
+            let tmp = temp_beside(dir, &name.to_string_lossy())
+                .with_context(|| format!("{}: cannot create its temporary file", p.display()))?;
             Ok(Output::File(AtomicFile {
-                tmp,
                 target: p.to_path_buf(),
-                w: Some(BufWriter::with_capacity(1 << 16, f)),
+                w: Some(BufWriter::with_capacity(1 << 16, tmp)),
             }))
         }
         _ => Ok(Output::Stdout(BufWriter::with_capacity(
@@ -122,9 +119,25 @@ pub fn create_output(path: Option<&Path>) -> Result<Output> {
     }
 }
 
-/// Removes the temporaries `.NAME.PID.tmp` that runs killed before they finished left beside
-/// the output `NAME` (their process is gone), so they do not pile up. Linux only (`/proc`).
-fn remove_stale_temporaries(dir: &Path, name: &str) {
+/// A new temporary file in `dir` for the file `name`: `.NAME.PID.RANDOM.tmp`, created
+/// exclusively (`O_EXCL`, so never through a link planted at its name) with the mode a plain
+/// create would give (0666 less the umask), removed when dropped unless persisted.
+pub fn temp_beside(dir: &Path, name: &str) -> io::Result<NamedTempFile> {
+    let prefix = format!(".{name}.{}.", std::process::id());
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b.tempfile_in(dir)
+}
+
+/// Removes the temporaries `.NAME.PID.RANDOM.tmp` (or `.NAME.PID.tmp`, as earlier versions
+/// named them) that runs killed before they finished left beside the output `NAME` (their
+/// process is gone), so they do not pile up. Linux only (`/proc`).
+pub(crate) fn remove_stale_temporaries(dir: &Path, name: &str) {
     if !Path::new("/proc/self").exists() {
         return;
     }
@@ -138,6 +151,7 @@ fn remove_stale_temporaries(dir: &Path, name: &str) {
         let pid = file
             .strip_prefix(&prefix)
             .and_then(|r| r.strip_suffix(".tmp"))
+            .map(|r| r.split_once('.').map_or(r, |(pid, _)| pid))
             .and_then(|p| p.parse::<u32>().ok());
         if let Some(pid) = pid {
             if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
@@ -184,9 +198,11 @@ impl Output {
                     .into_inner()
                     .map_err(|e| e.into_error())
                     .with_context(|| format!("{}: write failed", a.target.display()))?;
-                f.sync_all()
+                f.as_file()
+                    .sync_all()
                     .with_context(|| format!("{}: sync failed", a.target.display()))?;
-                std::fs::rename(&a.tmp, &a.target)
+                f.persist(&a.target)
+                    .map_err(|e| e.error)
                     .with_context(|| format!("{}: cannot rename into place", a.target.display()))?;
                 Ok(())
             }

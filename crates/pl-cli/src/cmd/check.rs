@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::cmd::index::read_changes;
 use crate::common::{Common, Log, ServerFlags, UsageError};
-use crate::index::{Index, Prepared};
+use crate::index::{Access, Index, Prepared};
 use crate::io::{create_output, open_input};
 use crate::ndjson::{write_obj, NdjsonReader};
 
@@ -50,7 +50,12 @@ pub struct Args {
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-check", &args.common);
-    let mut index = Index::open(&args.index, &|p| p.clone(), false)?;
+    let access = if args.add {
+        Access::Write
+    } else {
+        Access::Read
+    };
+    let mut index = Index::open(&args.index, &|p| p.clone(), access, &log)?;
     index.explain()?;
     let input = match args.id {
         Some(id) => fetch_one(&args, id)?,

@@ -8,7 +8,7 @@ use pl_core::text_records::DocRecord;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::common::{numbers, Common, Log};
-use crate::index::{src_hash, Index, Params, Prepared};
+use crate::index::{src_hash, Access, Index, Params, Prepared};
 use crate::io::{create_output, open_input};
 use crate::ndjson::NdjsonReader;
 
@@ -17,8 +17,10 @@ use crate::ndjson::NdjsonReader;
 /// Only new and changed documents are normalized and signed, and only the pairs they touch
 /// are scored again; the groups are those `make groups` gives on the same documents with the
 /// same parameters. A document missing from DOCS is deleted from the index (not with
-/// --partial). Parameters are recorded when the index is created; a later run that asks for
-/// others is refused. An update is one transaction: a killed run leaves the previous index.
+/// --partial; a DOCS that would delete more than half of the index is refused unless
+/// --allow-mass-delete). Parameters are recorded when the index is created; a later run that
+/// asks for others is refused. An update is one transaction: a killed run leaves the previous
+/// index. Writers (pl-index, pl-check --add) take turns: each waits for the one running.
 #[derive(Debug, Parser)]
 #[command(name = "pl-index", version)]
 pub struct Args {
@@ -28,6 +30,10 @@ pub struct Args {
     /// DOCS holds only new or changed documents: delete nothing.
     #[arg(long)]
     pub partial: bool,
+    /// Let a full DOCS delete more than half of the index's documents (refused otherwise:
+    /// an empty or cut input would empty the index).
+    #[arg(long, conflicts_with = "partial")]
+    pub allow_mass_delete: bool,
     #[command(flatten)]
     pub params: ParamFlags,
     #[command(flatten)]
@@ -42,14 +48,14 @@ pub struct ParamFlags {
     #[arg(long, value_parser = ["chars", "words"], help_heading = "Index parameters (recorded at creation)")]
     pub unit: Option<String>,
     /// Units per shingle (pl-shingle --ngram).
-    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
-    pub ngram: Option<usize>,
+    #[arg(long, value_parser = crate::cmd::shingle::ngram_parser(), help_heading = "Index parameters (recorded at creation)")]
+    pub ngram: Option<u32>,
     /// Fewer words make a document short (pl-shingle --min-words).
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
     pub min_words: Option<usize>,
     /// Signature length K (pl-minhash --perms).
-    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
-    pub perms: Option<usize>,
+    #[arg(long, value_parser = crate::cmd::minhash::perms_parser(), help_heading = "Index parameters (recorded at creation)")]
+    pub perms: Option<u32>,
     /// MinHash seed (pl-minhash --seed).
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
     pub seed: Option<u64>,
@@ -78,7 +84,7 @@ pub struct ParamFlags {
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
     pub fuzzy_sample: Option<usize>,
     /// Words the verifier aligns (pl-score --max-words).
-    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    #[arg(long, value_parser = crate::cmd::score::max_words_parser(), help_heading = "Index parameters (recorded at creation)")]
     pub max_words: Option<usize>,
     /// average or single (pl-cluster --linkage).
     #[arg(long, value_parser = ["average", "single"], help_heading = "Index parameters (recorded at creation)")]
@@ -92,11 +98,15 @@ impl ParamFlags {
         macro_rules! set {
             ($($f:ident),*) => {$(if let Some(v) = &self.$f { p.$f = v.clone(); })*};
         }
+        if let Some(v) = self.ngram {
+            p.ngram = v as usize;
+        }
+        if let Some(v) = self.perms {
+            p.perms = v as usize;
+        }
         set!(
             unit,
-            ngram,
             min_words,
-            perms,
             seed,
             scheme,
             bands,
@@ -208,16 +218,32 @@ pub fn norm_of(line: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Refuses a full input that would delete more than half of the `stored` documents: most
+/// likely an empty, cut or wrong file rather than a library that shrank that much.
+fn refuse_mass_delete(input: &str, deleted: usize, stored: u64) -> Result<()> {
+    if deleted as u64 * 2 > stored {
+        return Err(anyhow!(
+            "{input}: would delete {deleted} of the index's {stored} documents (more than half): \
+             DOCS must list every document (use --partial for only new or changed ones), or pass \
+             --allow-mass-delete if the library really lost them"
+        ));
+    }
+    Ok(())
+}
+
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-index", &args.common);
-    let mut index = Index::open(&args.index, &|p| args.params.over(p), true)?;
+    let mut index = Index::open(&args.index, &|p| args.params.over(p), Access::Create, &log)?;
     let mut reader = NdjsonReader::new(
         open_input(args.common.input.as_deref())?,
         args.common.skip_invalid,
     );
     let started = std::time::Instant::now();
     let changes = read_changes(&mut reader, &index, !args.partial)?;
+    if !args.allow_mass_delete {
+        refuse_mass_delete(reader.name(), changes.deleted.len(), index.docs()?)?;
+    }
     let unchanged = changes.unchanged;
     let mut summary = index.update(
         changes.docs,

@@ -36,7 +36,7 @@ pub struct Args {
     #[command(flatten)]
     pub common: Threaded,
     /// Signature length K. More is more accurate (standard error √(J(1−J)/K)) and slower.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    #[arg(long, default_value_t = 256, value_parser = perms_parser())]
     pub perms: u32,
     /// Seed of the hash functions; signatures are comparable only with the same seed.
     #[arg(long, default_value_t = DEFAULT_SEED)]
@@ -53,6 +53,11 @@ pub struct Args {
     /// Output encoding.
     #[arg(long, value_enum, default_value_t = OutFormat::Binary)]
     pub format: OutFormat,
+}
+
+/// --perms's values, which pl-index takes too: a signature length from 1 to 65,536.
+pub fn perms_parser() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=65536)
 }
 
 /// `--scheme` values.

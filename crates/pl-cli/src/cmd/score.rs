@@ -87,7 +87,7 @@ pub struct Args {
     /// last halves of this, and its pairs say `"sampled":true`. Bounds what one pair costs:
     /// N²/8 bytes per thread at most (50 MB at the default; 1.25 GB at the largest, 100000).
     #[arg(long, value_name = "N", default_value_t = pl_core::verify::DEFAULT_MAX_WORDS,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100_000))]
+          value_parser = max_words_parser())]
     pub max_words: usize,
     /// Conflict weight every verified pair may have (a digit conflict weighs 1).
     #[arg(long, default_value_t = pl_core::scorer::DEFAULT_ALLOW, value_name = "W",
@@ -216,9 +216,7 @@ pub fn run(args: Args) -> Result<()> {
 /// Refuses flags that contradict each other (a usage error, before any input is read; the
 /// verifier's need of --norm is checked once the signatures are read).
 fn check_flags(args: &Args) -> Result<()> {
-    if args.jaccard_weight + args.fuzzy_weight <= 0.0 {
-        return Err(UsageError("--jaccard-weight and --fuzzy-weight are both 0".into()).into());
-    }
+    check_weights(args.jaccard_weight, args.fuzzy_weight)?;
     let fuzzy = args.fuzzy_weight > 0.0;
     let distinct = args.distinct_min > 0.0 || args.distinct_penalty > 0.0;
     if (fuzzy || distinct || args.explain) && args.norm.is_none() {
@@ -226,6 +224,19 @@ fn check_flags(args: &Args) -> Result<()> {
             "--norm FILE is needed for the fuzzy ratio and distinctive tokens (or set --fuzzy-weight 0)".into(),
         )
         .into());
+    }
+    Ok(())
+}
+
+/// --max-words's values, which pl-index takes too: from 2 to 100,000 words.
+pub fn max_words_parser() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100_000)
+}
+
+/// Refuses weights that weigh nothing (a usage error), as pl-score and pl-index do.
+pub fn check_weights(jaccard: f64, fuzzy: f64) -> Result<()> {
+    if jaccard + fuzzy <= 0.0 {
+        return Err(UsageError("--jaccard-weight and --fuzzy-weight are both 0".into()).into());
     }
     Ok(())
 }

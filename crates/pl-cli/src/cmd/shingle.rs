@@ -33,7 +33,7 @@ pub struct Args {
 pub struct ShingleFlags {
     /// Characters per shingle (words with --unit words); default 5. Larger n is stricter:
     /// fewer shared shingles for the same edits.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, value_name = "N", value_parser = ngram_parser())]
     pub ngram: Option<u32>,
     /// Shingle unit: chars (n consecutive characters, spaces included; the default, robust to
     /// OCR errors) or words (n words joined by a space; use n = 3 or so).
@@ -62,9 +62,7 @@ impl ShingleFlags {
         let min_words = self
             .min_words
             .unwrap_or(pl_core::shingle::DEFAULT_MIN_WORDS as u32);
-        if min_words == 0 {
-            return Err(UsageError("--min-words must be at least 1".into()).into());
-        }
+        check_min_words(min_words as usize)?;
         Ok(ShingleConfig {
             ngram: self
                 .ngram
@@ -83,6 +81,19 @@ impl ShingleFlags {
             part_words: self.part.map_or(0, |p| p.1),
         })
     }
+}
+
+/// --ngram's values, which pl-index takes too: from 1 to 64 units.
+pub fn ngram_parser() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=64)
+}
+
+/// Refuses --min-words 0 (a usage error), as pl-shingle, pl-minhash and pl-index do.
+pub fn check_min_words(n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(UsageError("--min-words must be at least 1".into()).into());
+    }
+    Ok(())
 }
 
 /// Parses `whole`, `head:N` or `tail:N` (N ≥ 1).

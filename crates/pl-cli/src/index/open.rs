@@ -1,0 +1,338 @@
+//! Opening the index: recognised by its own `meta` table (format and parameters), never by
+//! the file's existence; created whole (schema and parameters written under a temporary
+//! name, then renamed into place) so a file at the index's name is always an index or
+//! damage; writers serialised by a lock file; readers open the database read-only.
+
+use std::fs::File;
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+
+use super::{sql, Engine, Index, Params, DB_FILE, FORMAT};
+use crate::common::Log;
+
+/// The lock file in the index folder that writers hold while they run.
+pub const LOCK_FILE: &str = "index.lock";
+
+/// The tables an index has.
+const TABLES: [&str; 8] = [
+    "meta", "docs", "bands", "words", "tokens", "few", "pairs", "groups",
+];
+
+const SCHEMA: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE docs(id INTEGER PRIMARY KEY, src INTEGER NOT NULL, fp BLOB NOT NULL,
+  size INTEGER, sig BLOB, banded INTEGER NOT NULL, added INTEGER, richness INTEGER NOT NULL,
+  line TEXT NOT NULL);
+CREATE INDEX docs_fp ON docs(fp);
+CREATE INDEX docs_src ON docs(src);
+CREATE TABLE bands(key INTEGER NOT NULL, slot INTEGER NOT NULL, id INTEGER NOT NULL,
+  PRIMARY KEY(key, slot, id)) WITHOUT ROWID;
+CREATE TABLE words(hash INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE tokens(hash INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE few(hash INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(hash, id)) WITHOUT ROWID;
+CREATE TABLE pairs(a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
+  jaccard REAL NOT NULL, fuzzy REAL NOT NULL, copy INTEGER NOT NULL, rec TEXT NOT NULL,
+  PRIMARY KEY(a, b)) WITHOUT ROWID;
+CREATE INDEX pairs_b ON pairs(b);
+CREATE TABLE groups(n INTEGER PRIMARY KEY, rec TEXT NOT NULL);
+";
+
+/// What a run does with the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Only reads (pl-check): the database is opened read-only, no lock is taken, so an
+    /// index the user may not write (another user's, mode 444) can be checked.
+    Read,
+    /// Reads and writes an existing index (pl-check --add), holding the writers' lock.
+    Write,
+    /// Like `Write`, creating the index when there is none (pl-index).
+    Create,
+}
+
+impl Index {
+    /// Opens the index in `dir` for `access`, with `asked` applied to the defaults when it is
+    /// created. Refuses a file that is not an index (empty, damaged, no or partial `meta`),
+    /// another format, and parameters (`asked` applied to the index's) other than the
+    /// index's. A writer first waits for the lock the others hold (said unless `-q`).
+    pub fn open(
+        dir: &Path,
+        asked: &dyn Fn(&Params) -> Params,
+        access: Access,
+        log: &Log,
+    ) -> Result<Index> {
+        let db = dir.join(DB_FILE);
+        if !db.exists() && access != Access::Create {
+            bail!(
+                "{}: no index here (build one with pl-index --index {} docs.ndjson)",
+                dir.display(),
+                dir.display()
+            );
+        }
+        let mut lock = None;
+        if access != Access::Read {
+            if !db.exists() {
+                // The parameters are checked before anything is made.
+                Engine::new(&asked(&Params::default()), false)
+                    .with_context(|| format!("{}: parameters", dir.display()))?;
+                std::fs::create_dir_all(dir).with_context(|| {
+                    format!("{}: cannot create the index folder", dir.display())
+                })?;
+            }
+            lock = Some(writers_lock(dir, log)?);
+            if !db.exists() {
+                create(dir, &asked(&Params::default()))?;
+            }
+        }
+        let conn = connect(dir, access)?;
+        let (params, built) = recognise(&conn, dir)?;
+        if !built && access != Access::Create {
+            bail!(
+                "{}: the index's first build did not finish: run pl-index --index {} DOCS again",
+                dir.join(DB_FILE).display(),
+                dir.display()
+            );
+        }
+        if let Some(msg) = params.differs(&asked(&params)) {
+            bail!(
+                "{}: the index was {msg}: run with the index's parameters, or build another index in another folder",
+                dir.display()
+            );
+        }
+        let engine = Engine::new(&params, false)
+            .with_context(|| format!("{}: parameters", dir.display()))?;
+        Ok(Index {
+            dir: dir.to_path_buf(),
+            conn,
+            params,
+            engine,
+            _lock: lock,
+        })
+    }
+}
+
+/// Takes the writers' lock of the index folder, waiting while another writer holds it. The
+/// lock file is opened without following a link planted at its name.
+fn writers_lock(dir: &Path, log: &Log) -> Result<File> {
+    let path = dir.join(LOCK_FILE);
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true).write(true).create(true);
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NOFOLLOW).mode(0o666);
+    }
+    let f = opts
+        .open(&path)
+        .with_context(|| format!("{}: cannot open the index's lock file", path.display()))?;
+    if !flock(&f, false).with_context(|| format!("{}: cannot lock", path.display()))? {
+        log.note(format!(
+            "{}: another run is writing the index; waiting for it to finish",
+            dir.display()
+        ));
+        flock(&f, true).with_context(|| format!("{}: cannot lock", path.display()))?;
+    }
+    Ok(f)
+}
+
+/// An exclusive `flock` on `f`, released when it is closed (or its process ends, however):
+/// `wait` blocks until it is granted; otherwise returns whether it was. (std's `File::lock`
+/// needs Rust 1.89, past this workspace's rust-version.)
+fn flock(f: &File, wait: bool) -> std::io::Result<bool> {
+    use std::os::unix::io::AsRawFd;
+    let op = if wait {
+        libc::LOCK_EX
+    } else {
+        libc::LOCK_EX | libc::LOCK_NB
+    };
+    loop {
+        // SAFETY: flock on a descriptor this File owns and keeps open for the call.
+        if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
+            return Ok(true);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) if !wait => return Ok(false),
+            _ => return Err(e),
+        }
+    }
+}
+
+/// The way out, for the refusals of a file that is not a usable index.
+fn rebuild(dir: &Path) -> String {
+    format!(
+        "remove it and build the index again (pl-index --index {} DOCS)",
+        dir.display()
+    )
+}
+
+/// Creates the index: schema and parameters written to a temporary database beside it,
+/// which is then renamed to its name (never over another file).
+fn create(dir: &Path, params: &Params) -> Result<()> {
+    let db = dir.join(DB_FILE);
+    crate::io::remove_stale_temporaries(dir, DB_FILE);
+    let tmp = crate::io::temp_beside(dir, DB_FILE)
+        .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
+    {
+        let mut conn = sql(dir, Connection::open(tmp.path()))?;
+        let tx = sql(dir, conn.transaction())?;
+        sql(dir, tx.execute_batch(SCHEMA))?;
+        for (k, v) in [
+            ("format", FORMAT.to_string()),
+            ("params", serde_json::to_string(params)?),
+            ("docs", "0".to_string()),
+            ("built", "0".to_string()),
+        ] {
+            sql(
+                dir,
+                tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", [k, &v]),
+            )?;
+        }
+        sql(dir, tx.commit())?;
+        conn.close()
+            .map_err(|(_, e)| anyhow!("{}: {e}", db.display()))?;
+    }
+    tmp.as_file()
+        .sync_all()
+        .with_context(|| format!("{}: sync failed", db.display()))?;
+    tmp.persist_noclobber(&db)
+        .map_err(|e| e.error)
+        .with_context(|| format!("{}: cannot rename into place", db.display()))?;
+    Ok(())
+}
+
+/// The connection: read-only for `Access::Read` (never creating a file), read-write in WAL
+/// mode otherwise.
+fn connect(dir: &Path, access: Access) -> Result<Connection> {
+    let db = dir.join(DB_FILE);
+    let damaged = |e: rusqlite::Error| {
+        anyhow!(
+            "{}: not a readable index ({e}): {}",
+            db.display(),
+            rebuild(dir)
+        )
+    };
+    if std::fs::metadata(&db).is_ok_and(|m| m.len() == 0) {
+        bail!(
+            "{}: empty file, not an index: {}",
+            db.display(),
+            rebuild(dir)
+        );
+    }
+    let flags = if access == Access::Read {
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    } else {
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    };
+    let mut conn = Connection::open_with_flags(&db, flags).map_err(damaged)?;
+    if access == Access::Read {
+        conn = readable(conn, &db).map_err(damaged)?;
+    }
+    sql(dir, conn.busy_timeout(std::time::Duration::from_secs(30)))?;
+    if access != Access::Read {
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .map_err(damaged)?;
+        if mode != "wal" {
+            bail!(
+                "{}: cannot use the index in WAL mode ({mode})",
+                db.display()
+            );
+        }
+        sql(dir, conn.pragma_update(None, "synchronous", "NORMAL"))?;
+    }
+    Ok(conn)
+}
+
+/// A read-only connection that can read: SQLite reads a WAL database through its `-shm`
+/// file, which a user who may not write the folder (another user's index) cannot create.
+/// With no write-ahead log beside the database (or an empty one) everything is in the file,
+/// which is then read as it is (SQLite's `immutable`).
+fn readable(conn: Connection, db: &Path) -> rusqlite::Result<Connection> {
+    let probe = |c: &Connection| c.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()));
+    let err = match probe(&conn) {
+        Ok(()) => return Ok(conn),
+        Err(e) => e,
+    };
+    let cannot_write = matches!(
+        err.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+    );
+    let wal = db.with_file_name(format!("{DB_FILE}-wal"));
+    if !cannot_write || std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+        return Err(err);
+    }
+    drop(conn);
+    let path = std::path::absolute(db).map_err(|e| {
+        rusqlite::Error::InvalidPath(std::path::PathBuf::from(format!("{}: {e}", db.display())))
+    })?;
+    let uri = format!("file:{}?immutable=1", uri_escape(&path.to_string_lossy()));
+    let conn = Connection::open_with_flags(
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
+    )?;
+    probe(&conn)?;
+    Ok(conn)
+}
+
+/// A path as a `file:` URI's path: `%`, `?` and `#` escaped.
+fn uri_escape(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The parameters of the index `conn` holds (it must have every table, and in `meta` this
+/// build's format and readable parameters), and whether its first build finished (`built`
+/// is 0 from its creation until then; indexes made before it was recorded have none).
+fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool)> {
+    let db = dir.join(DB_FILE);
+    let not_index =
+        |why: String| anyhow!("{}: not an index ({why}): {}", db.display(), rebuild(dir));
+    let mut names: Vec<String> = Vec::new();
+    {
+        let mut st = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type='table'")
+            .map_err(|e| not_index(e.to_string()))?;
+        let rows = st
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(|e| not_index(e.to_string()))?;
+        for r in rows {
+            names.push(r.map_err(|e| not_index(e.to_string()))?);
+        }
+    }
+    if let Some(t) = TABLES.iter().find(|t| !names.iter().any(|n| n == *t)) {
+        return Err(not_index(format!("no {t} table")));
+    }
+    let get = |k: &str| -> Result<Option<String>> {
+        conn.query_row("SELECT value FROM meta WHERE key=?1", [k], |r| r.get(0))
+            .optional()
+            .map_err(|e| not_index(e.to_string()))
+    };
+    let format = get("format")?.ok_or_else(|| not_index("no format in its meta table".into()))?;
+    let format: u32 = format
+        .parse()
+        .map_err(|_| not_index(format!("format {format:?}")))?;
+    if format != FORMAT {
+        bail!(
+            "{}: index format {format}, this build reads format {FORMAT}: build the index again (remove the folder and run pl-index --index {} DOCS)",
+            dir.display(),
+            dir.display()
+        );
+    }
+    let params =
+        get("params")?.ok_or_else(|| not_index("no parameters in its meta table".into()))?;
+    let params = serde_json::from_str(&params)
+        .map_err(|e| not_index(format!("parameters unreadable: {e}")))?;
+    Ok((params, get("built")?.as_deref() != Some("0")))
+}
