@@ -476,3 +476,80 @@ fn groups_and_scores_out_of_shape_are_refused() {
         );
     }
 }
+
+#[test]
+fn a_document_in_two_groups_is_refused_by_every_groups_reader() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "truth.ndjson",
+        b"{\"id\":1,\"cluster\":1}\n{\"id\":2,\"cluster\":1}\n",
+    );
+    // A document in two groups, a group number repeated: refused as pl-report refuses them
+    // (the one check of pl_core::page::GroupLines), naming the file and the line.
+    write(
+        d.path(),
+        "shared.ndjson",
+        b"{\"group\":1,\"confidence\":0.9,\"primary\":1,\"members\":[1,2]}\n\
+          {\"group\":2,\"confidence\":0.8,\"primary\":3,\"members\":[3,2]}\n",
+    );
+    write(
+        d.path(),
+        "renumbered.ndjson",
+        b"{\"group\":1,\"confidence\":0.9,\"primary\":1,\"members\":[1,2]}\n\
+          {\"group\":1,\"confidence\":0.8,\"primary\":3,\"members\":[3,4]}\n",
+    );
+    write(
+        d.path(),
+        "bare.ndjson",
+        b"{\"members\":[1,2]}\n{\"members\":[2,3]}\n",
+    );
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "pl-report",
+            "shared.ndjson",
+            "document 2 is in group 2 and in the group on line 1",
+        ),
+        (
+            "pl-eval --truth truth.ndjson",
+            "shared.ndjson",
+            "document 2 is in group 2 and in the group on line 1",
+        ),
+        (
+            "pl-eval --truth truth.ndjson",
+            "bare.ndjson",
+            "document 2 is in a group and in the group on line 1",
+        ),
+        (
+            "pl-cat --table",
+            "shared.ndjson",
+            "document 2 is in group 2 and in the group on line 1",
+        ),
+    ];
+    for (tool, file, msg) in cases {
+        let name = tool.split(' ').next().unwrap();
+        fails(
+            sh(d.path(), &format!("{tool} {file} -o out")),
+            1,
+            name,
+            &[file, "line 2", msg],
+        );
+    }
+    for tool in [
+        "pl-report",
+        "pl-eval --truth truth.ndjson",
+        "pl-cat --table",
+    ] {
+        let name = tool.split(' ').next().unwrap();
+        fails(
+            sh(d.path(), &format!("{tool} renumbered.ndjson -o out")),
+            1,
+            name,
+            &[
+                "renumbered.ndjson",
+                "line 2",
+                "group 1 repeated (first on line 1)",
+            ],
+        );
+    }
+}
