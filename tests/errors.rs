@@ -2,6 +2,7 @@
 //! nothing lost that was written before.
 
 use crate::util::*;
+use serde_json::json;
 
 fn stage_files(n: u64) -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
@@ -552,4 +553,64 @@ fn a_document_in_two_groups_is_refused_by_every_groups_reader() {
             ],
         );
     }
+}
+
+#[test]
+fn a_document_over_max_doc_mb_is_refused_with_its_line_and_id() {
+    let d = tempfile::tempdir().unwrap();
+    let big = "word ".repeat(300_000); // 1.5 MB of text
+    let small = json!({"id": 1, "title": "a", "content": "a short letter"});
+    let huge = json!({"id": 7, "title": "b", "content": big});
+    write(
+        d.path(),
+        "docs.ndjson",
+        format!("{small}\n{huge}\n").as_bytes(),
+    );
+    // Over the cap as a docs record: pl-normalize names the file, the line and the id.
+    fails(
+        sh(
+            d.path(),
+            "pl-normalize --max-doc-mb 1 docs.ndjson -o norm.ndjson",
+        ),
+        1,
+        "pl-normalize",
+        &[
+            "docs.ndjson",
+            "line 2",
+            "document 7 is",
+            "over the 1 MiB",
+            "--max-doc-mb",
+        ],
+    );
+    // Under it as a docs record, over it once normalized (content and norm): refused there.
+    fails(
+        sh(
+            d.path(),
+            "pl-normalize --max-doc-mb 2 docs.ndjson -o norm.ndjson",
+        ),
+        1,
+        "pl-normalize",
+        &[
+            "docs.ndjson",
+            "line 2",
+            "document 7: its norm record would be",
+        ],
+    );
+    // The readers of norm records refuse it too; --skip-invalid skips it.
+    ok(sh(d.path(), "pl-normalize docs.ndjson -o norm.ndjson"));
+    for tool in ["pl-shingle", "pl-minhash", "pl-trigram"] {
+        fails(
+            sh(
+                d.path(),
+                &format!("{tool} --max-doc-mb 2 norm.ndjson -o out"),
+            ),
+            1,
+            tool,
+            &["norm.ndjson", "line 2", "document 7 is", "over the 2 MiB"],
+        );
+    }
+    ok(sh(
+        d.path(),
+        "pl-shingle --max-doc-mb 2 --skip-invalid norm.ndjson -o out",
+    ));
 }
