@@ -2,6 +2,7 @@
 //! nothing lost that was written before.
 
 use crate::util::*;
+use serde_json::json;
 
 fn stage_files(n: u64) -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
@@ -475,4 +476,141 @@ fn groups_and_scores_out_of_shape_are_refused() {
             &["scores.ndjson", "line 1", "not from 0 to 1"],
         );
     }
+}
+
+#[test]
+fn a_document_in_two_groups_is_refused_by_every_groups_reader() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "truth.ndjson",
+        b"{\"id\":1,\"cluster\":1}\n{\"id\":2,\"cluster\":1}\n",
+    );
+    // A document in two groups, a group number repeated: refused as pl-report refuses them
+    // (the one check of pl_core::page::GroupLines), naming the file and the line.
+    write(
+        d.path(),
+        "shared.ndjson",
+        b"{\"group\":1,\"confidence\":0.9,\"primary\":1,\"members\":[1,2]}\n\
+          {\"group\":2,\"confidence\":0.8,\"primary\":3,\"members\":[3,2]}\n",
+    );
+    write(
+        d.path(),
+        "renumbered.ndjson",
+        b"{\"group\":1,\"confidence\":0.9,\"primary\":1,\"members\":[1,2]}\n\
+          {\"group\":1,\"confidence\":0.8,\"primary\":3,\"members\":[3,4]}\n",
+    );
+    write(
+        d.path(),
+        "bare.ndjson",
+        b"{\"members\":[1,2]}\n{\"members\":[2,3]}\n",
+    );
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "pl-report",
+            "shared.ndjson",
+            "document 2 is in group 2 and in the group on line 1",
+        ),
+        (
+            "pl-eval --truth truth.ndjson",
+            "shared.ndjson",
+            "document 2 is in group 2 and in the group on line 1",
+        ),
+        (
+            "pl-eval --truth truth.ndjson",
+            "bare.ndjson",
+            "document 2 is in a group and in the group on line 1",
+        ),
+        (
+            "pl-cat --table",
+            "shared.ndjson",
+            "document 2 is in group 2 and in the group on line 1",
+        ),
+    ];
+    for (tool, file, msg) in cases {
+        let name = tool.split(' ').next().unwrap();
+        fails(
+            sh(d.path(), &format!("{tool} {file} -o out")),
+            1,
+            name,
+            &[file, "line 2", msg],
+        );
+    }
+    for tool in [
+        "pl-report",
+        "pl-eval --truth truth.ndjson",
+        "pl-cat --table",
+    ] {
+        let name = tool.split(' ').next().unwrap();
+        fails(
+            sh(d.path(), &format!("{tool} renumbered.ndjson -o out")),
+            1,
+            name,
+            &[
+                "renumbered.ndjson",
+                "line 2",
+                "group 1 repeated (first on line 1)",
+            ],
+        );
+    }
+}
+
+#[test]
+fn a_document_over_max_doc_mb_is_refused_with_its_line_and_id() {
+    let d = tempfile::tempdir().unwrap();
+    let big = "word ".repeat(300_000); // 1.5 MB of text
+    let small = json!({"id": 1, "title": "a", "content": "a short letter"});
+    let huge = json!({"id": 7, "title": "b", "content": big});
+    write(
+        d.path(),
+        "docs.ndjson",
+        format!("{small}\n{huge}\n").as_bytes(),
+    );
+    // Over the cap as a docs record: pl-normalize names the file, the line and the id.
+    fails(
+        sh(
+            d.path(),
+            "pl-normalize --max-doc-mb 1 docs.ndjson -o norm.ndjson",
+        ),
+        1,
+        "pl-normalize",
+        &[
+            "docs.ndjson",
+            "line 2",
+            "document 7 is",
+            "over the 1 MiB",
+            "--max-doc-mb",
+        ],
+    );
+    // Under it as a docs record, over it once normalized (content and norm): refused there.
+    fails(
+        sh(
+            d.path(),
+            "pl-normalize --max-doc-mb 2 docs.ndjson -o norm.ndjson",
+        ),
+        1,
+        "pl-normalize",
+        &[
+            "docs.ndjson",
+            "line 2",
+            "document 7: its norm record would be",
+        ],
+    );
+    // The readers of norm records refuse it too; --skip-invalid skips it.
+    ok(sh(d.path(), "pl-normalize docs.ndjson -o norm.ndjson"));
+    for tool in ["pl-shingle", "pl-minhash", "pl-trigram"] {
+        fails(
+            sh(
+                d.path(),
+                &format!("{tool} --max-doc-mb 2 norm.ndjson -o out"),
+            ),
+            1,
+            tool,
+            &["norm.ndjson", "line 2", "document 7 is", "over the 2 MiB"],
+        );
+    }
+    ok(sh(
+        d.path(),
+        "pl-shingle --max-doc-mb 2 --skip-invalid norm.ndjson -o out",
+    ));
 }

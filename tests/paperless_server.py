@@ -600,7 +600,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, LOGIN_PAGE, ctype="text/html; charset=utf-8")
             return True
         if kind == "drip":
-            data = b'{"count":0,"next":null,"previous":null,"all":[],"results":[]}'
+            # `pad` spaces first (valid JSON) make the answer last `pad` intervals longer.
+            data = b" " * f.get("pad", 0) + b'{"count":0,"next":null,"previous":null,"all":[],"results":[]}'
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -630,7 +631,16 @@ class Handler(BaseHTTPRequestHandler):
             hdrs = [("X-Echo", auth)]
             if 300 <= status < 400:
                 hdrs.append(("Location", f"/accounts/login/?auth={auth}"))
-            self.send(status, {"detail": f"Invalid token: {auth}"}, headers=hdrs)
+            body = json.dumps({"detail": f"Invalid token: {auth}"}, separators=(",", ":"))
+            if f.get("escape_slash"):
+                body = body.replace("/", "\\/")  # as PHP's and some Java encoders write JSON
+            self.send(status, body.encode(), headers=hdrs)
+            return True
+        if kind == "redirect":
+            self.send_response(f.get("status", 302))
+            self.send_header("Location", f["location"] + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
             return True
         if kind == "truncate":
             with LOCK:

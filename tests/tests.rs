@@ -11,6 +11,7 @@ mod edges;
 mod errors;
 mod fetch;
 mod fused;
+mod hook;
 mod index;
 mod index_guard;
 mod keyed;

@@ -52,6 +52,12 @@ pub struct Common {
     /// Skip records that are not valid (counted on stderr) instead of stopping at the first.
     #[arg(long, help_heading = COMMON_HEADING)]
     pub skip_invalid: bool,
+    /// Largest record read, in MiB: a longer line (one huge document) is refused with its
+    /// line and id, so that one document's memory is bounded. A norm record holds the text
+    /// twice (content and norm): documents of up to half of it pass every stage.
+    #[arg(long, value_name = "MB", default_value_t = crate::ndjson::DEFAULT_MAX_DOC_MB,
+          value_parser = clap::value_parser!(u64).range(1..=4096), help_heading = COMMON_HEADING)]
+    pub max_doc_mb: u64,
 }
 
 impl std::ops::Deref for Common {
@@ -211,7 +217,9 @@ pub struct Log {
 
 impl Log {
     /// A logger for `tool` obeying `-q`/`-v`; also sizes the thread pool (`--threads`).
+    /// Also sets the largest record every reader takes (`--max-doc-mb`).
     pub fn new(tool: &'static str, flags: &impl Flags) -> Log {
+        crate::ndjson::set_max_record((flags.common().max_doc_mb as usize) << 20);
         if let Some(n) = flags.threads() {
             // Fails only if a pool exists already, which is then used as it is.
             let _ = rayon::ThreadPoolBuilder::new()

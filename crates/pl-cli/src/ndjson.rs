@@ -2,6 +2,7 @@
 //! parallel mapping.
 
 use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
@@ -10,6 +11,110 @@ pub use pl_core::fields::{get_f64, get_id, get_members, get_u64, get_unit, parse
 
 use crate::common::Log;
 use crate::io::Input;
+
+/// The default of `--max-doc-mb`: the largest record line read, in MiB. A norm line holds a
+/// document's text twice (`content` and `norm`), so documents of up to about 16 MiB of text
+/// pass every stage; one document costs a stage up to about 20 times its text in memory.
+pub const DEFAULT_MAX_DOC_MB: u64 = 32;
+
+/// The largest record line read, in bytes (`--max-doc-mb`, set once by [`Log::new`]).
+static MAX_RECORD: AtomicUsize = AtomicUsize::new((DEFAULT_MAX_DOC_MB as usize) << 20);
+
+/// Sets the largest record line every reader of this process reads (`--max-doc-mb`).
+pub fn set_max_record(bytes: usize) {
+    MAX_RECORD.store(bytes, Ordering::Relaxed);
+}
+
+/// The largest record line read, in bytes.
+pub fn max_record() -> usize {
+    MAX_RECORD.load(Ordering::Relaxed)
+}
+
+/// What [`read_line_capped`] read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum LineRead {
+    /// The input ended: nothing read.
+    End,
+    /// A line of this many bytes (newline included) was appended.
+    Line(usize),
+    /// A line over the cap, of this many bytes: nothing appended, the line consumed; the
+    /// message says how long it was and the id its first bytes name.
+    TooLong(usize, String),
+}
+
+/// Reads one line into `buf` (appended) unless it is longer than [`max_record`]: a longer
+/// one is read through without being kept, so one huge record costs no memory.
+pub fn read_line_capped(r: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<LineRead> {
+    let (max, start) = (max_record(), buf.len());
+    let mut len = 0usize;
+    loop {
+        let avail = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            break;
+        }
+        let (take, done) = match memchr(avail) {
+            Some(i) => (i + 1, true),
+            None => (avail.len(), false),
+        };
+        if len + take <= max {
+            buf.extend_from_slice(&avail[..take]);
+        } else if len <= max {
+            // The first bytes over the cap: keep what is there to find the id, then stop keeping.
+            let keep = max.saturating_sub(buf.len() - start).min(take);
+            buf.extend_from_slice(&avail[..keep]);
+        }
+        len += take;
+        r.consume(take);
+        if done {
+            break;
+        }
+    }
+    if len == 0 {
+        return Ok(LineRead::End);
+    }
+    if len <= max {
+        return Ok(LineRead::Line(len));
+    }
+    let id = leading_id(&buf[start..]);
+    buf.truncate(start);
+    let what = id.map_or_else(|| "a record".to_owned(), |id| format!("document {id}"));
+    let msg = format!(
+        "{what} is {len} bytes, over the {} MiB one record may take (--max-doc-mb)",
+        max >> 20
+    );
+    Ok(LineRead::TooLong(len, msg))
+}
+
+fn memchr(b: &[u8]) -> Option<usize> {
+    b.iter().position(|&c| c == b'\n')
+}
+
+/// The id of a record from its first bytes: the first `"id":` key of the object (one inside
+/// a string is escaped, `\"id\"`, and not taken), `None` when there is none.
+fn leading_id(b: &[u8]) -> Option<u64> {
+    let mut from = 0;
+    while let Some(i) = b[from..].windows(4).position(|w| w == b"\"id\"") {
+        let at = from + i;
+        from = at + 4;
+        let before = b[..at].iter().rev().find(|c| !c.is_ascii_whitespace());
+        if !matches!(before, Some(b'{') | Some(b',')) {
+            continue;
+        }
+        let rest = &b[from..];
+        let rest = &rest[rest.iter().position(|c| !c.is_ascii_whitespace())?..];
+        let Some(rest) = rest.strip_prefix(b":") else {
+            continue;
+        };
+        let rest = &rest[rest.iter().position(|c| !c.is_ascii_whitespace())?..];
+        let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        return std::str::from_utf8(&rest[..digits]).ok()?.parse().ok();
+    }
+    None
+}
 
 /// Reads one JSON object per line; blank lines are ignored.
 pub struct NdjsonReader {
@@ -110,18 +215,25 @@ impl NdjsonReader {
         self.line
     }
 
-    /// The next non-blank line and its number, unparsed. A line that is not UTF-8 is a bad
-    /// record like any other: an error naming it, or skipped with `--skip-invalid`.
+    /// The next non-blank line and its number, unparsed. A line that is not UTF-8, or longer
+    /// than `--max-doc-mb`, is a bad record like any other: an error naming it, or skipped
+    /// with `--skip-invalid`.
     pub fn next_line(&mut self) -> Result<Option<(u64, String)>> {
         loop {
             self.buf.clear();
-            let n = self
-                .reader
-                .read_until(b'\n', &mut self.buf)
+            let read = read_line_capped(&mut self.reader, &mut self.buf)
                 .with_context(|| format!("{}: line {}: read failed", self.name, self.line + 1))?;
-            if n == 0 {
-                return Ok(None);
-            }
+            let n = match read {
+                LineRead::End => return Ok(None),
+                LineRead::Line(n) => n,
+                LineRead::TooLong(n, msg) => {
+                    self.start = self.pos;
+                    self.pos += n as u64;
+                    self.line += 1;
+                    self.invalid(self.line, &msg)?;
+                    continue;
+                }
+            };
             self.start = self.pos;
             self.pos += n as u64;
             self.line += 1;

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::cmd::shingle::shingle_norm_line;
 use crate::io::{create_output, Input};
-use crate::ndjson::is_blank;
+use crate::ndjson::{is_blank, read_line_capped, LineRead};
 use crate::sides::Records;
 
 /// Where and how the writing thread writes the signatures.
@@ -77,6 +77,8 @@ pub enum ToWriter {
 pub struct Lines {
     buf: Vec<u8>,
     lines: Vec<(u64, usize, usize)>,
+    /// The lines over `--max-doc-mb` (kept empty in `buf`), by index in `lines`: their error.
+    too_long: Vec<(usize, String)>,
 }
 
 /// Tells normalized documents from a shingle stream: a binary stream starts with its magic
@@ -100,13 +102,13 @@ pub fn sniff(mut input: Input) -> Result<(Input, bool)> {
     let mut line = 0u64;
     let norm = loop {
         let at = head.len();
-        let n = input
-            .reader
-            .read_until(b'\n', &mut head)
+        let read = read_line_capped(&mut input.reader, &mut head)
             .with_context(|| format!("{name}: line {}: read failed", line + 1))?;
         line += 1;
-        if n == 0 {
-            break false;
+        match read {
+            LineRead::End => break false,
+            LineRead::TooLong(_, msg) => anyhow::bail!("{name}: line {line}: {msg}"),
+            LineRead::Line(_) => {}
         }
         if !is_blank(&head[at..]) {
             break !matches!(
@@ -190,6 +192,9 @@ pub fn sign_norm_chunk(
                 *outcome = sign_norm_line(&chunk.buf[start..end], config, hasher, sh, sig, slot);
             },
         );
+    for (i, msg) in &chunk.too_long {
+        batch.outcomes[*i] = Outcome::Bad(msg.clone());
+    }
     batch.cut = n;
 }
 
@@ -230,15 +235,21 @@ pub fn read_lines(
         let mut chunk = spare.try_recv().unwrap_or_default();
         chunk.buf.clear();
         chunk.lines.clear();
+        chunk.too_long.clear();
         let mut end = false;
         while chunk.lines.len() < CHUNK && chunk.buf.len() < CHUNK_BYTES {
             let start = chunk.buf.len();
-            match r.read_until(b'\n', &mut chunk.buf) {
-                Ok(0) => {
+            match read_line_capped(&mut r, &mut chunk.buf) {
+                Ok(LineRead::End) => {
                     end = true;
                     break;
                 }
-                Ok(_) => {
+                Ok(LineRead::TooLong(_, msg)) => {
+                    line += 1;
+                    chunk.too_long.push((chunk.lines.len(), msg));
+                    chunk.lines.push((line, start, start));
+                }
+                Ok(LineRead::Line(_)) => {
                     line += 1;
                     if is_blank(&chunk.buf[start..]) {
                         chunk.buf.truncate(start);

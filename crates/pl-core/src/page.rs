@@ -44,7 +44,7 @@ pub fn document_link(base: &str, id: u64) -> String {
 }
 
 /// Where each group number and each member was first read: one group per number, one group
-/// per document.
+/// per document. pl-report, pl-eval and pl-cat --table refuse the same groups files with it.
 #[derive(Debug, Default)]
 pub struct GroupLines {
     numbers: FxHashMap<u64, u64>,
@@ -55,17 +55,27 @@ impl GroupLines {
     /// Notes group `g`, read on `line`; `Err` when its number or one of its members was
     /// read before.
     pub fn add(&mut self, g: &GroupRecord, line: u64) -> Result<(), String> {
-        if let Some(first) = self.numbers.insert(g.group, line) {
-            return Err(format!(
-                "group {} repeated (first on line {first})",
-                g.group
-            ));
+        self.add_members(Some(g.group), &g.members, line)
+    }
+
+    /// Notes a group's `members`, read on `line`, and its number when it has one (pl-eval
+    /// reads groups without numbers too); `Err` when the number or a member was read before.
+    pub fn add_members(
+        &mut self,
+        number: Option<u64>,
+        members: &[u64],
+        line: u64,
+    ) -> Result<(), String> {
+        if let Some(n) = number {
+            if let Some(first) = self.numbers.insert(n, line) {
+                return Err(format!("group {n} repeated (first on line {first})"));
+            }
         }
-        for &m in &g.members {
+        for &m in members {
             if let Some(first) = self.owners.insert(m, line) {
+                let this = number.map_or_else(|| "a group".to_owned(), |n| format!("group {n}"));
                 return Err(format!(
-                    "document {m} is in group {} and in the group on line {first}",
-                    g.group
+                    "document {m} is in {this} and in the group on line {first}"
                 ));
             }
         }

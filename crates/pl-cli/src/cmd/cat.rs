@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Parser;
+use pl_core::page::GroupLines;
 use pl_core::records::{Record, ShingleRec, SigRec};
 use pl_core::stream::{is_binary, Kind, StreamReader};
 use pl_core::text_records::GroupRecord;
@@ -101,7 +102,12 @@ fn table(args: &Args, mut reader: NdjsonReader, out: &mut Output) -> Result<()> 
         None => Default::default(),
     };
     let mut groups = 0;
+    // One group per number and per document, as pl-report requires.
+    let mut seen = GroupLines::default();
     while let Some(g) = reader.next_with(|o| Ok(GroupRecord::from_obj(o)?))? {
+        let line = reader.line();
+        seen.add(&g, line)
+            .map_err(|msg| anyhow::anyhow!("{}: line {line}: {msg}", reader.name()))?;
         let (num, primary) = (g.group, g.primary);
         let dim = |d: Option<f64>| d.unwrap_or(f64::NAN);
         writeln!(

@@ -3,9 +3,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{anyhow, Result};
 use clap::Parser;
 use pl_core::eval::{evaluate, evaluate_pairs, noise_rank, Report, TruthDoc};
+use pl_core::page::GroupLines;
 use pl_core::text_records::TruthRecord;
 
 use crate::common::{Common, Log};
@@ -64,16 +65,27 @@ pub fn run(args: Args) -> Result<()> {
     );
     let pairs = args.pairs;
     let mut groups = Vec::new();
-    while let Some(g) = reader.next_with(|o| {
+    // One group per number and per document, as pl-report requires (pairs overlap freely).
+    let mut seen = GroupLines::default();
+    while let Some((number, g)) = reader.next_with(|o| {
         if pairs {
-            Ok(vec![get_u64(&o, "a")?, get_u64(&o, "b")?])
+            Ok((None, vec![get_u64(&o, "a")?, get_u64(&o, "b")?]))
         } else {
             if !o.contains_key("members") {
                 return Err("missing \"members\" (pass --pairs for pl-score output)".into());
             }
-            Ok(get_members(&o)?)
+            let number = match o.contains_key("group") {
+                true => Some(get_u64(&o, "group")?),
+                false => None,
+            };
+            Ok((number, get_members(&o)?))
         }
     })? {
+        if !pairs {
+            let line = reader.line();
+            seen.add_members(number, &g, line)
+                .map_err(|msg| anyhow!("{}: line {line}: {msg}", reader.name()))?;
+        }
         groups.push(g);
     }
     let report = if pairs {

@@ -11,9 +11,13 @@
 //!   group it changed, so two tabs (or fifty requests at once) lose nothing of each other's.
 //!   The file is rewritten atomically (temporary file + rename) under a lock.
 //!
-//! Bounded: at most [`MAX_CONNECTIONS`] connections at once (more are answered 503 and
-//! closed), a request head of at most [`MAX_HEAD`] bytes, a body of at most [`MAX_BODY`], and
-//! [`IO_TIMEOUT`] of silence.
+//! Bounded: at most [`MAX_CONNECTIONS`] connections at once, a request head of at most
+//! [`MAX_HEAD`] bytes, a body of at most [`MAX_BODY`], [`IO_TIMEOUT`] of silence, and the whole
+//! request (head and body) within [`REQUEST_DEADLINE`] (else 408). When every connection is
+//! taken, a new one closes the oldest still sending its request (a client trickling its head
+//! cannot hold the server: a page's request arrives at once), or, when all are past that, is
+//! answered 503. The bodies being read, all connections together, hold at most
+//! [`BODY_BUDGET`] bytes: a body that would pass it is answered 503 unread.
 //!
 //! Only requests whose `Host` is this address are answered (a DNS-rebinding page cannot
 //! reach it), a `PUT` with another `Origin` is refused, and `PUT` is not a method a page on
@@ -23,9 +27,9 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use pl_core::decision::Decision;
@@ -45,6 +49,11 @@ const MAX_HEAD: u64 = 16 << 10;
 const MAX_CONNECTIONS: usize = 64;
 /// Silence on a connection before it is dropped.
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// The whole request, head and body, must have arrived by then (a local page sends even a
+/// [`MAX_BODY`] body in well under a second).
+const REQUEST_DEADLINE: Duration = Duration::from_secs(20);
+/// Request bytes held at once by all the bodies being read: four bodies of [`MAX_BODY`].
+const BODY_BUDGET: usize = 4 * MAX_BODY;
 
 /// What the handlers share.
 struct State {
@@ -57,6 +66,63 @@ struct State {
     lock: Mutex<()>,
     /// Connections being served.
     active: AtomicUsize,
+    /// Connections still sending their request, by arrival (the oldest first), to close the
+    /// oldest when all are taken.
+    reading: Mutex<BTreeMap<u64, TcpStream>>,
+    /// Arrivals so far (the next connection's number).
+    arrivals: AtomicU64,
+    /// Bytes of the bodies being read (at most [`BODY_BUDGET`]).
+    bodies: AtomicUsize,
+}
+
+/// A connection's place in [`State::reading`], given up when its request is read (or it ends).
+struct Reading<'a>(&'a State, u64);
+
+impl Drop for Reading<'_> {
+    fn drop(&mut self) {
+        let mut r = self.0.reading.lock().unwrap_or_else(|e| e.into_inner());
+        r.remove(&self.1);
+    }
+}
+
+/// `n` bytes of [`BODY_BUDGET`], given back on drop.
+struct BodyBytes<'a>(&'a AtomicUsize, usize);
+
+impl<'a> BodyBytes<'a> {
+    fn take(used: &'a AtomicUsize, n: usize) -> Option<BodyBytes<'a>> {
+        used.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |u| {
+            (u + n <= BODY_BUDGET).then_some(u + n)
+        })
+        .ok()
+        .map(|_| BodyBytes(used, n))
+    }
+}
+
+impl Drop for BodyBytes<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(self.1, Ordering::SeqCst);
+    }
+}
+
+/// The request's bytes, read by [`REQUEST_DEADLINE`] after it began (a read past it fails
+/// with `TimedOut`), never waiting longer than [`IO_TIMEOUT`] for one.
+struct DeadlineReader {
+    stream: TcpStream,
+    until: Instant,
+}
+
+impl Read for DeadlineReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the request did not arrive in time",
+            ));
+        }
+        self.stream.set_read_timeout(Some(left.min(IO_TIMEOUT)))?;
+        self.stream.read(buf)
+    }
 }
 
 /// Counts a connection while it is served.
@@ -88,6 +154,9 @@ pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
         ],
         lock: Mutex::new(()),
         active: AtomicUsize::new(0),
+        reading: Mutex::new(BTreeMap::new()),
+        arrivals: AtomicU64::new(0),
+        bodies: AtomicUsize::new(0),
     });
     // Always printed (also with -q): it is the only way to learn a free port's number.
     eprintln!(
@@ -96,22 +165,44 @@ pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
     );
     for conn in listener.incoming() {
         let Ok(mut stream) = conn else { continue };
-        if state.active.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+        if state.active.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS && !close_oldest(&state) {
             state.active.fetch_sub(1, Ordering::SeqCst);
             let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
             let _ = respond(&mut stream, 503, "text/plain", b"too many connections\n");
             continue;
         }
+        let number = state.arrivals.fetch_add(1, Ordering::SeqCst);
+        if let Ok(s) = stream.try_clone() {
+            let mut r = state.reading.lock().unwrap_or_else(|e| e.into_inner());
+            r.insert(number, s);
+        }
         let st = Arc::clone(&state);
         let log = log.clone();
         std::thread::spawn(move || {
             let _active = Active(&st.active);
-            if let Err(e) = handle(stream, &st) {
+            let reading = Reading(&st, number);
+            if let Err(e) = handle(stream, &st, reading) {
                 log.info(format!("request failed: {e:#}"));
             }
         });
     }
     Ok(())
+}
+
+/// Closes the connection that has been sending its request the longest (its thread then
+/// ends); `false` when every connection has its request in already.
+fn close_oldest(st: &State) -> bool {
+    let oldest = {
+        let mut r = st.reading.lock().unwrap_or_else(|e| e.into_inner());
+        r.pop_first()
+    };
+    match oldest {
+        Some((_, s)) => {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Reads and checks a decisions file (absent is empty).
@@ -131,7 +222,7 @@ struct Head {
 }
 
 /// Reads a request's head: `None` when it does not end within `MAX_HEAD` bytes.
-fn read_head(r: &mut BufReader<TcpStream>) -> Result<Option<Head>> {
+fn read_head(r: &mut BufReader<DeadlineReader>) -> Result<Option<Head>> {
     let mut head = (&mut *r).take(MAX_HEAD);
     let mut line = String::new();
     head.read_line(&mut line)?;
@@ -159,13 +250,18 @@ fn read_head(r: &mut BufReader<TcpStream>) -> Result<Option<Head>> {
     }
 }
 
-/// One request, one answer.
-fn handle(stream: TcpStream, st: &State) -> Result<()> {
-    stream.set_read_timeout(Some(IO_TIMEOUT))?;
+/// One request, one answer; `reading` is given up once the request is in.
+fn handle(stream: TcpStream, st: &State, reading: Reading) -> Result<()> {
     stream.set_write_timeout(Some(IO_TIMEOUT))?;
-    let mut r = BufReader::new(stream.try_clone()?);
-    let head = read_head(&mut r)?;
+    let mut r = BufReader::new(DeadlineReader {
+        stream: stream.try_clone()?,
+        until: Instant::now() + REQUEST_DEADLINE,
+    });
     let mut w = stream;
+    let head = match read_head(&mut r) {
+        Err(e) if timed_out(&e) => return too_late(&mut w),
+        head => head?,
+    };
     let Some(Head {
         method,
         path,
@@ -184,6 +280,10 @@ fn handle(stream: TcpStream, st: &State) -> Result<()> {
         return respond(&mut w, 403, "text/plain", b"unknown Host\n");
     }
     let path = path.split('?').next().unwrap_or("");
+    if (method.as_str(), path) == ("PUT", "/decisions") {
+        return put_decisions(&mut r, &mut w, &headers, st, reading);
+    }
+    drop(reading);
     match (method.as_str(), path) {
         ("GET", "/") | ("GET", "/index.html") => {
             respond(&mut w, 200, "text/html; charset=utf-8", st.page.as_bytes())
@@ -197,18 +297,40 @@ fn handle(stream: TcpStream, st: &State) -> Result<()> {
             };
             respond(&mut w, 200, "application/x-ndjson", &body)
         }
-        ("PUT", "/decisions") => put_decisions(&mut r, &mut w, &headers, st),
         (_, "/") | (_, "/decisions") => respond(&mut w, 405, "text/plain", b"method not allowed\n"),
         _ => respond(&mut w, 404, "text/plain", b"not found\n"),
     }
 }
 
+/// Whether a read failed for the request's deadline (or its silence timeout).
+fn timed_out(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|e| {
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+            )
+        })
+    })
+}
+
+/// The 408 a request gets when it is not in by its deadline.
+fn too_late(w: &mut TcpStream) -> Result<()> {
+    let msg = format!(
+        "request not complete in time ({} s for all of it, {} s of silence)\n",
+        REQUEST_DEADLINE.as_secs(),
+        IO_TIMEOUT.as_secs()
+    );
+    respond(w, 408, "text/plain", msg.as_bytes())
+}
+
 /// `PUT /decisions`: the page's changes merged into the decisions file.
 fn put_decisions(
-    r: &mut BufReader<TcpStream>,
+    r: &mut BufReader<DeadlineReader>,
     w: &mut TcpStream,
     headers: &BTreeMap<String, String>,
     st: &State,
+    reading: Reading,
 ) -> Result<()> {
     if let Some(o) = headers.get("origin") {
         if !st.origins.iter().any(|x| x == o) {
@@ -225,10 +347,29 @@ fn put_decisions(
         return respond(w, 411, "text/plain", b"Content-Length required\n");
     };
     if n > MAX_BODY {
-        return respond(w, 413, "text/plain", b"too large\n");
+        let msg = format!("too large: a body holds at most {} MiB\n", MAX_BODY >> 20);
+        return respond(w, 413, "text/plain", msg.as_bytes());
     }
+    let Some(_held) = BodyBytes::take(&st.bodies, n) else {
+        let msg = format!(
+            "busy: the request bodies being read would pass {} MiB; try again\n",
+            BODY_BUDGET >> 20
+        );
+        return respond(w, 503, "text/plain", msg.as_bytes());
+    };
     let mut body = vec![0; n];
-    r.read_exact(&mut body)?;
+    match r.read_exact(&mut body) {
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+            ) =>
+        {
+            return too_late(w)
+        }
+        read => read?,
+    }
+    drop(reading);
     let text = String::from_utf8_lossy(&body);
     match parse_changes(&text, &st.groups) {
         Err(msg) => respond(w, 400, "text/plain", msg.as_bytes()),
@@ -286,8 +427,11 @@ fn respond(w: &mut TcpStream, status: u16, ctype: &str, body: &[u8]) -> Result<(
         403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        408 => "Request Timeout",
         411 => "Length Required",
         413 => "Payload Too Large",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
         _ => "Internal Server Error",
     };
     write!(
