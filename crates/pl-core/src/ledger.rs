@@ -77,37 +77,47 @@ struct SideCount<'t> {
 /// One text as the ledger reads it: its words with their document counts, its distinct word
 /// ids, and its letters without spaces.
 struct Reading<'t> {
-    words: Vec<(&'t str, u32)>,
     /// The distinct words of letters, OCR-folded, by length: built when first asked.
     by_len: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Vec<Vec<char>>>>,
-    joined: String,
-    numbers: Vec<Vec<char>>,
+    joined: std::cell::OnceCell<String>,
+    text: &'t str,
+    /// The numbers, OCR-folded: made when first asked.
+    numbers: std::cell::OnceCell<Vec<Vec<char>>>,
     profile: &'t Profile,
 }
 
 impl<'t> Reading<'t> {
     fn new(text: &'t str, profile: &'t Profile) -> Reading<'t> {
-        let words: Vec<(&str, u32)> = words(text)
-            .zip(profile.ids())
-            .map(|(w, &id)| (w, id))
-            .collect();
-        let joined: String = text.split(' ').collect();
-        let numbers = words
-            .iter()
-            .filter(|(w, _)| is_number(w))
-            .map(|(w, _)| w.chars().map(fold_char).collect())
-            .collect();
         Reading {
-            words,
             by_len: std::cell::OnceCell::new(),
-            joined,
-            numbers,
+            joined: std::cell::OnceCell::new(),
+            text,
+            numbers: std::cell::OnceCell::new(),
             profile,
         }
     }
 
+    /// The words with their ids, in text order.
+    fn words(&self) -> impl Iterator<Item = (&'t str, u32)> + '_ {
+        words(self.text).zip(self.profile.ids().iter().copied())
+    }
+
+    fn numbers(&self) -> &[Vec<char>] {
+        self.numbers.get_or_init(|| {
+            self.words()
+                .filter(|(w, _)| is_number(w))
+                .map(|(w, _)| w.chars().map(fold_char).collect())
+                .collect()
+        })
+    }
+
     fn has_id(&self, id: u32) -> bool {
         self.profile.has_id(id)
+    }
+
+    /// The text without its spaces, made when first asked.
+    fn joined(&self) -> &str {
+        self.joined.get_or_init(|| self.text.split(' ').collect())
     }
 
     /// The distinct words of letters of `len` characters, folded.
@@ -115,7 +125,7 @@ impl<'t> Reading<'t> {
         let by_len = self.by_len.get_or_init(|| {
             let mut seen = rustc_hash::FxHashSet::default();
             let mut by_len: rustc_hash::FxHashMap<usize, Vec<Vec<char>>> = Default::default();
-            for &(w, id) in &self.words {
+            for (w, id) in self.words() {
                 if is_word(w) && seen.insert(id) {
                     let f: Vec<char> = w.chars().map(fold_char).collect();
                     by_len.entry(f.len()).or_default().push(f);
@@ -134,7 +144,7 @@ impl<'t> Reading<'t> {
             return false;
         }
         let folded: Vec<char> = w.chars().map(fold_char).collect();
-        self.numbers.iter().any(|v| {
+        self.numbers().iter().any(|v| {
             v.len().abs_diff(n) <= tol
                 && rapidfuzz::distance::levenshtein::distance(
                     folded.iter().copied(),
@@ -168,36 +178,92 @@ fn is_word(w: &str) -> bool {
 /// rescued (it would need over three times as many agreeing).
 pub const MAX_LOOKUPS: usize = 64;
 
-/// Counts how the numbers of `mine` fare in `other`.
-fn count_numbers<'t>(
+/// The distinct numbers of a text at most [`RARE_DF`] documents have: what it could agree in.
+fn rare_numbers(r: &Reading<'_>, df: &impl Fn(u32) -> u32) -> usize {
+    let mut rare: Vec<u32> = r
+        .words()
+        .filter(|&(w, id)| df(id) <= RARE_DF && is_number(w))
+        .map(|(_, id)| id)
+        .collect();
+    rare.sort_unstable();
+    rare.dedup();
+    rare.len()
+}
+
+/// The numbers of one side: those the other text has by id (rare ones counted), and the rest,
+/// to be looked for further.
+fn numbers_by_id<'t>(
     mine: &Reading<'t>,
     other: &Reading<'_>,
     df: &impl Fn(u32) -> u32,
     explain: bool,
-) -> SideCount<'t> {
+) -> (SideCount<'t>, Vec<(&'t str, u32)>) {
     let mut s = SideCount::default();
+    let mut rest = Vec::new();
     let mut seen = rustc_hash::FxHashSet::default();
-    for &(w, id) in &mine.words {
+    for (w, id) in mine.words() {
         if !is_number(w) || !seen.insert(id) {
             continue;
         }
-        if other.has_id(id) || s.numbers < MAX_LOOKUPS && w.len() >= 4 && other.joined.contains(w) {
-            if df(id) <= RARE_DF {
-                s.agree += 1;
-                if explain {
-                    s.agreed.push(w);
-                }
-            }
-        } else if s.numbers < MAX_LOOKUPS && other.near_number(w) {
-            s.near += 1;
+        if other.has_id(id) {
+            s.agree_rare(w, df(id), explain);
         } else {
-            s.numbers += 1;
+            rest.push((w, id));
+        }
+    }
+    (s, rest)
+}
+
+impl<'t> SideCount<'t> {
+    fn agree_rare(&mut self, w: &'t str, df: u32, explain: bool) {
+        if df <= RARE_DF {
+            self.agree += 1;
             if explain {
-                s.against.push(w);
+                self.agreed.push(w);
             }
         }
     }
-    s
+
+    /// The most rare numbers this side can agree in once `rest` is looked for.
+    fn agree_bound(&self, rest: &[(&str, u32)], df: &impl Fn(u32) -> u32) -> usize {
+        self.agree + rest.iter().filter(|&&(_, id)| df(id) <= RARE_DF).count()
+    }
+}
+
+/// Looks for the numbers `rest` of one side inside the other text read without spaces (split,
+/// merged, glued); returns those still not found.
+fn numbers_inside<'t>(
+    s: &mut SideCount<'t>,
+    rest: Vec<(&'t str, u32)>,
+    other: &Reading<'_>,
+    df: &impl Fn(u32) -> u32,
+    explain: bool,
+) -> Vec<&'t str> {
+    let mut left = Vec::new();
+    for (i, (w, id)) in rest.into_iter().enumerate() {
+        if i < MAX_LOOKUPS && w.len() >= 4 && other.joined().contains(w) {
+            s.agree_rare(w, df(id), explain);
+        } else {
+            left.push(w);
+        }
+    }
+    left
+}
+
+/// Sorts the numbers `left` of one side into near one of the other text's and against,
+/// stopping once more than `limit` stand against (with `explain`, sorting them all).
+fn numbers_near<'t>(s: &mut SideCount<'t>, left: &[&'t str], other: &Reading<'_>, limit: usize) {
+    for (i, &w) in left.iter().enumerate() {
+        if s.numbers > limit {
+            return;
+        }
+        if i < MAX_LOOKUPS && other.near_number(w) {
+            s.near += 1;
+        } else {
+            s.numbers += 1;
+            s.against.push(w);
+        }
+    }
 }
 
 /// Counts the known words of `mine` that `other` has nowhere, up to `cap`; past `4 ×`
@@ -211,7 +277,7 @@ fn count_words<'t>(
 ) {
     let mut seen = rustc_hash::FxHashSet::default();
     let mut lookups = 0;
-    for &(w, id) in &mine.words {
+    for (w, id) in mine.words() {
         if s.words >= cap {
             return;
         }
@@ -219,7 +285,7 @@ fn count_words<'t>(
             continue;
         }
         lookups += 1;
-        if lookups <= 4 * MAX_LOOKUPS && (other.joined.contains(w) || is_near_word(w, other)) {
+        if lookups <= 4 * MAX_LOOKUPS && (other.joined().contains(w) || is_near_word(w, other)) {
             continue;
         }
         s.words += 1;
@@ -242,10 +308,11 @@ fn is_near_word(w: &str, other: &Reading<'_>) -> bool {
 }
 
 /// The ledger of two normalized texts with their profiles (ids from one vocabulary);
-/// `df(id)` is the number of documents of the corpus a word id is in. Known words against
-/// each other are counted only as far as `rule` could still keep the pair (all of them, up to
-/// 20, with `explain`): a pair the numbers already decide costs no word lookups. Symmetric up
-/// to the sides of the explained tokens.
+/// `df(id)` is the number of documents of the corpus a word id is in. Symmetric up to the
+/// sides of the explained tokens. Without `explain` the counts stop where `rule`'s verdict is
+/// settled: a pair whose rare numbers cannot agree twice is answered before any text is
+/// searched (`agree` is then that bound), numbers against stop one past what the agreement
+/// bears, known words likewise; with `explain` everything is counted (words up to 20 a side).
 pub fn ledger(
     a: &str,
     pa: &Profile,
@@ -256,23 +323,46 @@ pub fn ledger(
     explain: bool,
 ) -> Ledger {
     let (ra, rb) = (Reading::new(a, pa), Reading::new(b, pb));
-    let mut sa = count_numbers(&ra, &rb, &df, explain);
-    let mut sb = count_numbers(&rb, &ra, &df, explain);
-    let unique = |r: &Reading| r.words.iter().filter(|&&(_, id)| df(id) <= 1).count();
-    let total = ra.words.len() + rb.words.len();
+    let mut l = Ledger::default();
+    // Most pairs are settled here, by a look at each word's count: too few rare numbers.
+    if !explain {
+        let bound = rare_numbers(&ra, &df).min(rare_numbers(&rb, &df));
+        if bound < rule.min_agree {
+            l.agree = bound;
+            return l;
+        }
+    }
+    let (mut sa, rest_a) = numbers_by_id(&ra, &rb, &df, explain);
+    let (mut sb, rest_b) = numbers_by_id(&rb, &ra, &df, explain);
+    let bound = sa
+        .agree_bound(&rest_a, &df)
+        .min(sb.agree_bound(&rest_b, &df));
+    if bound < rule.min_agree && !explain {
+        l.agree = bound;
+        return l;
+    }
+    let unique = |r: &Reading| r.words().filter(|&(_, id)| df(id) <= 1).count();
+    let total = pa.ids().len() + pb.ids().len();
     let damage = if total == 0 {
         0.0
     } else {
         (unique(&ra) + unique(&rb)) as f64 / total as f64
     };
-    let mut l = Ledger {
-        agree: sa.agree.min(sb.agree),
-        near: sa.near.min(sb.near),
-        numbers_against: sa.numbers.min(sb.numbers),
-        words_against: 0,
-        damage,
-        tokens: None,
+    l.damage = damage;
+    let left_a = numbers_inside(&mut sa, rest_a, &rb, &df, explain);
+    let left_b = numbers_inside(&mut sb, rest_b, &ra, &df, explain);
+    l.agree = sa.agree.min(sb.agree);
+    // A clean pair fails on any near number, so its numbers are all sorted.
+    let limit = match (rule.number_room(l.agree), explain) {
+        (None, false) => return l,
+        (_, true) => usize::MAX,
+        (Some(_), false) if damage < rule.clean_damage => usize::MAX,
+        (Some(room), false) => room,
     };
+    numbers_near(&mut sa, &left_a, &rb, limit);
+    numbers_near(&mut sb, &left_b, &ra, limit);
+    l.near = sa.near.min(sb.near);
+    l.numbers_against = sa.numbers.min(sb.numbers);
     let cap = match (rule.word_room(&l), explain) {
         (_, true) => 20,
         (Some(room), false) => room + 1,
@@ -324,6 +414,20 @@ impl Default for Rescue {
 }
 
 impl Rescue {
+    /// How many numbers may stand against each other with `agree` rare numbers agreeing before
+    /// the pair fails; `None` when `agree` alone fails it.
+    pub fn number_room(&self, agree: usize) -> Option<usize> {
+        let left = agree as f64 - self.margin;
+        if agree < self.min_agree || left < -1e-9 {
+            return None;
+        }
+        Some(if self.per_number > 0.0 {
+            (left / self.per_number + 1e-9).floor() as usize
+        } else {
+            usize::MAX - 1
+        })
+    }
+
     /// How many known words may stand against each other with the numbers counted so far
     /// before the pair fails; `None` when the numbers alone fail it.
     pub fn word_room(&self, l: &Ledger) -> Option<usize> {
