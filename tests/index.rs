@@ -171,7 +171,7 @@ fn other_parameters_and_formats_are_refused() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("index format 99, this build reads format 2") && err.contains(&ix),
+        err.contains("index format 99, this build reads format 3") && err.contains(&ix),
         "{err}"
     );
     // No index: pl-check says how to build one.

@@ -12,8 +12,9 @@
 //!   copies collapsed as pl-lsh collapses them: a copy set's lowest id is banded, the others
 //!   paired with it);
 //! - scores: with the default scorer a pair's verdict and score depend on the corpus only
-//!   through which words are *known* (in two documents or more). An update that moves a
-//!   word across that line rescores every pair of every document holding the word; the
+//!   through which of the lines 1, 2, 3 and 4+ a word's document count is on (the verifier's
+//!   known words, the ledger's damage, known words and rare numbers). An update that moves a
+//!   word to another line rescores every pair of every document holding the word; the
 //!   distinctive tokens' rarity changes the reported `distinct` dimension only (it gates
 //!   nothing unless `--distinct-min`/`--distinct-penalty`, which the index does not take),
 //!   so a kept pair's `distinct` may be that of the corpus when it was scored;
@@ -53,7 +54,19 @@ pub use open::Access;
 
 /// The index's format; another is refused with both numbers and the way out. 2: pairs with
 /// their clustering columns, documents stored as `{"id","norm"}` (1 was the first draft).
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
+
+/// Words held by at most this many documents keep their postings (`few`): every document
+/// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the
+/// ledger's rare numbers and known words, 3 and 4).
+const FEW_MAX: i64 = 4;
+
+/// Which of the scorer's count lines a word's document count is on: a word that moves to
+/// another rescores its holders (1: unknown, 2: known, 3: known to the ledger, 4: no longer
+/// rare to it).
+fn count_line(n: i64) -> i64 {
+    n.clamp(1, FEW_MAX)
+}
 /// The database file in the index folder.
 pub const DB_FILE: &str = "index.sqlite";
 
@@ -761,7 +774,7 @@ impl Tx<'_> {
         self.add_counts("tokens", &tokens)?;
         for p in &docs {
             for &w in &p.words {
-                if words[&w] <= 2 {
+                if words[&w] <= FEW_MAX {
                     self.exec(
                         "INSERT INTO few(hash, id) VALUES (?1, ?2)",
                         [w as i64, p.id as i64],
@@ -955,16 +968,16 @@ impl Tx<'_> {
         let holders_before = affected.len();
         let mut rescan: FxHashMap<u64, bool> = FxHashMap::default();
         for (h, old, new) in changed {
-            let flip = (old >= 2) != (new >= 2);
+            let flip = count_line(old) != count_line(new);
             summary.flipped_words += usize::from(flip);
             let (removed, added) = moves.get(&h).cloned().unwrap_or_default();
-            if old <= 2 {
+            if old <= FEW_MAX {
                 // Its postings are in `few`: the holders are found without a scan.
                 if flip {
                     affected.extend(self.posted(h)?);
                     affected.extend(added.iter().copied());
                 }
-                if new <= 2 {
+                if new <= FEW_MAX {
                     for id in removed {
                         self.exec(
                             "DELETE FROM few WHERE hash=?1 AND id=?2",
@@ -980,7 +993,7 @@ impl Tx<'_> {
                 } else {
                     self.exec("DELETE FROM few WHERE hash=?1", [h as i64])?;
                 }
-            } else if new <= 2 {
+            } else if new <= FEW_MAX {
                 // Rare again (documents deleted or changed): its postings are found by reading
                 // every stored text once, for all such words together.
                 rescan.insert(h, flip);

@@ -312,7 +312,7 @@ fn is_near_word(w: &str, other: &Reading<'_>) -> bool {
 /// sides of the explained tokens. Without `explain` the counts stop where `rule`'s verdict is
 /// settled: a pair whose rare numbers cannot agree twice is answered before any text is
 /// searched (`agree` is then that bound), numbers against stop one past what the agreement
-/// bears, known words likewise; with `explain` everything is counted (words up to 20 a side).
+/// bears, known words likewise; with `explain` everything is counted (and up to 20 listed).
 pub fn ledger(
     a: &str,
     pa: &Profile,
@@ -363,8 +363,9 @@ pub fn ledger(
     numbers_near(&mut sb, &left_b, &ra, limit);
     l.near = sa.near.min(sb.near);
     l.numbers_against = sa.numbers.min(sb.numbers);
+    // Explaining counts every word, so that it never changes the verdict.
     let cap = match (rule.word_room(&l), explain) {
-        (_, true) => 20,
+        (_, true) => usize::MAX,
         (Some(room), false) => room + 1,
         (None, false) => 0,
     };

@@ -470,6 +470,8 @@ mod tests {
             evidence: Some(Evidence::default()),
             conflicts_a: list.clone(),
             conflicts_b: list,
+            ledger: Some(crate::ledger::Ledger::default()),
+            rescued: Some(true),
             dropped: Some("score".into()),
             ..ScoreRecord::default()
         };
