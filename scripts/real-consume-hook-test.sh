@@ -127,9 +127,17 @@ grep -q "pl-check failed" "$W/hook.log" || fail "a wrong server was not logged"
 sed "s|^PL_INDEX=.*|PL_INDEX=$W/no-index|" "$W/hook.env" > "$W/bad-index.env"
 run_hook "$DUP" "$W/bad-index.env"
 grep -q "no index here" "$W/hook.log" || fail "a missing index was not logged"
-printf 'PL_INDEX=%s\nPL_BIN=%s\nPL_TOKEN_FILE=%s\nPAPERLESS_URL=%s\nPL_HOOK_LOG=%s\nPL_HOOK_TIMEOUT=0.01\n' \
-  "$W/index" "$BIN" "$TOKEN_FILE" "$PAPERLESS_URL" "$W/hook.log" > "$W/slow.env"
+# A server that takes the connection and never answers: the hook's limit (whole seconds,
+# at least 1) ends the check.
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True); time.sleep(120)' > "$W/silent.port" &
+SILENT=$!
+for _ in $(seq 100); do [ -s "$W/silent.port" ] && break; sleep 0.1; done
+printf 'PL_INDEX=%s\nPL_BIN=%s\nPL_TOKEN_FILE=%s\nPAPERLESS_URL=http://127.0.0.1:%s\nPL_HOOK_LOG=%s\nPL_HOOK_TIMEOUT=1\n' \
+  "$W/index" "$BIN" "$TOKEN_FILE" "$(cat "$W/silent.port")" "$W/hook.log" > "$W/slow.env"
 run_hook "$DUP" "$W/slow.env"
+kill "$SILENT" 2>/dev/null || true
 grep -q "took more than" "$W/hook.log" || fail "a timeout was not logged"
 run_hook "" && grep -q "no DOCUMENT_ID" "$W/hook.log" || fail "a missing DOCUMENT_ID was not logged"
 no_token_in "$W/hook.log" "$W/hook.stderr" "$LOG"
