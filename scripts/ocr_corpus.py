@@ -89,16 +89,7 @@ def scan_params(rng: Random, severity: str) -> dict:
 
 def paginate(lines: list[str], font: ImageFont.FreeTypeFont, width_pt: float) -> list[list[str]]:
     """Lines wrapped to the printable width, cut into pages."""
-    out = []
-    for line in lines:
-        while line and font.getlength(line) > width_pt:
-            words = line.split(" ")
-            k = len(words) - 1
-            while k > 1 and font.getlength(" ".join(words[:k])) > width_pt:
-                k -= 1
-            out.append(" ".join(words[:k]))
-            line = " ".join(words[k:])
-        out.append(line)
+    out = [part for line in lines for part in layouts.wrap(line, font, width_pt)]
     per_page = int((PAGE_IN[1] - 2 * MARGIN_IN) * 72 / LINE_PT)
     return [out[i:i + per_page] for i in range(0, len(out), per_page)] or [[""]]
 

@@ -47,7 +47,7 @@ TOTAL = re.compile(r"(?i)total|summe|gesamt|betrag|balance|netto|brutto|due")
 def wrap(line: str, font: ImageFont.FreeTypeFont, width: float) -> list[str]:
     """One line wrapped at word boundaries to `width` points (a word longer stays whole)."""
     out = []
-    while line and font.getlength(line) > width:
+    while line and font.getlength(line) > width and " " in line:
         words = line.split(" ")
         k = len(words) - 1
         while k > 1 and font.getlength(" ".join(words[:k])) > width:

@@ -422,14 +422,24 @@ impl Drop for Served {
     }
 }
 
-/// Whatever `s` answered so far (read for at most `wait`); empty when nothing yet.
+/// What `s` answered: empty when nothing came within `wait`; once something came, everything
+/// up to the server's close (a response may arrive in several segments).
 fn answer(s: &mut TcpStream, wait: std::time::Duration) -> String {
     s.set_read_timeout(Some(wait)).unwrap();
     let mut buf = vec![0; 4096];
-    match s.read(&mut buf) {
-        Ok(n) => String::from_utf8_lossy(&buf[..n]).into_owned(),
-        Err(_) => String::new(),
+    let mut got = Vec::new();
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                got.extend_from_slice(&buf[..n]);
+                s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+                    .unwrap();
+            }
+            Err(_) => break,
+        }
     }
+    String::from_utf8_lossy(&got).into_owned()
 }
 
 #[test]

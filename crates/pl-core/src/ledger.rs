@@ -418,29 +418,28 @@ impl Rescue {
     /// How many numbers may stand against each other with `agree` rare numbers agreeing before
     /// the pair fails; `None` when `agree` alone fails it.
     pub fn number_room(&self, agree: usize) -> Option<usize> {
-        let left = agree as f64 - self.margin;
-        if agree < self.min_agree || left < -1e-9 {
-            return None;
-        }
-        Some(if self.per_number > 0.0 {
-            (left / self.per_number + 1e-9).floor() as usize
-        } else {
-            usize::MAX - 1
-        })
+        self.room(agree, agree as f64 - self.margin, self.per_number)
     }
 
     /// How many known words may stand against each other with the numbers counted so far
     /// before the pair fails; `None` when the numbers alone fail it.
     pub fn word_room(&self, l: &Ledger) -> Option<usize> {
         let left = l.agree as f64 - self.per_number * l.numbers_against as f64 - self.margin;
-        if l.agree < self.min_agree || left < -1e-9 {
-            return None;
-        }
+        let room = self.room(l.agree, left, self.per_word)?;
         if l.damage < self.clean_damage {
             return (l.near == 0).then_some(0);
         }
-        Some(if self.per_word > 0.0 {
-            (left / self.per_word + 1e-9).floor() as usize
+        Some(room)
+    }
+
+    /// How many items of weight `each` fit in the evidence `left` once `agree` reached
+    /// `min_agree`; `None` when nothing is left. Weight 0: no limit.
+    fn room(&self, agree: usize, left: f64, each: f64) -> Option<usize> {
+        if agree < self.min_agree || left < -1e-9 {
+            return None;
+        }
+        Some(if each > 0.0 {
+            (left / each + 1e-9).floor() as usize
         } else {
             usize::MAX - 1
         })

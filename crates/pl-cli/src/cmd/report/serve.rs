@@ -434,13 +434,16 @@ fn respond(w: &mut TcpStream, status: u16, ctype: &str, body: &[u8]) -> Result<(
         503 => "Service Unavailable",
         _ => "Internal Server Error",
     };
-    write!(
-        w,
+    // One buffer, so the head never reaches the client in pieces (an unbuffered `write!`
+    // sends each formatted fragment as its own segment).
+    let mut out = format!(
         "HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\
          Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
         body.len()
-    )?;
-    w.write_all(body)?;
+    )
+    .into_bytes();
+    out.extend_from_slice(body);
+    w.write_all(&out)?;
     w.flush()?;
     Ok(())
 }
