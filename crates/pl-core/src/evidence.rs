@@ -41,6 +41,9 @@ pub struct Profile {
     folded: Vec<u64>,
     /// The text's hash: which of two texts is aligned against the other (see [`evidence`]).
     text_hash: u64,
+    /// Where the numbers are (byte offset, word index), for the ledger, which reads only
+    /// them in most pairs; `None` for a text past 4 GiB (the ledger then reads every word).
+    numbers: Option<Vec<(u32, u32)>>,
 }
 
 impl Profile {
@@ -49,17 +52,46 @@ impl Profile {
     pub fn new(norm: &str) -> Profile {
         let mut folded = Vec::new();
         let mut buf = Scratch::default();
-        for w in words(norm) {
+        let mut numbers = u32::try_from(norm.len()).ok().map(|_| Vec::new());
+        for (i, w) in words(norm).enumerate() {
             folded.push(fold_hash(w, &mut buf));
+            if let (Some(at), true) = (numbers.as_mut(), crate::ledger::is_number(w)) {
+                // Both fit: the text's length does.
+                let offset = w.as_ptr() as usize - norm.as_ptr() as usize;
+                at.push((offset as u32, i as u32));
+            }
         }
         folded.sort_unstable();
         folded.dedup();
         folded.shrink_to_fit();
+        if let Some(at) = numbers.as_mut() {
+            at.shrink_to_fit();
+        }
         Profile {
             ids: Vec::new(),
             distinct: Vec::new(),
             folded,
             text_hash: xxh3_64(norm.as_bytes()),
+            numbers,
+        }
+    }
+
+    /// The numbers of `norm` (the text this profile is of) with their ids, in text order.
+    pub(crate) fn numbers<'t>(
+        &'t self,
+        norm: &'t str,
+    ) -> Box<dyn Iterator<Item = (&'t str, u32)> + 't> {
+        match &self.numbers {
+            Some(at) => Box::new(at.iter().map(move |&(offset, i)| {
+                let rest = &norm[offset as usize..];
+                let end = memchr::memchr(b' ', rest.as_bytes()).unwrap_or(rest.len());
+                (&rest[..end], self.ids[i as usize])
+            })),
+            None => Box::new(
+                words(norm)
+                    .zip(self.ids.iter().copied())
+                    .filter(|(w, _)| crate::ledger::is_number(w)),
+            ),
         }
     }
 
