@@ -367,15 +367,25 @@ fn score_reports_which_step_decided_each_pair() {
             (name.to_string(), n)
         })
         .collect();
-    assert_eq!(steps.len(), 7, "{err}");
+    assert_eq!(steps.len(), 8, "{err}");
     assert_eq!(steps[0].0, "identical texts (kept unmeasured)");
-    assert_eq!(steps[6].0, "kept after every step");
+    assert_eq!(steps[6].0, "kept by the ledger (the alignment rejected it)");
+    assert_eq!(steps[7].0, "kept after every step");
     let total: usize = steps.iter().map(|s| s.1).sum();
     assert_eq!(
         total,
         cands.lines().count(),
         "every candidate decided once: {err}"
     );
-    assert_eq!(steps[0].1 + steps[6].1, kept.lines().count(), "{err}");
-    assert!(steps[6].1 > 0, "{err}");
+    assert_eq!(
+        steps[0].1 + steps[6].1 + steps[7].1,
+        kept.lines().count(),
+        "{err}"
+    );
+    let rescued = kept
+        .lines()
+        .filter(|l| l.contains("\"rescued\":true"))
+        .count();
+    assert_eq!(steps[6].1, rescued, "{err}");
+    assert!(steps[7].1 > 0, "{err}");
 }

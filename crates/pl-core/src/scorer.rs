@@ -224,19 +224,22 @@ pub enum Step {
     Conflicts,
     /// The fuzzy ratio, measured after the verifier kept the pair.
     Fuzzy,
+    /// Kept after every step, the alignment's rejection overruled by the ledger.
+    Rescued,
     /// Kept after every step.
     Kept,
 }
 
 impl Step {
     /// Every step, in cascade order.
-    pub const ALL: [Step; 7] = [
+    pub const ALL: [Step; 8] = [
         Step::Identical,
         Step::Bound,
         Step::Distinct,
         Step::Settled,
         Step::Conflicts,
         Step::Fuzzy,
+        Step::Rescued,
         Step::Kept,
     ];
 
@@ -249,6 +252,7 @@ impl Step {
             Step::Settled => "verifier, settled at an early block",
             Step::Conflicts => "verifier, whole alignment",
             Step::Fuzzy => "fuzzy ratio",
+            Step::Rescued => "kept by the ledger (the alignment rejected it)",
             Step::Kept => "kept after every step",
         }
     }
@@ -259,6 +263,7 @@ impl Verdict {
     /// the caller knows it did not compare them).
     pub fn step(&self) -> Step {
         match self {
+            Verdict::Kept(d) if d.rescued => Step::Rescued,
             Verdict::Kept(_) => Step::Kept,
             Verdict::Dropped(_, Reason::Distinct) => Step::Distinct,
             Verdict::Dropped(d, Reason::Conflicts) => {
