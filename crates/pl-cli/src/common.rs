@@ -259,14 +259,45 @@ impl Log {
             return indicatif::ProgressBar::hidden();
         }
         let pb = indicatif::ProgressBar::new_spinner();
+        let noun = what.strip_suffix('s').unwrap_or(what);
         pb.set_style(
             indicatif::ProgressStyle::with_template(&format!(
-                "{}: {{spinner}} {{pos}} {what} ({{per_sec}})",
+                "{}: {{spinner}} {{count}} ({{rate}})",
                 self.tool
             ))
-            .expect("valid template"),
+            .expect("valid template")
+            .with_key(
+                "count",
+                move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&count(s.pos(), noun));
+                },
+            )
+            .with_key(
+                "rate",
+                |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&rate(s.per_sec()));
+                },
+            ),
         );
         pb
+    }
+}
+
+/// `n` and a noun, plural unless `n` is one: "1 document", "2 documents".
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// A rate for people: whole units a second, one decimal under ten ("55/s", "2.5/s").
+pub fn rate(per_sec: f64) -> String {
+    if per_sec < 10.0 {
+        format!("{per_sec:.1}/s")
+    } else {
+        format!("{per_sec:.0}/s")
     }
 }
 
@@ -519,5 +550,20 @@ pub mod numbers {
             assert!(seconds("0").is_err() && seconds("86401").is_err());
             assert_eq!(seconds("0.5").unwrap(), 0.5);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count, rate};
+
+    #[test]
+    fn counts_and_rates_read_as_people_write_them() {
+        assert_eq!(count(1, "document"), "1 document");
+        assert_eq!(count(0, "document"), "0 documents");
+        assert_eq!(count(55, "pair"), "55 pairs");
+        assert_eq!(rate(55.1447), "55/s");
+        assert_eq!(rate(2.54), "2.5/s");
+        assert_eq!(rate(0.0), "0.0/s");
     }
 }

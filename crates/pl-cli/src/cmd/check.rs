@@ -125,8 +125,8 @@ pub fn run(args: Args) -> Result<()> {
         ));
     }
     log.info(format!(
-        "{} documents checked, {found} with near-duplicates",
-        docs.len()
+        "{} checked, {found} with near-duplicates",
+        crate::common::count(docs.len() as u64, "document")
     ));
     if found > 0 {
         ANY_FOUND.store(true, Ordering::Relaxed);

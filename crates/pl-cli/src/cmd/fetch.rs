@@ -201,8 +201,8 @@ fn run_dir(dir: &Path, args: &Args, log: &Log) -> Result<()> {
     }
     out.finish()?;
     log.note(format!(
-        "{} documents from {}",
-        corpus.records.len(),
+        "{} from {}",
+        crate::common::count(corpus.records.len() as u64, "document"),
         dir.display()
     ));
     Ok(())

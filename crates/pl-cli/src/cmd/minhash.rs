@@ -158,7 +158,10 @@ fn run_norm(args: &Args, log: &Log, input: Input) -> Result<()> {
         ));
     }
     note_short(log, &config, counts.left, counts.whole);
-    log.info(format!("{} documents shingled and signed", counts.written));
+    log.info(format!(
+        "{} shingled and signed",
+        crate::common::count(counts.written, "document")
+    ));
     Ok(())
 }
 

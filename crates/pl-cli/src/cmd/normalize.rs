@@ -62,6 +62,9 @@ pub fn run(args: Args) -> Result<()> {
     out.finish()?;
     pb.finish_and_clear();
     reader.report_skipped(&log);
-    log.info(format!("{n} documents normalized"));
+    log.info(format!(
+        "{} normalized",
+        crate::common::count(n, "document")
+    ));
     Ok(())
 }
