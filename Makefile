@@ -102,7 +102,10 @@ FISHDIR   = $(ROOT)/share/fish/vendor_completions.d
 SHARED   := pipeline.mk scripts/source-guard.sh examples/docs.ndjson examples/truth.ndjson
 INSTALLED = $(addprefix $(BINDIR)/,$(TOOLS) pl-dedupe) $(patsubst %,$(MANDIR)/%.1,$(TOOLS)) \
             $(addprefix $(BASHDIR)/,$(TOOLS)) $(patsubst %,$(ZSHDIR)/_%,$(TOOLS)) \
-            $(patsubst %,$(FISHDIR)/%.fish,$(TOOLS)) $(addprefix $(SHAREDIR)/,$(SHARED))
+            $(patsubst %,$(FISHDIR)/%.fish,$(TOOLS)) $(addprefix $(SHAREDIR)/,$(SHARED)) \
+            $(HOOKDIR)/paperless-consume-hook.sh $(HOOKDIR)/hook.env.example
+# The consume hook and a commented template of its settings (docs/PAPERLESS.md, section 6).
+HOOKDIR   = $(SHAREDIR)/hook
 
 install: $(BINS)
 	@test -n "$(PREFIX)" || { echo "make install: PREFIX is empty" >&2; exit 1; }
@@ -115,14 +118,18 @@ install: $(BINS)
 	  $(BIN)/$$t --generate fish > $(FISHDIR)/$$t.fish || exit 1; \
 	done
 	for f in $(SHARED); do install -m $$(test -x $$f && echo 755 || echo 644) $$f $(SHAREDIR)/$$f || exit 1; done
+	install -d $(HOOKDIR)
+	install -m 755 scripts/paperless-consume-hook.sh $(HOOKDIR)/
+	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/hook.env.example > $(HOOKDIR)/hook.env.example
 	@echo "installed in $(ROOT): the tools and pl-dedupe in bin/, man pages, bash, zsh and fish" \
-	  "completions (README.md, Install); make uninstall removes them"
+	  "completions, the consume hook and its hook.env.example in $(HOOKDIR) (README.md, Install);" \
+	  "make uninstall removes them"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on your PATH:" \
 	  "add export PATH=\"$(PREFIX)/bin:\$$PATH\" to your shell's profile" ;; esac
 
 uninstall:
 	rm -f $(INSTALLED)
-	@rmdir $(SHAREDIR)/scripts $(SHAREDIR)/examples $(SHAREDIR) 2>/dev/null || true
+	@rmdir $(HOOKDIR) $(SHAREDIR)/scripts $(SHAREDIR)/examples $(SHAREDIR) 2>/dev/null || true
 
 # pl-fetch against the real Paperless-NGX 3.0.5 backend in ../shared/paperless/real: loads
 # $(DOCS), full sync, changes and deletions through the API, incremental syncs, each output

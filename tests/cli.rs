@@ -463,7 +463,36 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
     }
     assert!(files.contains("bin/pl-dedupe"));
     assert!(files.contains("share/paperless-dedupe/pipeline.mk"));
-    assert_eq!(files.len(), TOOLS.len() * 5 + 1 + 4, "{files:?}");
+    assert_eq!(files.len(), TOOLS.len() * 5 + 1 + 4 + 2, "{files:?}");
+
+    // The consume hook and its settings' template: copied to hook.env beside the hook, the
+    // installed hook finds the installed pl-check (PL_BIN is filled in) and asks it.
+    let hook_dir = prefix.join("share/paperless-dedupe/hook");
+    let template = std::fs::read_to_string(hook_dir.join("hook.env.example")).unwrap();
+    let bin = prefix.join("bin");
+    assert!(
+        template.contains(&format!("PL_BIN={}\n", bin.display())),
+        "{template}"
+    );
+    let env = template.replace(
+        "#PL_INDEX=/dedupe/index",
+        &format!("PL_INDEX={}", d.path().join("no-index").display()),
+    );
+    std::fs::write(hook_dir.join("hook.env"), env).unwrap();
+    let out = Command::new(hook_dir.join("paperless-consume-hook.sh"))
+        .env("DOCUMENT_ID", "7")
+        .env("PAPERLESS_TOKEN", "t")
+        .env("PAPERLESS_URL", "http://127.0.0.1:9")
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains("document 7:") && !log.contains("not found") && !log.contains("not set"),
+        "the hook reached pl-check: {log}"
+    );
+    std::fs::remove_file(hook_dir.join("hook.env")).unwrap();
 
     // The installed tools run, and name their build.
     let out = with_installed(&prefix, d.path(), "pl-apply --version");
