@@ -682,6 +682,19 @@ fn after_make_install_the_readmes_commands_and_pl_dedupe_run_as_written() {
         .unwrap()
         .starts_with("Usage: pl-dedupe"));
 
+    // A folder that holds a fetched library is not overwritten by another source; the
+    // refusal names the command the user ran.
+    std::fs::write(home.join("work/docs.source"), "paperless http://127.0.0.1:9\n").unwrap();
+    std::fs::remove_file(home.join("work/docs.params")).unwrap();
+    let out = with_installed(&prefix, &home, "pl-dedupe");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.starts_with("pl-dedupe: ") && err.contains("run 'pl-dedupe clean'"),
+        "{err}"
+    );
+    std::fs::remove_file(home.join("work/docs.source")).unwrap();
+
     // The README's blocks of commands, as written.
     let blocks = readme_tool_blocks();
     assert!(blocks.len() >= 3, "{blocks:?}");
