@@ -103,7 +103,8 @@ SHARED   := pipeline.mk scripts/source-guard.sh examples/docs.ndjson examples/tr
 INSTALLED = $(addprefix $(BINDIR)/,$(TOOLS) pl-dedupe) $(patsubst %,$(MANDIR)/%.1,$(TOOLS)) \
             $(addprefix $(BASHDIR)/,$(TOOLS)) $(patsubst %,$(ZSHDIR)/_%,$(TOOLS)) \
             $(patsubst %,$(FISHDIR)/%.fish,$(TOOLS)) $(addprefix $(SHAREDIR)/,$(SHARED)) \
-            $(HOOKDIR)/paperless-consume-hook.sh $(HOOKDIR)/hook.env.example
+            $(HOOKDIR)/paperless-consume-hook.sh $(HOOKDIR)/hook.env.example \
+            $(BASHDIR)/pl-dedupe $(FISHDIR)/pl-dedupe.fish
 # The consume hook and a commented template of its settings (docs/PAPERLESS.md, section 6).
 HOOKDIR   = $(SHAREDIR)/hook
 
@@ -118,6 +119,8 @@ install: $(BINS)
 	  $(BIN)/$$t --generate fish > $(FISHDIR)/$$t.fish || exit 1; \
 	done
 	for f in $(SHARED); do install -m $$(test -x $$f && echo 755 || echo 644) $$f $(SHAREDIR)/$$f || exit 1; done
+	install -m 644 scripts/completions/pl-dedupe.bash $(BASHDIR)/pl-dedupe
+	install -m 644 scripts/completions/pl-dedupe.fish $(FISHDIR)/pl-dedupe.fish
 	install -d $(HOOKDIR)
 	install -m 755 scripts/paperless-consume-hook.sh $(HOOKDIR)/
 	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/hook.env.example > $(HOOKDIR)/hook.env.example

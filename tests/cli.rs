@@ -463,7 +463,7 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
     }
     assert!(files.contains("bin/pl-dedupe"));
     assert!(files.contains("share/paperless-dedupe/pipeline.mk"));
-    assert_eq!(files.len(), TOOLS.len() * 5 + 1 + 4 + 2, "{files:?}");
+    assert_eq!(files.len(), TOOLS.len() * 5 + 1 + 4 + 2 + 2, "{files:?}");
 
     // The consume hook and its settings' template: copied to hook.env beside the hook, the
     // installed hook finds the installed pl-check (PL_BIN is filled in) and asks it.
@@ -541,6 +541,10 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
     };
     let offered = complete("pl-score", "pl-score --thresh");
     assert_eq!(offered.trim(), "--threshold", "{offered}");
+    let offered = complete("pl-dedupe", "pl-dedupe re");
+    assert_eq!(offered.trim(), "report", "{offered}");
+    let offered = complete("pl-dedupe", "pl-dedupe THRESH");
+    assert_eq!(offered.trim(), "THRESHOLD=", "{offered}");
     let offered = complete("pl-cluster", "pl-cluster --linkage ''");
     assert_eq!(
         offered.split_whitespace().collect::<BTreeSet<_>>(),
