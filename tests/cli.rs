@@ -688,7 +688,11 @@ fn after_make_install_the_readmes_commands_and_pl_dedupe_run_as_written() {
 
     // A folder that holds a fetched library is not overwritten by another source; the
     // refusal names the command the user ran.
-    std::fs::write(home.join("work/docs.source"), "paperless http://127.0.0.1:9\n").unwrap();
+    std::fs::write(
+        home.join("work/docs.source"),
+        "paperless http://127.0.0.1:9\n",
+    )
+    .unwrap();
     std::fs::remove_file(home.join("work/docs.params")).unwrap();
     let out = with_installed(&prefix, &home, "pl-dedupe");
     let err = String::from_utf8_lossy(&out.stderr).to_string();

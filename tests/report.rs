@@ -231,7 +231,8 @@ fn serve_writes_checked_decisions_atomically() {
     let dir = tmp("serve");
     let (docs, groups) = corpus(&dir);
     let file = dir.join("decisions.ndjson");
-    let (mut child, port) = serve_on(&groups, &docs, &file);
+    let (child, port) = serve_on(&groups, &docs, &file);
+    let mut served = Served(child, dir.clone());
     let host = format!("Host: 127.0.0.1:{port}");
     let (s, page) = http(port, &format!("GET / HTTP/1.1\r\n{host}\r\n\r\n"));
     assert_eq!(s, 200);
@@ -281,8 +282,7 @@ fn serve_writes_checked_decisions_atomically() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    served.stop();
     // A decisions file that does not fit the report is an error at start, not at the first save.
     std::fs::write(
         &file,
@@ -300,7 +300,6 @@ fn serve_writes_checked_decisions_atomically() {
         err.contains("decisions.ndjson") && err.contains("group 77"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -320,7 +319,8 @@ fn serve_merges_saves_per_group_and_stays_bounded() {
         .display()
         .to_string();
     let file = dir.join("decisions.ndjson");
-    let (mut child, port) = serve_on(&groups, &docs, &file);
+    let (child, port) = serve_on(&groups, &docs, &file);
+    let _served = Served(child, dir.clone());
     let put = move |body: String| {
         http(
             port,
@@ -407,17 +407,22 @@ fn serve_merges_saves_per_group_and_stays_bounded() {
         }
     }
     assert!(answered, "the server never answered again");
-    child.kill().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A `pl-report --serve` child and its folder: killed and removed on drop (a failing test too).
 struct Served(std::process::Child, std::path::PathBuf);
 
-impl Drop for Served {
-    fn drop(&mut self) {
+impl Served {
+    /// Stops the server, keeping the folder.
+    fn stop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.stop();
         let _ = std::fs::remove_dir_all(&self.1);
     }
 }
