@@ -231,15 +231,21 @@ docs-methods: presets
 #                          stays inert with hostile text, --serve saves decisions (installs
 #                          Debian's chromium and the playwright-core driver first:
 #                          scripts/browser-setup.sh); screenshots in target/browser/
+#   make screenshot        docs/report.png, the README's picture, written by the browser test
+#                          from the example corpus's groups (rerun it when the page or the
+#                          groups change)
 #   make real-apply-test   pl-apply against the real Paperless-NGX 3.0.5 (tag, trash, undo);
 #                          PAPERLESS_REAL_STATE as for real-paperless-test
-.PHONY: browser-test real-apply-test
+.PHONY: browser-test screenshot real-apply-test
 
 browser-test: $(WORK)/groups.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
 	scripts/browser-setup.sh
 	cd tests/browser && PL_BIN=$(abspath $(BIN)) GROUPS=$(abspath $(WORK)/groups.ndjson) \
 	  DOCS=$(abspath $(WORK)/docs.ndjson) SCORES=$(abspath $(WORK)/scores.ndjson) \
 	  node --test report.test.mjs
+
+screenshot:
+	PL_SCREENSHOT_DOCS=1 $(MAKE) --no-print-directory browser-test
 
 real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-apply-test.sh

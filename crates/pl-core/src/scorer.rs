@@ -157,7 +157,7 @@ pub struct Similarity {
 }
 
 /// The dimensions of a scored pair.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Dims {
     /// The combined score.
     pub score: f64,
@@ -593,7 +593,15 @@ mod tests {
         };
         let verdict = s.score(fair, Some((doc(&e[0]), doc(&e[1]))), true);
         assert_eq!(verdict.step(), Step::Fuzzy, "{verdict:?}");
-        assert_eq!(Step::ALL.len(), 7);
+        // A pair the ledger kept is its own step; every step is listed once.
+        let rescued = Dims {
+            rescued: true,
+            ..Dims::default()
+        };
+        assert_eq!(Verdict::Kept(rescued).step(), Step::Rescued);
+        assert_eq!(Verdict::Kept(Dims::default()).step(), Step::Kept);
+        assert_eq!(Step::ALL.len(), 8);
+        assert!(Step::ALL.iter().enumerate().all(|(i, &s)| s as usize == i));
     }
 
     #[test]
