@@ -46,10 +46,7 @@ fn corpus(dir: &std::path::Path) {
 }
 
 fn pairs(out: &[u8]) -> Vec<(u64, u64)> {
-    ndjson(out)
-        .iter()
-        .map(|r| (r["a"].as_u64().unwrap(), r["b"].as_u64().unwrap()))
-        .collect()
+    ndjson(out).iter().map(pair_of).collect()
 }
 
 #[test]

@@ -12,10 +12,7 @@ const PREP: &str = "pl-normalize -q < DOCS > norm.ndjson && pl-shingle -q norm.n
     | pl-minhash -q > sigs.bin && pl-lsh -q sigs.bin > cands.ndjson";
 
 fn pairs(records: &[Value]) -> BTreeSet<(u64, u64)> {
-    records
-        .iter()
-        .map(|r| (r["a"].as_u64().unwrap(), r["b"].as_u64().unwrap()))
-        .collect()
+    records.iter().map(pair_of).collect()
 }
 
 #[test]

@@ -149,6 +149,11 @@ pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     p
 }
 
+/// The pair `(a, b)` of a candidate or score record.
+pub fn pair_of(r: &serde_json::Value) -> (u64, u64) {
+    (r["a"].as_u64().unwrap(), r["b"].as_u64().unwrap())
+}
+
 /// Parses NDJSON into values.
 pub fn ndjson(bytes: &[u8]) -> Vec<serde_json::Value> {
     std::str::from_utf8(bytes)

@@ -128,8 +128,7 @@ impl Profile {
 
     /// Whether the text has `word` (of id `id`), as it is or up to OCR folding.
     fn has(&self, word: &str, id: u32, buf: &mut Scratch) -> bool {
-        self.distinct.binary_search(&id).is_ok()
-            || self.folded.binary_search(&fold_hash(word, buf)).is_ok()
+        self.has_id(id) || self.folded.binary_search(&fold_hash(word, buf)).is_ok()
     }
 }
 

@@ -74,8 +74,8 @@ struct SideCount<'t> {
     against: Vec<&'t str>,
 }
 
-/// One text as the ledger reads it: its words with their document counts, its distinct word
-/// ids, and its letters without spaces.
+/// One text as the ledger reads it: its words with their ids, its numbers, and its words of
+/// letters by length, the last two folded when first asked.
 struct Reading<'t> {
     /// The distinct words of letters, OCR-folded, by length: built when first asked.
     by_len: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Vec<Vec<char>>>>,
