@@ -22,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # The pipeline's parameters, by pipeline.mk's names; their defaults are read from pipeline.mk.
 PARAMS = ["NGRAM", "UNIT", "MIN_WORDS", "PERMS", "SEED", "SCHEME", "BANDS", "EDGE_WORDS",
-          "MIN_BAND_MATCHES", "THRESHOLD", "JACCARD_WEIGHT", "FUZZY_WEIGHT", "FUZZY_SAMPLE",
+          "MIN_BAND_MATCHES", "MAX_BUCKET", "THRESHOLD", "JACCARD_WEIGHT", "FUZZY_WEIGHT", "FUZZY_SAMPLE",
           "SCORE_FLAGS", "SHINGLE_FLAGS", "CLUSTER_FLAGS"]
 TOOLS = ["pl-normalize", "pl-shingle", "pl-minhash", "pl-lsh", "pl-score", "pl-cluster"]
 
@@ -263,8 +263,12 @@ def main(argv):
                    .persist())
         banded = rows.where(F.col("band").isNotNull()).join(members.select("id"), "id", "left_anti")
         buckets = (banded.groupBy("sketch", "band", "key")
-                   .agg(F.sort_array(F.collect_list("id")).alias("ids")).where(F.size("ids") >= 2)
-                   .persist())
+                   .agg(F.sort_array(F.collect_list("id")).alias("ids")).where(F.size("ids") >= 2))
+        # pl-lsh --max-bucket: a bucket of more documents pairs none of them (boilerplate).
+        cap = int(params["MAX_BUCKET"])
+        if cap > 0:
+            buckets = buckets.where(F.size("ids") <= cap)
+        buckets = buckets.persist()
         big = args.big_bucket
         largest = buckets.agg(F.max(F.size("ids")).alias("m")).collect()[0]["m"] or 0
         run.log(f"the largest bucket holds {largest} documents ({largest * (largest - 1) // 2} pairs)")

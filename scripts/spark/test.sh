@@ -35,6 +35,19 @@ timeout "$LIMIT" scripts/spark/pl-spark -q examples/docs.ndjson "$W/example/big"
 cmp "$W/example/make/groups.ndjson" "$W/example/big/groups.ndjson"
 cmp "$W/example/make/scores.ndjson" "$W/example/big/scores.ndjson"
 
+# A bucket limit small enough that many buckets of the example corpus pair nobody, through
+# pl-lsh --from-keys and through the self-join alike.
+log "example: MAX_BUCKET=2, pl-spark --big-bucket 1"
+make -s groups WORK="$W/example/cap" DOCS=examples/docs.ndjson BIN="$BIN" MAX_BUCKET=2 > /dev/null
+for big in 1 2000; do
+  timeout "$LIMIT" scripts/spark/pl-spark -q examples/docs.ndjson "$W/example/cap$big" --set MAX_BUCKET=2 \
+    --big-bucket "$big" --bin "$BIN"
+  cmp "$W/example/cap/groups.ndjson" "$W/example/cap$big/groups.ndjson"
+  cmp "$W/example/cap/scores.ndjson" "$W/example/cap$big/scores.ndjson"
+done
+cmp -s "$W/example/make/scores.ndjson" "$W/example/cap/scores.ndjson" &&
+  { log "MAX_BUCKET=2 changed nothing: the check above proves nothing"; exit 1; }
+
 # A repeated id, in two different lines: refused with one line naming it.
 head -n 40 examples/docs.ndjson > "$W/repeated.ndjson"
 head -n 1 examples/docs.ndjson >> "$W/repeated.ndjson"

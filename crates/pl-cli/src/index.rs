@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use pl_core::cluster::{cluster_with, DocMeta, Linkage, ScoredPair};
 use pl_core::distinct::DocFreq;
-use pl_core::lsh::{self, Banding, Candidate};
+use pl_core::lsh::{self, BandRule, Banding, Candidate};
 use pl_core::minhash::{MinHasher, Scheme};
 use pl_core::normalize::{fingerprint, normalize};
 use pl_core::records::SigRec;
@@ -81,6 +81,9 @@ pub struct Params {
     pub scheme: String,
     pub bands: usize,
     pub min_band_matches: u32,
+    /// An index built before the limit existed paired every bucket: 0.
+    #[serde(default)]
+    pub max_bucket: usize,
     pub edge_words: usize,
     pub threshold: f64,
     pub jaccard_weight: f64,
@@ -101,6 +104,7 @@ impl Default for Params {
             scheme: "classic".into(),
             bands: 32,
             min_band_matches: 1,
+            max_bucket: pl_core::lsh::DEFAULT_MAX_BUCKET,
             edge_words: 60,
             threshold: pl_core::score::DEFAULT_THRESHOLD,
             jaccard_weight: Weights::default().jaccard,
@@ -124,6 +128,7 @@ impl Params {
             ("--scheme", self.scheme.clone()),
             ("--bands", self.bands.to_string()),
             ("--min-band-matches", self.min_band_matches.to_string()),
+            ("--max-bucket", self.max_bucket.to_string()),
             ("--edge-words", self.edge_words.to_string()),
             ("--threshold", self.threshold.to_string()),
             ("--jaccard-weight", self.jaccard_weight.to_string()),
@@ -151,7 +156,7 @@ pub struct Engine {
     parts: Vec<ShingleConfig>,
     hasher: MinHasher,
     banding: Banding,
-    min_matches: u32,
+    rule: BandRule,
     pub scoring: Scoring,
     linkage: Linkage,
 }
@@ -223,7 +228,7 @@ impl Engine {
             parts,
             hasher: MinHasher::with_scheme(p.perms, p.seed, scheme),
             banding,
-            min_matches: p.min_band_matches,
+            rule: BandRule::new(p.min_band_matches, p.max_bucket),
             scoring: Scoring {
                 config,
                 fuzzy: p.fuzzy_weight > 0.0,
@@ -621,6 +626,34 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Records the size of each bucket of `keys` not yet in `sizes`, before it changes.
+    fn note_sizes(
+        &self,
+        keys: &[(u32, u64)],
+        sizes: &mut FxHashMap<(u32, u64), usize>,
+    ) -> Result<()> {
+        for &(slot, key) in keys {
+            if let std::collections::hash_map::Entry::Vacant(e) = sizes.entry((slot, key)) {
+                e.insert(self.bucket(slot, key)?.len());
+            }
+        }
+        Ok(())
+    }
+
+    /// The banded documents of one bucket.
+    fn bucket(&self, slot: u32, key: u64) -> Result<Vec<u64>> {
+        let mut st = sql(
+            self.dir,
+            self.tx
+                .prepare_cached("SELECT id FROM bands WHERE key=?1 AND slot=?2"),
+        )?;
+        let rows = sql(
+            self.dir,
+            st.query_map(params![key as i64, slot], |r| r.get::<_, i64>(0)),
+        )?;
+        rows.map(|r| sql(self.dir, r).map(|id| id as u64)).collect()
+    }
+
     /// Adds `delta` to the counts of `table`; returns each count changed, `(hash, old, new)`.
     fn add_counts(&self, table: &str, delta: &FxHashMap<u64, i64>) -> Result<Vec<(u64, i64, i64)>> {
         let mut keys: Vec<&u64> = delta.keys().collect();
@@ -698,33 +731,27 @@ impl Tx<'_> {
         Ok(out)
     }
 
-    /// Banded documents sharing at least --min-band-matches buckets of one sketch with
-    /// `keys`, with the most bands any sketch shares (pl-lsh's union), `id` left out.
+    /// Banded documents sharing enough buckets of one sketch with `keys` under the band
+    /// rule (a bucket over --max-bucket, counting `id`, pairs nobody), with the most bands
+    /// any sketch shares (pl-lsh's union), `id` left out.
     fn lookup(&self, id: u64, keys: &[(u32, u64)]) -> Result<Vec<(u64, u32)>> {
         let mut shared: FxHashMap<(u64, usize), u32> = FxHashMap::default();
-        let mut st = sql(
-            self.dir,
-            self.tx
-                .prepare_cached("SELECT id FROM bands WHERE key=?1 AND slot=?2"),
-        )?;
         for &(slot, key) in keys {
-            let rows = sql(
-                self.dir,
-                st.query_map(params![key as i64, slot], |r| r.get::<_, i64>(0)),
-            )?;
-            for r in rows {
-                let other = sql(self.dir, r)? as u64;
-                if other != id {
-                    *shared
-                        .entry((other, self.engine.part_of_slot(slot)))
-                        .or_default() += 1;
-                }
+            let mut others = self.bucket(slot, key)?;
+            others.retain(|&o| o != id);
+            // The bucket as pl-lsh would see it with this document banded.
+            if !self.engine.rule.pairs(others.len() + 1) {
+                continue;
+            }
+            for other in others {
+                *shared
+                    .entry((other, self.engine.part_of_slot(slot)))
+                    .or_default() += 1;
             }
         }
-        let m = self.engine.min_matches;
         let mut best: BTreeMap<u64, u32> = BTreeMap::new();
         for ((other, _), n) in shared {
-            if n >= m {
+            if self.engine.rule.enough(u64::from(n)) {
                 let b = best.entry(other).or_default();
                 *b = (*b).max(n);
             }
@@ -799,7 +826,7 @@ impl Tx<'_> {
                     pkeys.push(k);
                 }
             }
-            lists.push(lsh::candidates(&pids, &pkeys, self.engine.min_matches));
+            lists.push(lsh::candidates(&pids, &pkeys, self.engine.rule));
         }
         let cands = lsh::union(lists);
         let list: Vec<(Candidate, bool)> =
@@ -877,6 +904,8 @@ impl Tx<'_> {
         let mut fps: FxHashSet<u128> = FxHashSet::default();
         let mut affected: FxHashSet<u64> = FxHashSet::default();
         let mut gone: Vec<u64> = deleted.clone();
+        // Each bucket's size before this update, for those whose documents change.
+        let mut sizes: FxHashMap<(u32, u64), usize> = FxHashMap::default();
         // Old versions out.
         let changing: Vec<u64> = docs.iter().map(|p| p.id).collect();
         for &id in deleted.iter().chain(&changing) {
@@ -894,6 +923,7 @@ impl Tx<'_> {
                 *tokens.entry(t).or_default() -= 1;
             }
             if banded {
+                self.note_sizes(&old.keys, &mut sizes)?;
                 self.set_keys(id, &old.keys, false)?;
             }
             self.exec("DELETE FROM docs WHERE id=?1", [id as i64])?;
@@ -951,6 +981,7 @@ impl Tx<'_> {
                             p.keys
                         }
                     };
+                    self.note_sizes(&k, &mut sizes)?;
                     self.set_keys(*id, &k, banded_now)?;
                     self.exec(
                         "UPDATE docs SET banded=?2 WHERE id=?1",
@@ -961,6 +992,23 @@ impl Tx<'_> {
             // Whatever the set was or became, its members' copy pairs and representative may
             // have changed.
             affected.extend(members.iter().map(|(id, _)| *id));
+        }
+        // A bucket that crossed --max-bucket paired its documents before and no longer does
+        // (or the reverse): they all look for their candidates again.
+        let (mut crossed, looked_before) = (0usize, affected.len());
+        for ((slot, key), before) in sizes {
+            let now = self.bucket(slot, key)?;
+            if self.engine.rule.pairs(before.max(2)) != self.engine.rule.pairs(now.len().max(2)) {
+                crossed += 1;
+                affected.extend(now);
+            }
+        }
+        if crossed > 0 {
+            log.info(format!(
+                "{crossed} buckets crossed --max-bucket {}: {} more documents look for their candidates again",
+                self.engine.rule.max_bucket_flag(),
+                affected.len() - looked_before
+            ));
         }
         // Corpus counts; the documents holding a word that became known or unknown.
         let changed = self.add_counts("words", &words)?;

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::lsh::{is_empty_signature, union, with_copies, Candidate};
+use crate::lsh::{is_empty_signature, union, with_copies, BandRule, Candidate};
 use crate::records::{fingerprint_hex, parse_fingerprint, parse_hash_hex, Fingerprint};
 
 /// A row of band keys: one document's key in one band of one sketch (`sketch` 0 is the
@@ -92,7 +92,7 @@ pub struct Grouped {
 /// What [`Grouped::candidates`] found besides the pairs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct GroupedCounts {
-    /// Buckets of two or more banded documents.
+    /// Buckets that paired their documents (two or more, at most the rule's largest).
     pub buckets: usize,
     /// Copy sets of two or more documents, and the documents in them.
     pub copy_sets: usize,
@@ -159,7 +159,11 @@ impl Grouped {
     /// Each sketch's pairs with the bands they share in the buckets given, members of copy
     /// sets other than their representatives left out; sorted by (sketch, a, b). A document
     /// twice in one band of a sketch is refused.
-    fn pair_bands(&mut self, skip: &[u64]) -> Result<(Vec<PairBands>, usize), String> {
+    fn pair_bands(
+        &mut self,
+        skip: &[u64],
+        rule: BandRule,
+    ) -> Result<(Vec<PairBands>, usize), String> {
         let mut keys: Vec<Bucket> = self.buckets.keys().copied().collect();
         keys.sort_unstable();
         let mut placed: Vec<(u32, u32, u64)> = Vec::new();
@@ -170,9 +174,10 @@ impl Grouped {
             ids.retain(|id| skip.binary_search(id).is_err());
             ids.sort_unstable();
             placed.extend(ids.iter().map(|&id| (k.0, k.1, id)));
-            if ids.len() >= 2 {
-                buckets += 1;
+            if !rule.pairs(ids.len()) {
+                continue;
             }
+            buckets += 1;
             for (i, &x) in ids.iter().enumerate() {
                 pairs.extend(ids[i + 1..].iter().map(|&y| (k.0, x, y)));
             }
@@ -201,20 +206,20 @@ impl Grouped {
     /// of a corpus (`--from-keys --partial`): nothing is dropped by `--min-band-matches`,
     /// which only the counts added up can decide. Copy rows are refused here: the members
     /// of copy sets are left out before buckets are split between runs.
-    pub fn partial(mut self) -> Result<Vec<PairBands>, String> {
+    pub fn partial(mut self, rule: BandRule) -> Result<Vec<PairBands>, String> {
         if !self.copies.is_empty() {
             return Err("copy rows are not taken with --partial: leave the members of copy sets out of the buckets before splitting them".into());
         }
-        Ok(self.pair_bands(&[])?.0)
+        Ok(self.pair_bands(&[], rule)?.0)
     }
 
     /// The candidate pairs of every bucket of a corpus, as [`crate::lsh`] finds them on one
     /// machine: copy sets collapsed to their lowest id (star pairs marked `true`, with
-    /// `all_bands` bands), then each sketch's pairs sharing at least `min_band_matches`
-    /// bands, each pair once with the most bands any sketch gave it; sorted by (a, b).
+    /// `all_bands` bands), then each sketch's pairs sharing enough buckets under `rule`,
+    /// each pair once with the most bands any sketch gave it; sorted by (a, b).
     pub fn candidates(
         mut self,
-        min_band_matches: u32,
+        rule: BandRule,
         all_bands: u32,
     ) -> Result<(Vec<(Candidate, bool)>, GroupedCounts), String> {
         let (copy_pairs, members, mut counts) = self.copy_sets()?;
@@ -240,11 +245,11 @@ impl Grouped {
                 "document {id} has band keys of a part but none of its whole text (sketch 0)"
             ));
         }
-        let (counted, buckets) = self.pair_bands(&members)?;
+        let (counted, buckets) = self.pair_bands(&members, rule)?;
         counts.buckets = buckets;
         let mut lists: Vec<Vec<Candidate>> = vec![Vec::new(); self.sketches.max(1) as usize];
         for p in counted {
-            if p.bands >= u64::from(min_band_matches) {
+            if rule.enough(p.bands) {
                 lists[p.sketch as usize].push(Candidate {
                     a: p.a,
                     b: p.b,
@@ -297,7 +302,7 @@ mod tests {
         fps: &[u128],
         sketches: &[Vec<Vec<u32>>],
         b: &Banding,
-        m: u32,
+        rule: BandRule,
     ) -> Vec<(Candidate, bool)> {
         let c = copy_sets(ids, fps, &sketches[0]);
         let banded = c.keep_banded(ids.to_vec());
@@ -309,7 +314,7 @@ mod tests {
                     .iter()
                     .map(|s| b.keys(s))
                     .collect();
-                candidates(&banded, &keys, m)
+                candidates(&banded, &keys, rule)
             })
             .collect();
         let cands = union(lists);
@@ -320,8 +325,9 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// Rows in any order, grouped or split into partial runs, give pl-lsh's pairs.
         #[test]
-        fn grouped_rows_give_the_one_machine_pairs(seed in any::<u64>(), n in 2usize..40, m in 1u32..3, parts in 1usize..4) {
+        fn grouped_rows_give_the_one_machine_pairs(seed in any::<u64>(), n in 2usize..40, m in 1u32..3, parts in 1usize..4, cap in 0usize..8) {
             let b = Banding::new(8, 4).unwrap();
+            let rule = BandRule::new(m, cap);
             let mut st = seed;
             let mut rnd = |k: u64| splitmix64(&mut st) % k;
             let ids: Vec<u64> = (0..n as u64).map(|i| i * 3 + 1).collect();
@@ -337,12 +343,12 @@ mod tests {
                 }
                 fps.push(if copy { fps[from] } else { u128::from(rnd(1 << 20) as u32) + 1000 });
             }
-            let want = one_machine(&ids, &fps, &sketches, &b, m);
+            let want = one_machine(&ids, &fps, &sketches, &b, rule);
             let mut all = rows(&ids, &fps, &sketches, &b);
             all.reverse();
             let mut g = Grouped::default();
             for r in all.clone() { g.add(r).unwrap(); }
-            let (got, _) = g.candidates(m, 4).unwrap();
+            let (got, _) = g.candidates(rule, 4).unwrap();
             prop_assert_eq!(&got, &want);
             // The same through partial runs over a split of the buckets, added up.
             let mut whole = Grouped::default();
@@ -354,7 +360,7 @@ mod tests {
                 runs[k].add(r).unwrap();
             }
             let mut sums: FxHashMap<(u32, u64, u64), u64> = FxHashMap::default();
-            for run in runs { for p in run.partial().unwrap() { *sums.entry((p.sketch, p.a, p.b)).or_default() += p.bands; } }
+            for run in runs { for p in run.partial(rule).unwrap() { *sums.entry((p.sketch, p.a, p.b)).or_default() += p.bands; } }
             let mut lists = vec![Vec::new(); parts];
             for ((s, a, bb), n) in sums { if n >= u64::from(m) { lists[s as usize].push(Candidate { a, b: bb, bands: n as u32 }); } }
             for l in lists.iter_mut() { l.sort_unstable(); }
@@ -375,14 +381,14 @@ mod tests {
         let mut g = Grouped::default();
         g.add(row(0, 0, 1, 5)).unwrap();
         g.add(row(0, 0, 2, 5)).unwrap();
-        let err = g.candidates(1, 1).unwrap_err();
+        let err = g.candidates(BandRule::new(1, 0), 1).unwrap_err();
         assert!(
             err.contains("document 5 is in two buckets of band 0"),
             "{err}"
         );
         let mut g = Grouped::default();
         g.add(row(1, 0, 1, 5)).unwrap();
-        let err = g.candidates(1, 1).unwrap_err();
+        let err = g.candidates(BandRule::new(1, 0), 1).unwrap_err();
         assert!(err.contains("none of its whole text"), "{err}");
         let fp = copy_key(7, &[1, 2]).unwrap();
         let mut g = Grouped::default();
@@ -394,7 +400,10 @@ mod tests {
             })
             .unwrap();
         }
-        assert!(g.candidates(1, 1).unwrap_err().contains("two copy keys"));
+        assert!(g
+            .candidates(BandRule::new(1, 0), 1)
+            .unwrap_err()
+            .contains("two copy keys"));
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use rustc_hash::FxHashMap;
+
 use crate::error::{Error, Result};
 
 /// How a signature of K values is cut into bands of rows.
@@ -79,41 +81,98 @@ pub fn union(lists: Vec<Vec<Candidate>>) -> Vec<Candidate> {
     all
 }
 
-/// Finds every pair of documents that share a bucket in at least `min_band_matches` bands.
-///
-/// `keys[d]` holds the band keys of document `ids[d]`. Buckets are found by sorting
-/// (band, key, doc) triples, so there is no allocation per bucket; the only quadratic work
-/// is within a bucket. Pairs come out sorted by (a, b), each once.
-pub fn candidates(ids: &[u64], keys: &[Vec<u64>], min_band_matches: u32) -> Vec<Candidate> {
-    let mut triples: Vec<(u32, u64, u32)> =
-        Vec::with_capacity(ids.len() * keys.first().map_or(0, Vec::len));
-    for (d, ks) in keys.iter().enumerate() {
-        for (band, &k) in ks.iter().enumerate() {
-            triples.push((band as u32, k, d as u32));
+/// The band rule: which shared buckets propose a pair, and how many make it a candidate.
+/// pl-lsh, `--from-keys`, the index and pl-spark all ask this one type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BandRule {
+    /// A pair is a candidate when it shares at least this many buckets of one sketch.
+    pub min_matches: u32,
+    /// A bucket holding more banded documents than this proposes no pair: what that many
+    /// documents share is boilerplate (a template's letterhead, a licence's last lines), not
+    /// evidence of duplication. `usize::MAX`: no limit.
+    pub max_bucket: usize,
+}
+
+/// The default largest bucket whose documents are paired.
+pub const DEFAULT_MAX_BUCKET: usize = 50;
+
+impl Default for BandRule {
+    fn default() -> BandRule {
+        BandRule {
+            min_matches: 1,
+            max_bucket: DEFAULT_MAX_BUCKET,
         }
     }
-    triples.sort_unstable();
-    let mut pairs: Vec<(u64, u64)> = Vec::new();
-    for run in triples.chunk_by(|x, y| x.0 == y.0 && x.1 == y.1) {
-        for (i, x) in run.iter().enumerate() {
-            for y in &run[i + 1..] {
-                let (p, q) = (ids[x.2 as usize], ids[y.2 as usize]);
-                if p != q {
-                    pairs.push((p.min(q), p.max(q)));
+}
+
+impl BandRule {
+    /// The rule of the command-line flags: `--max-bucket 0` means no limit.
+    pub fn new(min_matches: u32, max_bucket: usize) -> BandRule {
+        BandRule {
+            min_matches,
+            max_bucket: if max_bucket == 0 {
+                usize::MAX
+            } else {
+                max_bucket
+            },
+        }
+    }
+
+    /// The limit as the flag writes it (0: none).
+    pub fn max_bucket_flag(&self) -> usize {
+        if self.max_bucket == usize::MAX {
+            0
+        } else {
+            self.max_bucket
+        }
+    }
+
+    /// Whether a bucket of `size` banded documents pairs them.
+    pub fn pairs(&self, size: usize) -> bool {
+        size >= 2 && size <= self.max_bucket
+    }
+
+    /// Whether `bands` shared buckets of one sketch make a candidate.
+    pub fn enough(&self, bands: u64) -> bool {
+        bands >= u64::from(self.min_matches)
+    }
+}
+
+/// Finds every pair of documents that share a bucket in enough bands under `rule`.
+///
+/// `keys[d]` holds the band keys of document `ids[d]`. Buckets are found band by band by
+/// sorting (key, doc), so there is no allocation per bucket; the only quadratic work is
+/// within a bucket, at most `rule.max_bucket` documents. Memory: the keys, one band's sort,
+/// and one counter per distinct pair. Pairs come out sorted by (a, b), each once.
+pub fn candidates(ids: &[u64], keys: &[Vec<u64>], rule: BandRule) -> Vec<Candidate> {
+    let bands = keys.first().map_or(0, Vec::len);
+    let mut shared: FxHashMap<(u64, u64), u32> = FxHashMap::default();
+    let mut column: Vec<(u64, u32)> = Vec::with_capacity(ids.len());
+    for band in 0..bands {
+        column.clear();
+        column.extend(keys.iter().enumerate().map(|(d, ks)| (ks[band], d as u32)));
+        column.sort_unstable();
+        for run in column.chunk_by(|x, y| x.0 == y.0) {
+            if !rule.pairs(run.len()) {
+                continue;
+            }
+            for (i, x) in run.iter().enumerate() {
+                for y in &run[i + 1..] {
+                    let (p, q) = (ids[x.1 as usize], ids[y.1 as usize]);
+                    if p != q {
+                        *shared.entry((p.min(q), p.max(q))).or_default() += 1;
+                    }
                 }
             }
         }
     }
-    pairs.sort_unstable();
-    pairs
-        .chunk_by(|x, y| x == y)
-        .filter(|run| run.len() as u32 >= min_band_matches)
-        .map(|run| Candidate {
-            a: run[0].0,
-            b: run[0].1,
-            bands: run.len() as u32,
-        })
-        .collect()
+    let mut out: Vec<Candidate> = shared
+        .into_iter()
+        .filter(|&(_, n)| rule.enough(u64::from(n)))
+        .map(|((a, b), bands)| Candidate { a, b, bands })
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// Exact copies found before banding: documents whose fingerprints (and so normalized texts)
@@ -371,7 +430,7 @@ mod tests {
             .map(|s| (0..2).map(|b| band.key(s, b)).collect())
             .collect();
         let ids = [30, 10, 20, 40];
-        let c = candidates(&ids, &keys, 1);
+        let c = candidates(&ids, &keys, BandRule::new(1, 0));
         assert_eq!(
             c,
             vec![
@@ -393,13 +452,44 @@ mod tests {
             ]
         );
         assert_eq!(
-            candidates(&ids, &keys, 2),
+            candidates(&ids, &keys, BandRule::new(2, 0)),
             vec![Candidate {
                 a: 20,
                 b: 30,
                 bands: 2
             }]
         );
+    }
+
+    #[test]
+    fn a_bucket_over_the_limit_pairs_nobody() {
+        // Band 0: ids 1, 2, 3 share a key (a bucket of three); band 1: only 1 and 2 do.
+        let keys = vec![vec![5, 8], vec![5, 8], vec![5, 9]];
+        let ids = [1, 2, 3];
+        let all = candidates(&ids, &keys, BandRule::new(1, 0));
+        assert_eq!(all.len(), 3);
+        assert_eq!(
+            all[0],
+            Candidate {
+                a: 1,
+                b: 2,
+                bands: 2
+            }
+        );
+        let capped = candidates(&ids, &keys, BandRule::new(1, 2));
+        assert_eq!(
+            capped,
+            vec![Candidate {
+                a: 1,
+                b: 2,
+                bands: 1
+            }]
+        );
+        assert!(candidates(&ids, &keys, BandRule::new(2, 2)).is_empty());
+        assert_eq!(BandRule::new(1, 0).max_bucket_flag(), 0);
+        assert_eq!(BandRule::new(1, 7).max_bucket_flag(), 7);
+        assert!(!BandRule::default().pairs(DEFAULT_MAX_BUCKET + 1));
+        assert!(BandRule::default().pairs(DEFAULT_MAX_BUCKET));
     }
 
     #[test]
@@ -477,7 +567,7 @@ mod tests {
                     if u < s { x } else { x ^ 0x8000_0001 }
                 }).collect();
                 let keys = vec![(0..bands).map(|i| band.key(&a, i)).collect(), (0..bands).map(|i| band.key(&b, i)).collect()];
-                hits += candidates(&[1, 2], &keys, 1).len();
+                hits += candidates(&[1, 2], &keys, BandRule::new(1, 0)).len();
             }
             let p = candidate_probability(s, rows, bands, 1);
             let rate = hits as f64 / trials as f64;

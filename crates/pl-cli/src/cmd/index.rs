@@ -68,6 +68,9 @@ pub struct ParamFlags {
     /// Bands that must agree (pl-lsh --min-band-matches).
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
     pub min_band_matches: Option<u32>,
+    /// Largest bucket whose documents are paired, 0 for no limit (pl-lsh --max-bucket).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub max_bucket: Option<usize>,
     /// Words of each head and tail sketched apart, 0 for none (make's EDGE_WORDS).
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
     pub edge_words: Option<usize>,
@@ -111,6 +114,7 @@ impl ParamFlags {
             scheme,
             bands,
             min_band_matches,
+            max_bucket,
             edge_words,
             threshold,
             jaccard_weight,

@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::{Context, Result};
 use clap::Parser;
 use pl_core::keyed::{copy_key, Grouped, KeyRecord};
-use pl_core::lsh::{candidates, copy_sets, with_copies, Banding, Candidate, CopySets};
+use pl_core::lsh::{candidates, copy_sets, with_copies, BandRule, Banding, Candidate, CopySets};
 use pl_core::records::{expect_param, hash_hex, SigRec};
 use pl_core::stream::{Params, Part};
 use pl_core::text_records::CandRecord;
@@ -19,7 +19,8 @@ use crate::sides::{open_records, Records};
 /// Find candidate pairs: cut each signature into bands of rows; two documents whose band
 /// values are identical in at least --min-band-matches bands become a candidate pair
 /// `{"a","b","bands"}` (a < b, each pair once, sorted). More bands (fewer rows each) find
-/// less similar pairs and cost more scoring; see --explain.
+/// less similar pairs and cost more scoring; see --explain. A bucket of more than
+/// --max-bucket documents (boilerplate they all share) pairs none of them.
 ///
 /// Exact copies (equal fingerprints: the same normalized text) are collapsed first: only the
 /// lowest id of each copy set is banded, and each other member is paired with it once,
@@ -36,6 +37,14 @@ pub struct Args {
     /// A pair is a candidate when at least this many bands agree.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub min_band_matches: u32,
+    /// A bucket holding more than N banded documents pairs none of them: what that many
+    /// documents share (a template's letterhead, a licence's closing lines) is boilerplate,
+    /// not evidence of duplication, and pairing it costs N·(N−1)/2 comparisons for nothing.
+    /// Exact copies are paired whatever the size (they are collapsed before banding); a
+    /// duplicate inside a template family still meets its copy in the buckets of what the
+    /// two hold apart from the template. 0: no limit (every bucket pairs its documents).
+    #[arg(long, value_name = "N", default_value_t = pl_core::lsh::DEFAULT_MAX_BUCKET)]
+    pub max_bucket: usize,
     /// Fail unless the signatures have this length K.
     #[arg(long, value_name = "K")]
     pub perms: Option<u32>,
@@ -84,6 +93,13 @@ pub struct Args {
     /// bands of any sketch is kept, and the copy pairs are added: scripts/spark does this).
     #[arg(long, requires = "from_keys")]
     pub partial: bool,
+}
+
+impl Args {
+    /// The band rule of --min-band-matches and --max-bucket.
+    fn rule(&self) -> BandRule {
+        BandRule::new(self.min_band_matches, self.max_bucket)
+    }
 }
 
 /// What pl-lsh writes.
@@ -235,7 +251,7 @@ fn find(
     };
     let keys: Vec<Vec<u64>> = banded_sigs.par_iter().map(|s| banding.keys(s)).collect();
     drop(banded_sigs);
-    let mut lists = vec![candidates(&banded_ids, &keys, args.min_band_matches)];
+    let mut lists = vec![candidates(&banded_ids, &keys, args.rule())];
     drop(keys);
     if args.also.is_empty() {
         return Ok((lists.pop().expect("one list"), copies));
@@ -243,14 +259,7 @@ fn find(
     let mut banded = banded_ids;
     banded.sort_unstable();
     for path in &args.also {
-        let part = part_candidates(
-            path,
-            params,
-            &known,
-            &banded,
-            banding,
-            args.min_band_matches,
-        )?;
+        let part = part_candidates(path, params, &known, &banded, banding, args.rule())?;
         lists.push(part);
     }
     let from_parts: usize = lists[1..].iter().map(Vec::len).sum();
@@ -273,7 +282,7 @@ fn part_candidates(
     known: &[u64],
     banded: &[u64],
     banding: &Banding,
-    min_band_matches: u32,
+    rule: BandRule,
 ) -> Result<Vec<Candidate>> {
     let (name, mut reader) = open_part(path)?;
     let (mut ids, mut keys) = (Vec::new(), Vec::new());
@@ -290,7 +299,7 @@ fn part_candidates(
     if !check_part_params(&name, reader.params(), whole)? {
         return Ok(Vec::new());
     }
-    Ok(candidates(&ids, &keys, min_band_matches))
+    Ok(candidates(&ids, &keys, rule))
 }
 
 fn open_part(path: &std::path::Path) -> Result<(String, Records<SigRec>)> {
@@ -396,7 +405,7 @@ fn from_keys(args: &Args, log: &Log) -> Result<()> {
     let mut out = create_output(args.common.output.as_deref())?;
     if args.partial {
         let pairs = grouped
-            .partial()
+            .partial(args.rule())
             .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         for p in &pairs {
             write_obj(&mut out, p)?;
@@ -406,7 +415,7 @@ fn from_keys(args: &Args, log: &Log) -> Result<()> {
         return Ok(());
     }
     let (cands, counts) = grouped
-        .candidates(args.min_band_matches, args.bands as u32)
+        .candidates(args.rule(), args.bands as u32)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     for &(c, copy) in &cands {
         write_obj(&mut out, &CandRecord::new(c, copy))?;
