@@ -182,3 +182,40 @@ fn part_streams_in_json_keep_their_part() {
     let whole = ok(sh(d.path(), "pl-shingle -q --format json norm.ndjson"));
     assert!(ndjson(&whole).iter().all(|r| r.get("part").is_none()));
 }
+
+/// 60 letters of one template: the same 150-word tail (a footer), each its own 150-word body;
+/// letter 61 is letter 1 with its last body word changed. The footer's tail buckets hold all
+/// 61 documents, over --max-bucket 50: they pair nobody, and the copy still pairs with its
+/// original through the buckets of its body.
+#[test]
+fn a_boilerplate_bucket_pairs_nobody_but_a_copy_still_pairs() {
+    let d = tempfile::tempdir().unwrap();
+    let footer = words(1000, 150).join(" ");
+    let mut docs: Vec<serde_json::Value> = (1..=60)
+        .map(|i| json!({"id": i, "content": format!("{} {footer}", words(i, 150).join(" "))}))
+        .collect();
+    let mut body = words(1, 150);
+    body[149] = "zzzzz".into();
+    docs.push(json!({"id": 61, "content": format!("{} {footer}", body.join(" "))}));
+    let text: String = docs.iter().map(|d| format!("{d}\n")).collect();
+    write(d.path(), "docs.ndjson", text.as_bytes());
+    ok(sh(
+        d.path(),
+        "pl-normalize -q docs.ndjson -o norm.ndjson && pl-minhash -q norm.ndjson -o sigs.bin \
+         && pl-minhash -q --part tail:60 norm.ndjson -o tails.bin",
+    ));
+    let capped = pairs(&ok(sh(d.path(), "pl-lsh -q sigs.bin --also tails.bin")));
+    assert_eq!(capped, vec![(1, 61)], "only the copy pair");
+    let all = pairs(&ok(sh(
+        d.path(),
+        "pl-lsh -q sigs.bin --also tails.bin --max-bucket 0",
+    )));
+    assert_eq!(
+        all.len(),
+        61 * 60 / 2,
+        "without the limit every sibling pairs"
+    );
+    let explained = ok(sh(d.path(), "pl-lsh --explain"));
+    assert!(String::from_utf8_lossy(&explained)
+        .contains("a bucket of more than 50 documents pairs none of them"));
+}

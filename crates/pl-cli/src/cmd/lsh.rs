@@ -439,5 +439,13 @@ fn explain(args: &Args) -> Result<()> {
     let m = args.min_band_matches as usize;
     let mut out = create_output(args.common.output.as_deref())?;
     out.write_all(pl_core::lsh::explain(perms, &b, m, args.threshold).as_bytes())?;
+    let rule = args.rule();
+    let cap = match rule.max_bucket_flag() {
+        0 => "every bucket pairs its documents (--max-bucket 0)".to_string(),
+        n => format!(
+            "a bucket of more than {n} documents pairs none of them (--max-bucket): the curve holds for pairs that meet in smaller buckets"
+        ),
+    };
+    writeln!(out, "{cap}")?;
     out.finish()
 }
