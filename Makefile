@@ -104,7 +104,7 @@ INSTALLED = $(addprefix $(BINDIR)/,$(TOOLS) pl-dedupe) $(patsubst %,$(MANDIR)/%.
             $(addprefix $(BASHDIR)/,$(TOOLS)) $(patsubst %,$(ZSHDIR)/_%,$(TOOLS)) \
             $(patsubst %,$(FISHDIR)/%.fish,$(TOOLS)) $(addprefix $(SHAREDIR)/,$(SHARED)) \
             $(HOOKDIR)/paperless-consume-hook.sh $(HOOKDIR)/hook.env.example \
-            $(BASHDIR)/pl-dedupe $(FISHDIR)/pl-dedupe.fish
+            $(BASHDIR)/pl-dedupe $(FISHDIR)/pl-dedupe.fish $(ZSHDIR)/_pl-dedupe
 # The consume hook and a commented template of its settings (docs/PAPERLESS.md, section 6).
 HOOKDIR   = $(SHAREDIR)/hook
 
@@ -121,6 +121,7 @@ install: $(BINS)
 	for f in $(SHARED); do install -m $$(test -x $$f && echo 755 || echo 644) $$f $(SHAREDIR)/$$f || exit 1; done
 	install -m 644 scripts/completions/pl-dedupe.bash $(BASHDIR)/pl-dedupe
 	install -m 644 scripts/completions/pl-dedupe.fish $(FISHDIR)/pl-dedupe.fish
+	install -m 644 scripts/completions/pl-dedupe.zsh $(ZSHDIR)/_pl-dedupe
 	install -d $(HOOKDIR)
 	install -m 755 scripts/paperless-consume-hook.sh $(HOOKDIR)/
 	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/hook.env.example > $(HOOKDIR)/hook.env.example

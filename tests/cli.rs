@@ -462,8 +462,9 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
         }
     }
     assert!(files.contains("bin/pl-dedupe"));
+    assert!(files.contains("share/zsh/site-functions/_pl-dedupe"));
     assert!(files.contains("share/paperless-dedupe/pipeline.mk"));
-    assert_eq!(files.len(), TOOLS.len() * 5 + 1 + 4 + 2 + 2, "{files:?}");
+    assert_eq!(files.len(), TOOLS.len() * 5 + 1 + 4 + 2 + 3, "{files:?}");
 
     // The consume hook and its settings' template: copied to hook.env beside the hook, the
     // installed hook finds the installed pl-check (PL_BIN is filled in) and asks it.
@@ -712,4 +713,31 @@ fn after_make_install_the_readmes_commands_and_pl_dedupe_run_as_written() {
         assert!(out.status.success(), "README block failed:\n{b}\n{err}");
     }
     assert!(!ndjson(&std::fs::read(home.join("groups.ndjson")).unwrap()).is_empty());
+}
+
+/// pl-dedupe's completions (bash, zsh, fish) offer every variable pipeline.mk lets a user set,
+/// so a new parameter cannot be left out of them (BIN, SCRIPTS and EXAMPLES are where the
+/// installed command finds itself, set by pl-dedupe, not by its user).
+#[test]
+fn pl_dedupe_completions_offer_every_pipeline_variable() {
+    let mk = std::fs::read_to_string(repo().join("pipeline.mk")).unwrap();
+    let vars: Vec<&str> = mk
+        .lines()
+        .filter_map(|l| l.split_once("?=").map(|(name, _)| name.trim()))
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        .filter(|n| !["BIN", "SCRIPTS", "EXAMPLES"].contains(n))
+        .collect();
+    assert!(vars.contains(&"MAX_BUCKET") && vars.len() > 15, "{vars:?}");
+    for shell in ["bash", "zsh", "fish"] {
+        let path = repo().join(format!("scripts/completions/pl-dedupe.{shell}"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        for v in &vars {
+            assert!(
+                text.split_whitespace()
+                    .any(|w| w.trim_matches(['\'', '(', ')']) == format!("{v}=")),
+                "{}: {v}= is not offered",
+                path.display()
+            );
+        }
+    }
 }
