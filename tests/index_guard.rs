@@ -201,6 +201,74 @@ fn writers_at_once_take_turns_and_lose_nothing() {
     );
 }
 
+/// Writers at once while their documents push buckets over a tiny `--max-bucket` and back:
+/// each waits its turn, re-derives the candidates of every bucket that crossed the limit, and
+/// the index ends as a fresh build of everything at that limit.
+#[test]
+fn writers_at_once_across_the_bucket_limit_lose_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let lines: Vec<String> =
+        std::fs::read_to_string(crate::util::repo().join("examples/docs.ndjson"))
+            .unwrap()
+            .lines()
+            .map(|l| format!("{l}\n"))
+            .collect();
+    let (base, extra) = lines.split_at(lines.len() - 12);
+    let docs = write(d.path(), "base.ndjson", base.concat().as_bytes());
+    let ix = path(&d.path().join("ix"));
+    let limit = ["--max-bucket", "2"];
+    ok(run(
+        "pl-index",
+        &[&["--index", &ix, &path(&docs), "-q"][..], &limit[..]].concat(),
+        b"",
+    ));
+    let children: Vec<_> = extra
+        .iter()
+        .enumerate()
+        .map(|(n, l)| {
+            let input = write(d.path(), &format!("add{n}.ndjson"), l.as_bytes());
+            Command::new(bin("pl-check"))
+                .args(["--index", &ix, "--add", "-v", &path(&input)])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut logs = String::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        // 0: no near-duplicate, 3: one found; anything else is a failure.
+        assert!(matches!(out.status.code(), Some(0 | 3)), "stderr: {err}");
+        logs += &err;
+    }
+    assert!(
+        logs.contains("crossed --max-bucket 2"),
+        "some addition moved a bucket over the limit: {logs}"
+    );
+    let all = write(d.path(), "all.ndjson", lines.concat().as_bytes());
+    let fresh = |name: &str, flags: &[&str]| {
+        let ix = path(&d.path().join(name));
+        ok(run(
+            "pl-index",
+            &[&["--index", &ix, &path(&all), "-q"][..], flags].concat(),
+            b"",
+        ))
+    };
+    let want = fresh("fresh", &limit);
+    assert_ne!(
+        want,
+        fresh("unlimited", &["--max-bucket", "0"]),
+        "the limit changes the groups"
+    );
+    let got = ok(run("pl-index", &["--index", &ix, "--partial", "-q"], b""));
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want)
+    );
+}
+
 #[test]
 fn ids_beyond_2_63_update_as_a_fresh_build_does() {
     let d = tempfile::tempdir().unwrap();

@@ -642,15 +642,16 @@ impl Tx<'_> {
 
     /// The banded documents of one bucket.
     fn bucket(&self, slot: u32, key: u64) -> Result<Vec<u64>> {
-        let mut st = sql(
-            self.dir,
-            self.tx
-                .prepare_cached("SELECT id FROM bands WHERE key=?1 AND slot=?2"),
-        )?;
-        let rows = sql(
-            self.dir,
-            st.query_map(params![key as i64, slot], |r| r.get::<_, i64>(0)),
-        )?;
+        self.ids(
+            "SELECT id FROM bands WHERE key=?1 AND slot=?2",
+            params![key as i64, slot],
+        )
+    }
+
+    /// The document ids a one-column query returns.
+    fn ids(&self, query: &str, args: impl rusqlite::Params) -> Result<Vec<u64>> {
+        let mut st = sql(self.dir, self.tx.prepare_cached(query))?;
+        let rows = sql(self.dir, st.query_map(args, |r| r.get::<_, i64>(0)))?;
         rows.map(|r| sql(self.dir, r).map(|id| id as u64)).collect()
     }
 
@@ -1162,12 +1163,7 @@ impl Tx<'_> {
 
     /// The documents posted for a rare word.
     fn posted(&self, h: u64) -> Result<Vec<u64>> {
-        let mut st = sql(
-            self.dir,
-            self.tx.prepare_cached("SELECT id FROM few WHERE hash=?1"),
-        )?;
-        let rows = sql(self.dir, st.query_map([h as i64], |r| r.get::<_, i64>(0)))?;
-        rows.map(|r| sql(self.dir, r).map(|id| id as u64)).collect()
+        self.ids("SELECT id FROM few WHERE hash=?1", [h as i64])
     }
 
     /// `(word, document)` for every stored document whose verifier words include one of
