@@ -15,6 +15,7 @@ import re
 import shutil
 import sys
 import time
+import urllib.parse
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -193,16 +194,87 @@ def main(argv):
     args = arguments(argv)
     params = parameters(args.set)
     run = Run(args, params)
+
+    # Every output is written into a fresh attempt folder and published into OUT only once
+    # the run has succeeded (publish), so OUT holds the last complete result or nothing new.
+    os.makedirs(args.out, exist_ok=True)
+    attempt = os.path.join(args.out, f".attempt-{os.getpid()}")
+    shutil.rmtree(attempt, ignore_errors=True)
+    try:
+        os.mkdir(attempt)
+    except OSError as e:
+        raise Refused(f"{attempt}: cannot create the attempt folder: {e.strerror}") from None
+    try:
+        stages(run, args, params, attempt)
+    finally:
+        shutil.rmtree(attempt, ignore_errors=True)
+    run.spark.stop()
+
+
+def checked_input(run, path):
+    """DOCS as Spark reads it, refused as pl-normalize refuses it when a line is not UTF-8 or
+    not JSON: one line naming the file and its line number, found by Spark (no line passes
+    through the driver; only one count per partition does, and only when a line is bad)."""
+    from pyspark.sql import functions as F
+
+    raw = run.spark.read.text(path)
+    # Spark keeps a line's bytes as read; decoding and encoding again changes them exactly
+    # when they are not UTF-8 (a U+FFFD of the input survives the round trip).
+    data = F.col("value").cast("binary")
+    not_utf8 = F.encode(F.decode(data, "UTF-8"), "UTF-8") != data
+    not_json = F.get_json_object("value", "$").isNull()
+    why = F.when(not_utf8, F.lit("not UTF-8 text")).when(not_json, F.lit("invalid JSON"))
+    lines = raw.select(F.input_file_name().alias("file"), F.spark_partition_id().alias("part"),
+                       F.monotonically_increasing_id().alias("row"), why.alias("why"))
+    if lines.where(F.col("why").isNotNull()).limit(1).count() == 0:
+        return raw
+    # A file's lines are read in order, split by split in partition order: a line's number is
+    # the lines of the same file in earlier partitions plus its place in its own.
+    lines = lines.persist()
+    spans = {(r["file"], r["part"]): (r["n"], r["first"]) for r in lines.groupBy("file", "part").agg(
+        F.count(F.lit(1)).alias("n"), F.min("row").alias("first")).collect()}
+    bad = [(r["file"], r["part"], r["row"], r["why"]) for r in lines.where(F.col("why").isNotNull())
+           .groupBy("file", "part").agg(F.min(F.struct("row", "why")).alias("m"))
+           .select("file", "part", "m.row", "m.why").collect()]
+
+    def number(file, part, row):
+        before = sum(n for (f, p), (n, _) in spans.items() if f == file and p < part)
+        return before + row - spans[(file, part)][1] + 1
+
+    file, part, row, why = min(bad, key=lambda b: (b[0], number(*b[:3])))
+    # A local file by its path, any other by its URI.
+    shown = urllib.parse.unquote(urllib.parse.urlparse(file).path) if file.startswith("file:") else file
+    raise Refused(f"{shown}: line {number(file, part, row)}: {why}")
+
+
+def publish(attempt, out, names):
+    """Moves the attempt's files into OUT, then marks OUT complete with _SUCCESS (removed first,
+    so a reader never takes a half-published OUT for a result)."""
+    done = os.path.join(out, "_SUCCESS")
+    if os.path.lexists(done):
+        os.remove(done)
+    for name in names:
+        os.replace(os.path.join(attempt, name), os.path.join(out, name))
+    with open(os.path.join(attempt, "_SUCCESS"), "w", encoding="utf-8"):
+        pass
+    os.replace(os.path.join(attempt, "_SUCCESS"), done)
+
+
+OUTPUTS = ["groups.ndjson", "scores.ndjson", "corpus-counts.ndjson", "stages.json"]
+
+
+def stages(run, args, params, folder):
+    """The pipeline's stages, every output written into `folder`; then published."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    os.makedirs(args.out, exist_ok=True)
-    tmp = os.path.join(args.out, ".tmp")
+    final = args.out
+    tmp = os.path.join(folder, ".tmp")
     n_bands = int(params["BANDS"])
 
     # Normalize: per document.
     def normalize():
-        docs = run.spark.read.text(args.docs).repartition(run.parts)
+        docs = checked_input(run, args.docs).repartition(run.parts)
         norm = run.pipe(docs, "normalize")
         norm = norm.select(F.get_json_object("value", "$.id").alias("ids"), "value")
         norm = norm.select(F.col("ids").cast("long").alias("id"), "value").persist()
@@ -216,6 +288,13 @@ def main(argv):
         run.log(f"{n} documents normalized in {run.parts} partitions")
         return norm, n
     norm, n_docs = run.stage("normalize", normalize)
+    if n_docs == 0:
+        # No document, no pair, no group: empty outputs, as make gives.
+        for name in ["groups.ndjson", "scores.ndjson", "corpus-counts.ndjson"]:
+            open(os.path.join(folder, name), "wb").close()
+        write_stages(run, os.path.join(folder, "stages.json"), n_docs)
+        publish(folder, final, OUTPUTS)
+        return
 
     # Band keys, copy keys and corpus counts: per partition of documents.
     schema = T.StructType([T.StructField(k, t) for k, t in [
@@ -243,7 +322,7 @@ def main(argv):
                    .groupBy("token", "word").agg(F.sum("documents").alias("documents"))
                    .where("documents >= 2").orderBy("token", "word")
                    .select(F.to_json(F.struct("token", "word", "documents")).alias("value")))
-        path = os.path.join(args.out, "corpus-counts.ndjson")
+        path = os.path.join(folder, "corpus-counts.ndjson")
         write_lines(entries, path + ".entries", tmp)
         with open(path, "w", encoding="utf-8") as out:
             out.write(json.dumps(header, separators=(",", ":")) + "\n")
@@ -317,7 +396,7 @@ def main(argv):
         out = run.pipe(lines, "score", env)
         out = out.select(F.get_json_object("value", "$.a").cast("long").alias("a"),
                          F.get_json_object("value", "$.b").cast("long").alias("b"), "value").persist()
-        write_lines(out.orderBy("a", "b").select("value"), os.path.join(args.out, "scores.ndjson"), tmp)
+        write_lines(out.orderBy("a", "b").select("value"), os.path.join(folder, "scores.ndjson"), tmp)
         run.log(f"{out.count()} scored pairs kept")
         return out
     scored = run.stage("score", scores)
@@ -333,7 +412,7 @@ def main(argv):
         d = comp.join(norm, "id").select("comp", F.concat(F.lit("D\t"), "value").alias("value"))
         lines = s.unionByName(d).repartition(run.parts, "comp").select("value")
         grouped = run.pipe(lines, "cluster").collect()
-        path = os.path.join(args.out, "groups.ndjson")
+        path = os.path.join(folder, "groups.ndjson")
         import subprocess
         res = subprocess.run([os.path.join(args.bin, "pl-cluster"), "-q", "--renumber", "-o", path],
                              input="".join(r["value"] + "\n" for r in grouped).encode(), check=False)
@@ -342,8 +421,8 @@ def main(argv):
         run.log(f"{len(grouped)} groups -> {path}")
     run.stage("groups", groups)
 
-    write_stages(run, os.path.join(args.out, "stages.json"), n_docs)
-    run.spark.stop()
+    write_stages(run, os.path.join(folder, "stages.json"), n_docs)
+    publish(folder, final, OUTPUTS)
 
 
 def write_stages(run, path, n_docs):

@@ -57,6 +57,34 @@ fi
 id=$(head -n 1 examples/docs.ndjson | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 grep -q "id $id repeated" "$W/repeated.err" || { log "no 'id $id repeated' in:"; cat "$W/repeated.err" >&2; exit 1; }
 
+# Hostile input: refused in one line naming the file's own line, and OUT left as it was.
+# OUT holds the example's complete result (and its _SUCCESS) from the first run above.
+out="$W/example/spark"
+[ -e "$out/_SUCCESS" ] || { log "no _SUCCESS after a complete run"; exit 1; }
+cp "$out/groups.ndjson" "$W/groups.before"
+refused() { # what, docs file, expected message
+  if scripts/spark/pl-spark -q "$2" "$out" --bin "$BIN" 2> "$W/$1.err"; then
+    log "$1 was not refused"; exit 1
+  fi
+  grep -qF "$3" "$W/$1.err" || { log "$1: no '$3' in:"; cat "$W/$1.err" >&2; exit 1; }
+  [ "$(wc -l < "$W/$1.err")" -eq 1 ] || { log "$1: more than one line:"; cat "$W/$1.err" >&2; exit 1; }
+  cmp "$out/groups.ndjson" "$W/groups.before" && [ -e "$out/_SUCCESS" ] ||
+    { log "$1: OUT changed by a refused run"; exit 1; }
+  ls -a "$out" | grep -q '^\.attempt-' && { log "$1: attempt folder left in OUT"; exit 1; }
+  log "$1: refused ($(cat "$W/$1.err"))"
+}
+{ head -n 100 examples/docs.ndjson; printf '{"id":999999,"content":"caf\xe9 au lait"}\n'; tail -n +101 examples/docs.ndjson; } > "$W/latin1.ndjson"
+refused "a line of Latin-1" "$W/latin1.ndjson" "latin1.ndjson: line 101: not UTF-8 text"
+{ cat examples/docs.ndjson; printf '{"id":999999,"content":"cut'; } > "$W/cut.ndjson"
+lines=$(( $(wc -l < examples/docs.ndjson) + 1 ))
+refused "a cut last line" "$W/cut.ndjson" "cut.ndjson: line $lines: invalid JSON"
+# An empty input: empty outputs, exit 0, as make gives.
+: > "$W/empty.ndjson"
+scripts/spark/pl-spark -q "$W/empty.ndjson" "$W/empty" --bin "$BIN"
+[ -e "$W/empty/_SUCCESS" ] && [ ! -s "$W/empty/groups.ndjson" ] && [ ! -s "$W/empty/scores.ndjson" ] ||
+  { log "an empty input did not give empty outputs"; exit 1; }
+log "an empty input: empty outputs"
+
 if [ ! -s "$W/gen$N/docs.ndjson" ]; then
   mkdir -p "$W/gen$N"
   log "generating $N documents"
