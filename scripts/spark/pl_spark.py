@@ -341,26 +341,28 @@ def stages(run, args, params, folder):
         members = (copy.select("rep", F.explode("ids").alias("id")).where(F.col("id") != F.col("rep"))
                    .persist())
         banded = rows.where(F.col("band").isNotNull()).join(members.select("id"), "id", "left_anti")
-        buckets = (banded.groupBy("sketch", "band", "key")
-                   .agg(F.sort_array(F.collect_list("id")).alias("ids")).where(F.size("ids") >= 2))
-        # pl-lsh --max-bucket: a bucket of more documents pairs none of them (boilerplate).
+        # Buckets are sized before any is gathered: one over MAX_BUCKET (boilerplate, pl-lsh
+        # --max-bucket) is dropped, one over --big-bucket is expanded by a self-join, and only
+        # the rest become one row each, so no row holds a bucket of more than --big-bucket ids.
+        bucket = ["sketch", "band", "key"]
+        sizes = banded.groupBy(*bucket).agg(F.count(F.lit(1)).alias("size")).where("size >= 2")
         cap = int(params["MAX_BUCKET"])
         if cap > 0:
-            buckets = buckets.where(F.size("ids") <= cap)
-        buckets = buckets.persist()
+            sizes = sizes.where(F.col("size") <= cap)
+        sized = banded.join(sizes, bucket).persist()
         big = args.big_bucket
-        largest = buckets.agg(F.max(F.size("ids")).alias("m")).collect()[0]["m"] or 0
+        largest = sizes.agg(F.max("size").alias("m")).collect()[0]["m"] or 0
         run.log(f"the largest bucket holds {largest} documents ({largest * (largest - 1) // 2} pairs)")
-        small = buckets.where(F.size("ids") <= big).select(
-            F.to_json(F.struct("sketch", "band", "key", "ids")).alias("value"))
+        small = (sized.where(F.col("size") <= big).groupBy(*bucket)
+                 .agg(F.sort_array(F.collect_list("id")).alias("ids"))
+                 .select(F.to_json(F.struct("sketch", "band", "key", "ids")).alias("value")))
         pair_schema = "a long, b long, sketch int, bands long"
         partial = run.pipe(small, "from-keys").select(F.from_json("value", pair_schema).alias("p")).select("p.*")
         # A bucket of k documents makes k(k-1)/2 pairs: one over --big-bucket is expanded by a
         # self-join instead, which Spark's adaptive skew handling splits over many tasks.
-        members_big = buckets.where(F.size("ids") > big).select(
-            "sketch", "band", "key", F.explode("ids").alias("id"))
+        members_big = sized.where(F.col("size") > big).select(*bucket, "id")
         x, y = members_big.alias("x"), members_big.alias("y")
-        expanded = (x.join(y, ["sketch", "band", "key"]).where(F.col("x.id") < F.col("y.id"))
+        expanded = (x.join(y, bucket).where(F.col("x.id") < F.col("y.id"))
                     .groupBy(F.col("x.id").alias("a"), F.col("y.id").alias("b"), "sketch")
                     .agg(F.count(F.lit(1)).alias("bands")))
         partial = partial.unionByName(expanded)
