@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -63,11 +64,12 @@ def arguments(argv):
     p = argparse.ArgumentParser(
         prog="pl-spark",
         description="Find near-duplicate documents with Spark: DOCS (docs NDJSON, any path "
-        "Spark reads) -> OUT/groups.ndjson as pl-cluster writes it, the groups `make groups` "
+        "Spark reads) -> OUT/groups/part-* which, read in name order, are the groups `make groups` "
         "gives with the same parameters (pipeline.mk's, the environment's, or --set's).")
     p.add_argument("docs", metavar="DOCS")
-    p.add_argument("out", metavar="OUT", help="output folder (created; groups.ndjson, "
-                   "scores.ndjson, stages.json)")
+    p.add_argument("out", metavar="OUT", help="output folder, a path or a URI on any Hadoop "
+                   "filesystem (created; groups/ and scores/, each a folder of part files to be "
+                   "read in name order, stages.json, and _SUCCESS once complete)")
     p.add_argument("--master", default=os.environ.get("SPARK_MASTER", "local[2]"),
                    help="Spark master (default local[2], or SPARK_MASTER)")
     p.add_argument("--partitions", type=int, default=0,
@@ -147,18 +149,6 @@ class Run:
         return DataFrame(jds.toDF(), self.spark)  # its one column is "value"
 
 
-def write_lines(df, path, tmpdir):
-    """Writes a one-column DataFrame of lines as one file (in the DataFrame's order)."""
-    df.coalesce(1).write.mode("overwrite").text(tmpdir)
-    parts = sorted(f for f in os.listdir(tmpdir) if f.startswith("part-"))
-    with open(path + ".tmp", "wb") as out:
-        for f in parts:
-            with open(os.path.join(tmpdir, f), "rb") as src:
-                shutil.copyfileobj(src, out)
-    os.replace(path + ".tmp", path)
-    shutil.rmtree(tmpdir)
-
-
 def components(run, edges):
     """Connected components of an undirected graph (columns u, v) by large-star / small-star
     (Kiveris et al., 2014): each node with the smallest node of its component, `comp`."""
@@ -195,20 +185,62 @@ def main(argv):
     params = parameters(args.set)
     run = Run(args, params)
 
-    # Every output is written into a fresh attempt folder and published into OUT only once
-    # the run has succeeded (publish), so OUT holds the last complete result or nothing new.
-    os.makedirs(args.out, exist_ok=True)
-    attempt = os.path.join(args.out, f".attempt-{os.getpid()}")
-    shutil.rmtree(attempt, ignore_errors=True)
+    # Every output is written by Spark into a fresh attempt folder on OUT's filesystem and
+    # published into OUT only once the run has succeeded, so OUT holds the last complete
+    # result or nothing new.
+    out = Output(run, args.out)
+    local = tempfile.mkdtemp(prefix="pl-spark-")
     try:
-        os.mkdir(attempt)
-    except OSError as e:
-        raise Refused(f"{attempt}: cannot create the attempt folder: {e.strerror}") from None
-    try:
-        stages(run, args, params, attempt)
+        stages(run, args, params, out, local)
     finally:
-        shutil.rmtree(attempt, ignore_errors=True)
+        out.discard()
+        shutil.rmtree(local, ignore_errors=True)
     run.spark.stop()
+
+
+class Output:
+    """OUT on any Hadoop filesystem (a path or a URI: file://, hdfs://, s3a://), through the
+    JVM's FileSystem API: the attempt folder the stages write into, and its publication."""
+
+    def __init__(self, run, out):
+        sc = run.spark.sparkContext
+        jvm = sc._jvm
+        self.Path = jvm.org.apache.hadoop.fs.Path
+        uri = out if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", out) else "file://" + os.path.abspath(out)
+        self.out = self.Path(uri)
+        self.fs = self.out.getFileSystem(sc._jsc.hadoopConfiguration())
+        self.fs.mkdirs(self.out)
+        self.attempt = self.Path(self.out, f".attempt-{sc.applicationId}")
+        if self.fs.exists(self.attempt):
+            raise Refused(f"{self.attempt.toString()}: already there (another run of this application?)")
+        self.fs.mkdirs(self.attempt)
+
+    def uri(self, name):
+        """Where an output of the attempt is written."""
+        return self.Path(self.attempt, name).toString()
+
+    def write_text(self, name, text):
+        """A small file of the attempt, written by the driver (stages.json)."""
+        stream = self.fs.create(self.Path(self.attempt, name), True)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+        finally:
+            stream.close()
+
+    def publish(self, names):
+        """Moves the attempt's outputs into OUT, then marks OUT complete with _SUCCESS (removed
+        first, so a reader never takes a half-published OUT for a result)."""
+        done = self.Path(self.out, "_SUCCESS")
+        self.fs.delete(done, False)
+        for name in names:
+            target = self.Path(self.out, name)
+            self.fs.delete(target, True)
+            if not self.fs.rename(self.Path(self.attempt, name), target):
+                raise Refused(f"{target.toString()}: could not be published")
+        self.fs.create(done, True).close()
+
+    def discard(self):
+        self.fs.delete(self.attempt, True)
 
 
 def checked_input(run, path):
@@ -247,29 +279,16 @@ def checked_input(run, path):
     raise Refused(f"{shown}: line {number(file, part, row)}: {why}")
 
 
-def publish(attempt, out, names):
-    """Moves the attempt's files into OUT, then marks OUT complete with _SUCCESS (removed first,
-    so a reader never takes a half-published OUT for a result)."""
-    done = os.path.join(out, "_SUCCESS")
-    if os.path.lexists(done):
-        os.remove(done)
-    for name in names:
-        os.replace(os.path.join(attempt, name), os.path.join(out, name))
-    with open(os.path.join(attempt, "_SUCCESS"), "w", encoding="utf-8"):
-        pass
-    os.replace(os.path.join(attempt, "_SUCCESS"), done)
+# What a run publishes in OUT: folders of part files (read in name order) and stages.json.
+OUTPUTS = ["groups", "scores", "stages.json"]
 
 
-OUTPUTS = ["groups.ndjson", "scores.ndjson", "corpus-counts.ndjson", "stages.json"]
-
-
-def stages(run, args, params, folder):
-    """The pipeline's stages, every output written into `folder`; then published."""
+def stages(run, args, params, out, local):
+    """The pipeline's stages, every output written into `out`'s attempt folder, then
+    published; `local`, a folder of the driver, holds the corpus counts shipped to tasks."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    final = args.out
-    tmp = os.path.join(folder, ".tmp")
     n_bands = int(params["BANDS"])
 
     # Normalize: per document.
@@ -290,10 +309,11 @@ def stages(run, args, params, folder):
     norm, n_docs = run.stage("normalize", normalize)
     if n_docs == 0:
         # No document, no pair, no group: empty outputs, as make gives.
-        for name in ["groups.ndjson", "scores.ndjson", "corpus-counts.ndjson"]:
-            open(os.path.join(folder, name), "wb").close()
-        write_stages(run, os.path.join(folder, "stages.json"), n_docs)
-        publish(folder, final, OUTPUTS)
+        empty = run.spark.createDataFrame([], "value string")
+        for name in ["groups", "scores"]:
+            empty.write.text(out.uri(name))
+        out.write_text("stages.json", stages_json(run, n_docs))
+        out.publish(OUTPUTS)
         return
 
     # Band keys, copy keys and corpus counts: per partition of documents.
@@ -322,13 +342,13 @@ def stages(run, args, params, folder):
                    .groupBy("token", "word").agg(F.sum("documents").alias("documents"))
                    .where("documents >= 2").orderBy("token", "word")
                    .select(F.to_json(F.struct("token", "word", "documents")).alias("value")))
-        path = os.path.join(folder, "corpus-counts.ndjson")
-        write_lines(entries, path + ".entries", tmp)
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(json.dumps(header, separators=(",", ":")) + "\n")
-            with open(path + ".entries", encoding="utf-8") as src:
-                shutil.copyfileobj(src, out)
-        os.remove(path + ".entries")
+        # Shipped to every score task with addFile, so written by the driver: one partition
+        # at a time passes through it (what it holds is a partition of the vocabulary).
+        path = os.path.join(local, "corpus-counts.ndjson")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(header, separators=(",", ":")) + "\n")
+            for r in entries.toLocalIterator():
+                f.write(r["value"] + "\n")
         run.spark.sparkContext.addFile(path)
         return path
     counts_path = run.stage("corpus counts", counts)
@@ -395,12 +415,12 @@ def stages(run, args, params, folder):
         pairs = tagged.select("pid", F.concat(F.lit("P\t"), "line").alias("value"))
         lines = docs.unionByName(pairs).repartition(run.parts, "pid").select("value")
         env = {"PL_COUNTS": os.path.join(run.files, "corpus-counts.ndjson")}
-        out = run.pipe(lines, "score", env)
-        out = out.select(F.get_json_object("value", "$.a").cast("long").alias("a"),
+        scored = run.pipe(lines, "score", env)
+        scored = scored.select(F.get_json_object("value", "$.a").cast("long").alias("a"),
                          F.get_json_object("value", "$.b").cast("long").alias("b"), "value").persist()
-        write_lines(out.orderBy("a", "b").select("value"), os.path.join(folder, "scores.ndjson"), tmp)
-        run.log(f"{out.count()} scored pairs kept")
-        return out
+        scored.orderBy("a", "b").select("value").write.text(out.uri("scores"))
+        run.log(f"{scored.count()} scored pairs kept")
+        return scored
     scored = run.stage("score", scores)
 
     # Groups: connected components in Spark, pl-cluster on whole components, one numbering.
@@ -413,21 +433,35 @@ def stages(run, args, params, folder):
             "comp", F.concat(F.lit("S\t"), "value").alias("value"))
         d = comp.join(norm, "id").select("comp", F.concat(F.lit("D\t"), "value").alias("value"))
         lines = s.unionByName(d).repartition(run.parts, "comp").select("value")
-        grouped = run.pipe(lines, "cluster").collect()
-        path = os.path.join(folder, "groups.ndjson")
-        import subprocess
-        res = subprocess.run([os.path.join(args.bin, "pl-cluster"), "-q", "--renumber", "-o", path],
-                             input="".join(r["value"] + "\n" for r in grouped).encode(), check=False)
-        if res.returncode != 0:
-            raise Refused("pl-cluster --renumber failed (its message is above)")
-        run.log(f"{len(grouped)} groups -> {path}")
+        grouped = run.pipe(lines, "cluster")
+        # pl-cluster --renumber's order, in Spark: confidence (highest first), then smallest
+        # member; a group's number is its place in that order (partitions of the sorted rows
+        # are in order, so only one count per partition reaches the driver).
+        ordered = grouped.select(
+            F.get_json_object("value", "$.confidence").cast("double").alias("confidence"),
+            F.array_min(F.from_json(F.get_json_object("value", "$.members"), "array<long>")).alias("first"),
+            "value").orderBy(F.desc("confidence"), "first").select(
+            "value", F.spark_partition_id().alias("part"),
+            F.monotonically_increasing_id().alias("row")).persist()
+        spans = ordered.groupBy("part").agg(F.count(F.lit(1)).alias("n"), F.min("row").alias("first")).collect()
+        before, total = [], 0
+        for r in sorted(spans, key=lambda r: r["part"]):
+            before.append((r["part"], total - r["first"]))
+            total += r["n"]
+        shift = F.create_map(*[F.lit(x) for kv in before for x in kv]) if before else F.create_map()
+        number = (F.col("row") + shift[F.col("part")] + 1).cast("string")
+        # pl-cluster writes "group" first: {"group":N,...}.
+        rest = F.expr("substr(value, instr(value, ','))")
+        ordered.select(F.concat(F.lit('{"group":'), number, rest).alias("value")).write.text(out.uri("groups"))
+        ordered.unpersist()
+        run.log(f"{total} groups")
     run.stage("groups", groups)
 
-    write_stages(run, os.path.join(folder, "stages.json"), n_docs)
-    publish(folder, final, OUTPUTS)
+    out.write_text("stages.json", stages_json(run, n_docs))
+    out.publish(OUTPUTS)
 
 
-def write_stages(run, path, n_docs):
+def stages_json(run, n_docs):
     """Wall time and shuffle bytes of each pl-spark stage, from Spark's status API."""
     sc = run.spark.sparkContext
     shuffle = {}
@@ -444,10 +478,8 @@ def write_stages(run, path, n_docs):
     stages = [{"stage": name, "seconds": round(took, 2),
                "shuffle_write_bytes": shuffle.get(name, [0, 0])[0],
                "shuffle_read_bytes": shuffle.get(name, [0, 0])[1]} for name, took in run.timings]
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump({"master": run.args.master, "partitions": run.parts, "documents": n_docs,
-                   "stages": stages}, f, indent=1)
-        f.write("\n")
+    return json.dumps({"master": run.args.master, "partitions": run.parts, "documents": n_docs,
+                       "stages": stages}, indent=1) + "\n"
 
 
 if __name__ == "__main__":
