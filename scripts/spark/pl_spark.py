@@ -413,7 +413,9 @@ def stages(run, args, params, out, local):
         need = tagged.select("pid", F.col("a").alias("id")).union(tagged.select("pid", F.col("b").alias("id"))).distinct()
         docs = need.join(norm, "id").select("pid", F.concat(F.lit("N\t"), "value").alias("value"))
         pairs = tagged.select("pid", F.concat(F.lit("P\t"), "line").alias("value"))
-        lines = docs.unionByName(pairs).repartition(run.parts, "pid").select("value")
+        # By range of pid, not by its hash: the C(C+1)/2 chunk pairs spread over the partitions
+        # by their rows, so none is left empty while another gets two chunk pairs.
+        lines = docs.unionByName(pairs).repartitionByRange(run.parts, "pid").select("value")
         env = {"PL_COUNTS": os.path.join(run.files, "corpus-counts.ndjson")}
         scored = run.pipe(lines, "score", env)
         scored = scored.select(F.get_json_object("value", "$.a").cast("long").alias("a"),
