@@ -253,9 +253,14 @@ real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
 
 # pl-spark (scripts/spark, docs/SCALE.md) against `make groups`: byte-identical groups on the
 # example corpus and a generated 100k one, on local[2]; installs Java 17 and pyspark itself.
-.PHONY: spark-test spark-bench
+.PHONY: spark-test spark-cluster-test spark-bench
 spark-test: $(BINS)
 	BIN=$(BIN) scripts/spark/test.sh
+
+# pl-spark on a Spark standalone cluster on 127.0.0.1 (a master and two one-core workers,
+# started and stopped by the test) against `make groups`: the example corpus and the OCR fixture.
+spark-cluster-test: $(BINS)
+	BIN=$(BIN) scripts/spark/cluster_test.sh
 
 # The table of README's "More than one machine" and docs/SCALE.md's stage costs: pl-spark on
 # local[1] and local[2] against `make groups` in the same run (SPARK_BENCH_SIZES, default 100000).
