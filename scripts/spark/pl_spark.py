@@ -254,7 +254,8 @@ def checked_input(run, path):
     # when they are not UTF-8 (a U+FFFD of the input survives the round trip).
     data = F.col("value").cast("binary")
     not_utf8 = F.encode(F.decode(data, "UTF-8"), "UTF-8") != data
-    not_json = F.get_json_object("value", "$").isNull()
+    # A blank line is skipped, as pl-normalize skips it.
+    not_json = F.get_json_object("value", "$").isNull() & ~F.col("value").rlike(r"^\s*$")
     why = F.when(not_utf8, F.lit("not UTF-8 text")).when(not_json, F.lit("invalid JSON"))
     lines = raw.select(F.input_file_name().alias("file"), F.spark_partition_id().alias("part"),
                        F.monotonically_increasing_id().alias("row"), why.alias("why"))
