@@ -182,8 +182,8 @@ impl Engine {
             bail!("--ngram must be at least 1");
         }
         // The stages' own checks (usage errors, as there).
-        crate::cmd::shingle::check_min_words(p.min_words)?;
-        crate::cmd::score::check_weights(p.jaccard_weight, p.fuzzy_weight)?;
+        crate::common::check_min_words(p.min_words)?;
+        crate::common::check_weights(p.jaccard_weight, p.fuzzy_weight)?;
         let whole = ShingleConfig {
             ngram: p.ngram,
             unit,
@@ -429,7 +429,7 @@ impl Index {
             if let Some((fp, line)) = row {
                 let fp =
                     u128::from_le_bytes(fp.try_into().map_err(|_| anyhow!("bad fingerprint"))?);
-                out.insert(id, (fp, crate::cmd::index::norm_of(&line)));
+                out.insert(id, (fp, crate::ndjson::norm_of(&line)));
             }
         }
         Ok(out)
@@ -1183,7 +1183,7 @@ impl Tx<'_> {
             let found: Vec<(u64, u64)> = chunk
                 .par_iter()
                 .flat_map_iter(|(id, line)| {
-                    let norm = crate::cmd::index::norm_of(line);
+                    let norm = crate::ndjson::norm_of(line);
                     counted_words(&norm, opts)
                         .1
                         .into_iter()

@@ -5,6 +5,9 @@ use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{anyhow, Context, Result};
+use pl_core::normalize::fingerprint;
+use pl_core::records::{parse_fingerprint, Fingerprint};
+use pl_core::shingle::{ShingleConfig, Shingler};
 use rayon::prelude::*;
 // The record readers live in pl-core; these names are the tools' way to them.
 pub use pl_core::fields::{get_f64, get_id, get_members, get_u64, get_unit, parse_object, Obj};
@@ -431,4 +434,64 @@ pub fn par_parse<T: Send>(
         }
     }
     Ok(())
+}
+
+/// One norm line (pl-normalize's output) cut into shingles in `sh.hashes`: its id and
+/// fingerprint and whether it was short, or `None` for a document left out. What pl-shingle
+/// does to each line, and pl-minhash reading normalized documents. Well-formed lines take
+/// the borrowed fast path; any other line goes through the generic object parser, whose
+/// errors name the problem. `tool` is named in the advice of a missing `norm`.
+pub fn shingle_norm_line(
+    text: &str,
+    config: &ShingleConfig,
+    tool: &str,
+    sh: &mut Shingler,
+) -> Result<Option<(u64, Fingerprint, bool)>, String> {
+    if let Some(f) = norm_fields(text) {
+        return shingle_fields(f.id, &f.norm, f.fingerprint.as_deref(), config, sh);
+    }
+    let o = crate::ndjson::parse_object(text)?;
+    let id = get_id(&o)?;
+    let norm = match o.get("norm") {
+        Some(serde_json::Value::String(s)) => s.as_str(),
+        _ => {
+            return Err(format!(
+                "missing \"norm\": feed {tool} the output of pl-normalize"
+            ))
+        }
+    };
+    let fp = match o.get("fingerprint") {
+        Some(serde_json::Value::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    shingle_fields(id, norm, fp, config, sh)
+}
+
+fn shingle_fields(
+    id: u64,
+    norm: &str,
+    fp: Option<&str>,
+    config: &ShingleConfig,
+    sh: &mut Shingler,
+) -> Result<Option<(u64, Fingerprint, bool)>, String> {
+    let Some(short) = config.shingle(norm, sh) else {
+        return Ok(None);
+    };
+    let fingerprint = match fp {
+        Some(s) => parse_fingerprint(s).ok_or("\"fingerprint\" is not 32 hex digits")?,
+        None => fingerprint(norm),
+    };
+    Ok(Some((id, fingerprint, short)))
+}
+
+/// The normalized text of a norm line.
+pub fn norm_of(line: &str) -> String {
+    norm_fields(line)
+        .map(|f| f.norm.into_owned())
+        .or_else(|| {
+            pl_core::fields::parse_object(line)
+                .ok()
+                .and_then(|o| o.get("norm").and_then(|v| v.as_str().map(String::from)))
+        })
+        .unwrap_or_default()
 }

@@ -16,8 +16,8 @@ use pl_core::shingle::{ShingleConfig, Shingler};
 use pl_core::stream::{is_binary, Params};
 use rayon::prelude::*;
 
-use crate::cmd::shingle::shingle_norm_line;
 use crate::io::{create_output, Input};
+use crate::ndjson::shingle_norm_line;
 use crate::ndjson::{is_blank, read_line_capped, LineRead};
 use crate::sides::Records;
 

@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::common::{numbers, Common, Log};
 use crate::index::{src_hash, Access, Index, Params, Prepared};
 use crate::io::{create_output, open_input};
-use crate::ndjson::NdjsonReader;
+use crate::ndjson::{norm_of, NdjsonReader};
 
 /// Build or update the persistent index of a library (one SQLite file in --index DIR) from
 /// docs NDJSON (pl-fetch's output), and write its duplicate groups as pl-cluster does.
@@ -208,18 +208,6 @@ pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Res
         changes.deleted = gone;
     }
     Ok(changes)
-}
-
-/// The normalized text of a norm line.
-pub fn norm_of(line: &str) -> String {
-    crate::ndjson::norm_fields(line)
-        .map(|f| f.norm.into_owned())
-        .or_else(|| {
-            pl_core::fields::parse_object(line)
-                .ok()
-                .and_then(|o| o.get("norm").and_then(|v| v.as_str().map(String::from)))
-        })
-        .unwrap_or_default()
 }
 
 /// Refuses a full input that would delete more than half of the `stored` documents: most

@@ -12,7 +12,7 @@ use pl_core::scorer::{Config, Verifier};
 use rustc_hash::FxHashSet;
 
 use crate::candidates::read_candidates;
-use crate::common::{numbers, Log, Threaded, UsageError};
+use crate::common::{check_weights, numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
 use crate::ndjson::{write_obj, NdjsonReader};
 use crate::score_sides::{NormTexts, SideOptions};
@@ -231,14 +231,6 @@ fn check_flags(args: &Args) -> Result<()> {
 /// --max-words's values, which pl-index takes too: from 2 to 100,000 words.
 pub fn max_words_parser() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100_000)
-}
-
-/// Refuses weights that weigh nothing (a usage error), as pl-score and pl-index do.
-pub fn check_weights(jaccard: f64, fuzzy: f64) -> Result<()> {
-    if jaccard + fuzzy <= 0.0 {
-        return Err(UsageError("--jaccard-weight and --fuzzy-weight are both 0".into()).into());
-    }
-    Ok(())
 }
 
 /// The signatures, shingle sets (--exact) and norm texts of the documents in `wanted`; a

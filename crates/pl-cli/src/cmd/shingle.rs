@@ -2,15 +2,13 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use pl_core::normalize::fingerprint;
-use pl_core::records::{parse_fingerprint, Fingerprint, Format, RecordWriter, ShingleRec};
+use pl_core::records::{Format, RecordWriter, ShingleRec};
 use pl_core::shingle::{ShingleConfig, Shingler};
 use rayon::prelude::*;
-use serde_json::Value;
 
-use crate::common::{Log, Threaded, UsageError};
+use crate::common::{check_min_words, Log, Threaded};
 use crate::io::{create_output, open_input, refuse_binary_on_terminal};
-use crate::ndjson::{get_id, norm_fields, NdjsonReader};
+use crate::ndjson::{shingle_norm_line, NdjsonReader};
 
 /// Turn each normalized document into its set of word n-gram shingles, hashed to u64 with
 /// xxh3-64 and sorted. Documents with fewer than --min-words words are skipped (and counted
@@ -88,14 +86,6 @@ pub fn ngram_parser() -> clap::builder::RangedI64ValueParser<u32> {
     clap::value_parser!(u32).range(1..=64)
 }
 
-/// Refuses --min-words 0 (a usage error), as pl-shingle, pl-minhash and pl-index do.
-pub fn check_min_words(n: usize) -> Result<()> {
-    if n == 0 {
-        return Err(UsageError("--min-words must be at least 1".into()).into());
-    }
-    Ok(())
-}
-
 /// Parses `whole`, `head:N` or `tail:N` (N ≥ 1).
 fn parse_part(s: &str) -> std::result::Result<(pl_core::stream::Part, usize), String> {
     use pl_core::stream::Part;
@@ -149,54 +139,6 @@ impl From<OutFormat> for Format {
             OutFormat::Json => Format::Json,
         }
     }
-}
-
-/// One norm line (pl-normalize's output) cut into shingles in `sh.hashes`: its id and
-/// fingerprint and whether it was short, or `None` for a document left out. What pl-shingle
-/// does to each line, and pl-minhash reading normalized documents. Well-formed lines take
-/// the borrowed fast path; any other line goes through the generic object parser, whose
-/// errors name the problem. `tool` is named in the advice of a missing `norm`.
-pub fn shingle_norm_line(
-    text: &str,
-    config: &ShingleConfig,
-    tool: &str,
-    sh: &mut Shingler,
-) -> Result<Option<(u64, Fingerprint, bool)>, String> {
-    if let Some(f) = norm_fields(text) {
-        return shingle_fields(f.id, &f.norm, f.fingerprint.as_deref(), config, sh);
-    }
-    let o = crate::ndjson::parse_object(text)?;
-    let id = get_id(&o)?;
-    let norm = match o.get("norm") {
-        Some(Value::String(s)) => s.as_str(),
-        _ => {
-            return Err(format!(
-                "missing \"norm\": feed {tool} the output of pl-normalize"
-            ))
-        }
-    };
-    let fp = match o.get("fingerprint") {
-        Some(Value::String(s)) => Some(s.as_str()),
-        _ => None,
-    };
-    shingle_fields(id, norm, fp, config, sh)
-}
-
-fn shingle_fields(
-    id: u64,
-    norm: &str,
-    fp: Option<&str>,
-    config: &ShingleConfig,
-    sh: &mut Shingler,
-) -> Result<Option<(u64, Fingerprint, bool)>, String> {
-    let Some(short) = config.shingle(norm, sh) else {
-        return Ok(None);
-    };
-    let fingerprint = match fp {
-        Some(s) => parse_fingerprint(s).ok_or("\"fingerprint\" is not 32 hex digits")?,
-        None => fingerprint(norm),
-    };
-    Ok(Some((id, fingerprint, short)))
 }
 
 /// The notes both shingling tools print about short documents.
