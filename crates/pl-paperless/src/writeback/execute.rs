@@ -239,18 +239,17 @@ mod tests {
     use super::super::fake::{step, FakeServer};
     use super::*;
 
-    fn journal(name: &str) -> (Journal, std::path::PathBuf) {
-        let dir = std::env::temp_dir().join(format!("pl-execute-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(name);
-        let _ = std::fs::remove_file(&p);
-        (Journal::open(&p).unwrap(), p)
+    /// A journal in a folder of its own, removed when the returned guard drops.
+    fn journal(name: &str) -> (Journal, std::path::PathBuf, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(name);
+        (Journal::open(&p).unwrap(), p, dir)
     }
 
     #[test]
     fn batches_are_journaled_before_and_after_and_the_tag_created_once() {
         let server = FakeServer::with_docs(1..=5);
-        let (mut j, p) = journal("batches.ndjson");
+        let (mut j, p, _dir) = journal("batches.ndjson");
         let mut steps: Vec<Step> = (2..=5).map(|id| step(Op::Tag, id, None)).collect();
         let mode = Mode::Apply {
             tag: "dup",
@@ -274,7 +273,7 @@ mod tests {
     fn a_failed_request_stops_the_run_and_is_journaled() {
         let server = FakeServer::with_docs(1..=4);
         server.fail_on(3);
-        let (mut j, p) = journal("failed.ndjson");
+        let (mut j, p, _dir) = journal("failed.ndjson");
         let mut steps: Vec<Step> = (2..=4).map(|id| step(Op::Note, id, None)).collect();
         for s in &mut steps {
             s.note = Some("see #1".into());
@@ -301,7 +300,7 @@ mod tests {
     #[test]
     fn a_note_gone_already_is_skipped() {
         let server = FakeServer::with_docs(1..=2);
-        let (mut j, _) = journal("gone.ndjson");
+        let (mut j, _, _dir) = journal("gone.ndjson");
         let mut steps = vec![step(Op::Unnote, 2, None)];
         steps[0].note_id = Some(99);
         let mode = Mode::Undo { tag: "dup" };

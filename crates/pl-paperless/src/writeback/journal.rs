@@ -194,13 +194,10 @@ mod tests {
     use super::*;
 
     fn read(name: &str, text: &str) -> Result<History> {
-        let dir = std::env::temp_dir().join(format!("pl-journal-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(name);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(name);
         std::fs::write(&p, text).unwrap();
-        let h = Journal::read(&p);
-        let _ = std::fs::remove_file(&p);
-        h
+        Journal::read(&p)
     }
 
     #[test]

@@ -399,12 +399,10 @@ mod tests {
     use super::super::{ApplyOptions, ApplyPlan, Live};
     use super::*;
 
-    fn journal_path(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("pl-undo-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(name);
-        let _ = std::fs::remove_file(&p);
-        p
+    /// A journal's path in a folder of its own, removed when the returned guard drops.
+    fn journal_path(name: &str) -> (std::path::PathBuf, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        (dir.path().join(name), dir)
     }
 
     /// Applies `delete`/`note` to one group {1 (primary), 2, 3} with --yes.
@@ -439,7 +437,7 @@ mod tests {
     #[test]
     fn undo_takes_back_tags_notes_and_the_created_tag() {
         let server = FakeServer::with_docs(1..=3);
-        let p = journal_path("tags.ndjson");
+        let (p, _dir) = journal_path("tags.ndjson");
         applied(&server, &p, false, true);
         let tag = server.tag_id("duplicate").unwrap().unwrap();
         assert_eq!(server.tagged(tag).unwrap().len(), 2);
@@ -459,7 +457,7 @@ mod tests {
     #[test]
     fn undo_restores_what_it_trashed_and_refuses_what_is_gone() {
         let server = FakeServer::with_docs(1..=3);
-        let p = journal_path("trash.ndjson");
+        let (p, _dir) = journal_path("trash.ndjson");
         applied(&server, &p, true, false);
         assert_eq!(server.trashed().unwrap().len(), 2);
         server.purge(3);
@@ -483,7 +481,7 @@ mod tests {
     #[test]
     fn a_created_tag_still_carried_by_others_stays() {
         let server = FakeServer::with_docs(1..=4);
-        let p = journal_path("carried.ndjson");
+        let (p, _dir) = journal_path("carried.ndjson");
         applied(&server, &p, false, false);
         let tag = server.tag_id("duplicate").unwrap().unwrap();
         server.add_tag(&[4], tag).unwrap();
