@@ -10,6 +10,7 @@ the tests on a control endpoint: add, change and delete documents, and inject fa
 It binds 127.0.0.1 on a free port and prints `PORT <n>` as its first stdout line.
 
 API (token auth `Authorization: Token T`; `Accept: application/json; version=N`, N in 9, 10):
+  POST   /api/token/                {"username": any, "password": "test-password"} -> {"token": T}
   GET    /api/documents/            page, page_size (25, max 100000), ordering, fields,
                                     id, id__in, modified__gt/gte/lt/lte, added__gt/lt
                                     ("all" with every filtered id when version < 10)
@@ -64,6 +65,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 LOCK = threading.RLock()
+PASSWORD = "test-password"  # POST /api/token/ {"username": any, "password": PASSWORD}
 DOC_FIELDS = ["id", "correspondent", "document_type", "storage_path", "title", "content", "tags",
               "created", "created_date", "modified", "added", "deleted_at", "archive_serial_number",
               "original_file_name", "archived_file_name", "duplicate_documents", "owner",
@@ -540,6 +542,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if (method, path) == ("POST", "/api/token/"):
+            # The password login of the docs: any user name, the password PASSWORD.
+            if isinstance(body, dict) and body.get("password") == PASSWORD and body.get("username"):
+                return self.send(200, {"token": LIB.token})
+            return self.send(400, {"non_field_errors": ["Unable to log in with provided credentials."]})
         with LOCK:
             # DRF checks the version before authentication, so a 406 carries no X-Api-Version.
             m = re.search(r"version\s*=\s*([^;,\s]+)", self.headers.get("Accept", ""))

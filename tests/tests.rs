@@ -7,6 +7,7 @@ mod apply;
 mod batches;
 mod cli;
 mod copies;
+mod docs;
 mod edges;
 mod errors;
 mod fetch;

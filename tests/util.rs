@@ -162,3 +162,39 @@ pub fn ndjson(bytes: &[u8]) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// `make install` (or uninstall) with PREFIX and DESTDIR, the test's binaries, and no build.
+pub fn make_install(target: &str, prefix: &Path, destdir: Option<&Path>) -> std::process::Output {
+    let mut cmd = Command::new("make");
+    cmd.arg("-C")
+        .arg(repo())
+        .arg(target)
+        .arg(format!("PREFIX={}", prefix.display()))
+        .arg(format!("BIN={}", bin_dir().display()))
+        .arg("CARGO_BUILD=true");
+    if let Some(d) = destdir {
+        cmd.arg(format!("DESTDIR={}", d.display()));
+    }
+    cmd.output().unwrap()
+}
+
+/// Runs a bash script with only the installed tools (and the system's) on PATH.
+pub fn with_installed(prefix: &Path, dir: &Path, script: &str) -> std::process::Output {
+    installed_shell(prefix, dir, script).output().unwrap()
+}
+
+/// The command [`with_installed`] runs, to add to its environment.
+pub fn installed_shell(prefix: &Path, dir: &Path, script: &str) -> Command {
+    let mut cmd = Command::new("bash");
+    cmd.args(["-o", "pipefail", "-c", script])
+        .current_dir(dir)
+        .env(
+            "PATH",
+            format!("{}/bin:/usr/local/bin:/usr/bin:/bin", prefix.display()),
+        )
+        .env_remove("PAPERLESS_URL")
+        .env_remove("PAPERLESS_TOKEN")
+        .env("HOME", dir)
+        .stdin(std::process::Stdio::null());
+    cmd
+}
