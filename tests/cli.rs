@@ -250,6 +250,7 @@ fn every_flag_the_readme_and_docs_name_exists() {
         "--master",
         "--partitions",
         "--set",
+        "--publish-wait",
     ];
     let mut files = vec![repo().join("README.md")];
     for e in std::fs::read_dir(repo().join("docs")).unwrap() {

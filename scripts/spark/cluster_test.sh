@@ -55,22 +55,13 @@ done
 [ "$(alive)" = 2 ] || { log "the two workers never registered:"; tail -n 5 "$W"/*.log >&2; exit 1; }
 log "master and two workers on spark://127.0.0.1:$PORT"
 
-joined() { local f; for f in $(ls "$1" | grep '^part-' | sort); do cat "$1/$f"; done; }
-same() { # corpus name, docs file
-  local name=$1 docs=$2
-  make -s groups WORK="$W/$name/make" DOCS="$docs" BIN="$BIN" > /dev/null
-  log "$name: pl-spark --master spark://127.0.0.1:$PORT"
-  timeout "$LIMIT" scripts/spark/pl-spark -q "$docs" "file://$W/$name/spark" --master "spark://127.0.0.1:$PORT" \
-    --partitions 4 --bin "$BIN"
-  for f in groups scores; do
-    joined "$W/$name/spark/$f" | cmp "$W/$name/make/$f.ndjson" - ||
-      { log "$name: $f of pl-spark on the cluster differs from make's"; exit 1; }
-  done
+. scripts/spark/lib.sh
+on_cluster() { # corpus name, docs file
+  same "$1" "$2" "file://$W/$1/spark" -q --master "spark://127.0.0.1:$PORT" --partitions 4
   # The executors ran in the workers' folders, not in the driver's.
   ls "$W"/worker1/app-* "$W"/worker2/app-* > /dev/null 2>&1 ||
-    { log "$name: no application ran on both workers"; exit 1; }
-  log "$name: groups and scores identical ($(wc -l < "$W/$name/make/groups.ndjson") groups)"
+    { log "$1: no application ran on both workers"; exit 1; }
 }
-same example "$PWD/examples/docs.ndjson"
-same ocr "$PWD/examples/ocr/docs.ndjson"
+on_cluster example "$PWD/examples/docs.ndjson"
+on_cluster ocr "$PWD/examples/ocr/docs.ndjson"
 log "passed"

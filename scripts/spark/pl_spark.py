@@ -81,6 +81,9 @@ def arguments(argv):
     p.add_argument("--big-bucket", type=int, default=2000, metavar="N",
                    help="buckets of more than N documents are expanded into pairs by a Spark "
                    "self-join split over tasks, not by one pl-lsh (default 2000)")
+    p.add_argument("--publish-wait", type=float, default=600, metavar="SECONDS",
+                   help="how long to wait while another run publishes into OUT before "
+                   "refusing (default 600)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return p.parse_args(argv)
 
@@ -188,10 +191,12 @@ def main(argv):
     # Every output is written by Spark into a fresh attempt folder on OUT's filesystem and
     # published into OUT only once the run has succeeded, so OUT holds the last complete
     # result or nothing new.
-    out = Output(run, args.out)
+    out = Output(run, args.out, args.publish_wait)
     local = tempfile.mkdtemp(prefix="pl-spark-")
     try:
-        stages(run, args, params, out, local)
+        n_docs = stages(run, args, params, out, local)
+        out.write_text("stages.json", stages_json(run, n_docs))
+        out.publish(OUTPUTS)
     finally:
         out.discard()
         shutil.rmtree(local, ignore_errors=True)
@@ -202,7 +207,8 @@ class Output:
     """OUT on any Hadoop filesystem (a path or a URI: file://, hdfs://, s3a://), through the
     JVM's FileSystem API: the attempt folder the stages write into, and its publication."""
 
-    def __init__(self, run, out):
+    def __init__(self, run, out, wait):
+        self.run, self.wait = run, wait
         sc = run.spark.sparkContext
         jvm = sc._jvm
         self.Path = jvm.org.apache.hadoop.fs.Path
@@ -212,7 +218,7 @@ class Output:
         self.fs.mkdirs(self.out)
         self.attempt = self.Path(self.out, f".attempt-{sc.applicationId}")
         if self.fs.exists(self.attempt):
-            raise Refused(f"{self.attempt.toString()}: already there (another run of this application?)")
+            raise Refused(f"{shown(self.attempt.toString())}: already there (another run of this application?)")
         self.fs.mkdirs(self.attempt)
 
     def uri(self, name):
@@ -229,18 +235,61 @@ class Output:
 
     def publish(self, names):
         """Moves the attempt's outputs into OUT, then marks OUT complete with _SUCCESS (removed
-        first, so a reader never takes a half-published OUT for a result)."""
-        done = self.Path(self.out, "_SUCCESS")
-        self.fs.delete(done, False)
-        for name in names:
-            target = self.Path(self.out, name)
-            self.fs.delete(target, True)
-            if not self.fs.rename(self.Path(self.attempt, name), target):
-                raise Refused(f"{target.toString()}: could not be published")
-        self.fs.create(done, True).close()
+        first, so a reader never takes a half-published OUT for a result). Two runs publishing
+        into one OUT take turns: the lock, OUT/.publishing, is created only when absent, so OUT
+        never mixes one run's groups with another's scores (HDFS creates it atomically; Hadoop's
+        local filesystem checks, then creates). A lock still there after `wait` seconds (a
+        killed run's) is refused."""
+        lock = self.Path(self.out, ".publishing")
+        deadline = time.monotonic() + self.wait
+        waited = False
+        while True:
+            try:
+                self.fs.create(lock, False).close()
+                break
+            except Exception as e:  # the JVM's FileAlreadyExistsException
+                if "AlreadyExists" not in str(e) and not self.fs.exists(lock):
+                    raise
+                if time.monotonic() > deadline:
+                    raise Refused(f"{shown(lock.toString())}: another run is publishing into OUT "
+                                  f"(waited {self.wait} s; remove it if no run is)")
+                if not waited:
+                    self.run.log(f"waiting for {shown(lock.toString())}: another run is publishing")
+                    waited = True
+                time.sleep(0.2)
+        try:
+            done = self.Path(self.out, "_SUCCESS")
+            self.fs.delete(done, False)
+            for name in names:
+                # A symlink planted at OUT/name is removed, never followed.
+                target = self.Path(self.out, name)
+                self.fs.delete(target, True)
+                if not self.fs.rename(self.Path(self.attempt, name), target):
+                    raise Refused(f"{shown(target.toString())}: could not be published")
+            self.fs.create(done, True).close()
+        finally:
+            self.fs.delete(lock, False)
 
     def discard(self):
         self.fs.delete(self.attempt, True)
+
+
+def shown(uri):
+    """A local file by its path, any other by its URI."""
+    return urllib.parse.unquote(urllib.parse.urlparse(uri).path) if uri.startswith("file:") else uri
+
+
+def offsets(spans):
+    """Rows read partition by partition, numbered from 0 within each key (a file, or one
+    sequence): `spans` maps (key, partition) to its (rows, first monotonically_increasing_id);
+    the result maps it to what to add to a row's id for its place. Only these counts, one per
+    partition, reach the driver."""
+    shift, before = {}, {}
+    for key, part in sorted(spans):
+        rows, first = spans[(key, part)]
+        shift[(key, part)] = before.get(key, 0) - first
+        before[key] = before.get(key, 0) + rows
+    return shift
 
 
 def checked_input(run, path):
@@ -270,14 +319,13 @@ def checked_input(run, path):
            .groupBy("file", "part").agg(F.min(F.struct("row", "why")).alias("m"))
            .select("file", "part", "m.row", "m.why").collect()]
 
+    shift = offsets(spans)
+
     def number(file, part, row):
-        before = sum(n for (f, p), (n, _) in spans.items() if f == file and p < part)
-        return before + row - spans[(file, part)][1] + 1
+        return row + shift[(file, part)] + 1
 
     file, part, row, why = min(bad, key=lambda b: (b[0], number(*b[:3])))
-    # A local file by its path, any other by its URI.
-    shown = urllib.parse.unquote(urllib.parse.urlparse(file).path) if file.startswith("file:") else file
-    raise Refused(f"{shown}: line {number(file, part, row)}: {why}")
+    raise Refused(f"{shown(file)}: line {number(file, part, row)}: {why}")
 
 
 # What a run publishes in OUT: folders of part files (read in name order) and stages.json.
@@ -285,8 +333,9 @@ OUTPUTS = ["groups", "scores", "stages.json"]
 
 
 def stages(run, args, params, out, local):
-    """The pipeline's stages, every output written into `out`'s attempt folder, then
-    published; `local`, a folder of the driver, holds the corpus counts shipped to tasks."""
+    """The pipeline's stages, every output written into `out`'s attempt folder; `local`, a
+    folder of the driver, holds the corpus counts shipped to tasks. Returns the documents'
+    count."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -313,9 +362,7 @@ def stages(run, args, params, out, local):
         empty = run.spark.createDataFrame([], "value string")
         for name in ["groups", "scores"]:
             empty.write.text(out.uri(name))
-        out.write_text("stages.json", stages_json(run, n_docs))
-        out.publish(OUTPUTS)
-        return
+        return n_docs
 
     # Band keys, copy keys and corpus counts: per partition of documents.
     schema = T.StructType([T.StructField(k, t) for k, t in [
@@ -446,12 +493,11 @@ def stages(run, args, params, out, local):
             "value").orderBy(F.desc("confidence"), "first").select(
             "value", F.spark_partition_id().alias("part"),
             F.monotonically_increasing_id().alias("row")).persist()
-        spans = ordered.groupBy("part").agg(F.count(F.lit(1)).alias("n"), F.min("row").alias("first")).collect()
-        before, total = [], 0
-        for r in sorted(spans, key=lambda r: r["part"]):
-            before.append((r["part"], total - r["first"]))
-            total += r["n"]
-        shift = F.create_map(*[F.lit(x) for kv in before for x in kv]) if before else F.create_map()
+        spans = {("", r["part"]): (r["n"], r["first"]) for r in ordered.groupBy("part").agg(
+            F.count(F.lit(1)).alias("n"), F.min("row").alias("first")).collect()}
+        total = sum(n for n, _ in spans.values())
+        pairs = [F.lit(x) for (_, part), add in offsets(spans).items() for x in (part, add)]
+        shift = F.create_map(*pairs) if pairs else F.create_map()
         number = (F.col("row") + shift[F.col("part")] + 1).cast("string")
         # pl-cluster writes "group" first: {"group":N,...}.
         rest = F.expr("substr(value, instr(value, ','))")
@@ -459,9 +505,7 @@ def stages(run, args, params, out, local):
         ordered.unpersist()
         run.log(f"{total} groups")
     run.stage("groups", groups)
-
-    out.write_text("stages.json", stages_json(run, n_docs))
-    out.publish(OUTPUTS)
+    return n_docs
 
 
 def stages_json(run, n_docs):

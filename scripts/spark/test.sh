@@ -12,24 +12,9 @@ LIMIT=${SPARK_TEST_TIMEOUT:-2400}
 mkdir -p "$W"
 scripts/spark/setup.sh
 log() { echo "spark-test: $*" >&2; }
-# One output of pl-spark as one file: its part files in name order.
-joined() { local f; for f in $(ls "$1" | grep '^part-' | sort); do cat "$1/$f"; done; }
+. scripts/spark/lib.sh
 
-same() { # corpus name, docs file: make groups vs pl-spark on local[2]
-  local name=$1 docs=$2
-  log "$name: make groups"
-  make -s groups WORK="$W/$name/make" DOCS="$docs" BIN="$BIN" > /dev/null
-  log "$name: pl-spark --master local[2]"
-  timeout "$LIMIT" scripts/spark/pl-spark "$docs" "$W/$name/spark" --master 'local[2]' --bin "$BIN"
-  for f in groups scores; do
-    if ! joined "$W/$name/spark/$f" | cmp "$W/$name/make/$f.ndjson" -; then
-      log "$name: $f.ndjson of pl-spark differs from make's"; exit 1
-    fi
-  done
-  log "$name: groups and scores identical ($(wc -l < "$W/$name/make/groups.ndjson") groups)"
-}
-
-same example examples/docs.ndjson
+same example examples/docs.ndjson "$W/example/spark" --master 'local[2]'
 
 # Every bucket of two or more documents expanded by Spark's self-join instead of pl-lsh.
 log "example: pl-spark --big-bucket 1"
@@ -64,16 +49,18 @@ grep -q "id $id repeated" "$W/repeated.err" || { log "no 'id $id repeated' in:";
 out="$W/example/spark"
 [ -e "$out/_SUCCESS" ] || { log "no _SUCCESS after a complete run"; exit 1; }
 joined "$out/groups" > "$W/groups.before"
-refused() { # what, docs file, expected message
-  if scripts/spark/pl-spark -q "$2" "$out" --bin "$BIN" 2> "$W/$1.err"; then
-    log "$1 was not refused"; exit 1
+refused() { # what, docs file, expected message, pl-spark flags...
+  local what=$1 docs=$2 want=$3
+  shift 3
+  if scripts/spark/pl-spark -q "$docs" "$out" --bin "$BIN" "$@" 2> "$W/$what.err"; then
+    log "$what was not refused"; exit 1
   fi
-  grep -qF "$3" "$W/$1.err" || { log "$1: no '$3' in:"; cat "$W/$1.err" >&2; exit 1; }
-  [ "$(wc -l < "$W/$1.err")" -eq 1 ] || { log "$1: more than one line:"; cat "$W/$1.err" >&2; exit 1; }
+  grep -qF "$want" "$W/$what.err" || { log "$what: no '$want' in:"; cat "$W/$what.err" >&2; exit 1; }
+  [ "$(wc -l < "$W/$what.err")" -eq 1 ] || { log "$what: more than one line:"; cat "$W/$what.err" >&2; exit 1; }
   joined "$out/groups" | cmp "$W/groups.before" - && [ -e "$out/_SUCCESS" ] ||
-    { log "$1: OUT changed by a refused run"; exit 1; }
-  ls -a "$out" | grep -q '^\.attempt-' && { log "$1: attempt folder left in OUT"; exit 1; }
-  log "$1: refused ($(cat "$W/$1.err"))"
+    { log "$what: OUT changed by a refused run"; exit 1; }
+  ls -a "$out" | grep -q '^\.attempt-' && { log "$what: attempt folder left in OUT"; exit 1; }
+  log "$what: refused ($(cat "$W/$what.err"))"
 }
 { head -n 100 examples/docs.ndjson; printf '{"id":999999,"content":"caf\xe9 au lait"}\n'; tail -n +101 examples/docs.ndjson; } > "$W/latin1.ndjson"
 refused "a line of Latin-1" "$W/latin1.ndjson" "latin1.ndjson: line 101: not UTF-8 text"
@@ -88,11 +75,40 @@ scripts/spark/pl-spark -q "$W/empty.ndjson" "$W/empty" --bin "$BIN"
   { log "an empty input did not give empty outputs"; exit 1; }
 log "an empty input: empty outputs"
 
+# Symlinks planted in OUT where the outputs go are replaced, never followed: what they point
+# at is left as it was.
+planted="$W/planted" victim="$W/victim"
+rm -rf "$planted" "$victim" && mkdir -p "$planted" "$victim/dir"
+echo keep > "$victim/dir/part-00000" && echo keep > "$victim/file"
+ln -s "$victim/dir" "$planted/groups" && ln -s "$victim/dir" "$planted/scores"
+ln -s "$victim/file" "$planted/_SUCCESS" && ln -s "$victim/file" "$planted/stages.json"
+scripts/spark/pl-spark -q examples/docs.ndjson "$planted" --bin "$BIN"
+[ "$(cat "$victim/dir/part-00000") $(cat "$victim/file")" = "keep keep" ] && [ "$(ls "$victim/dir")" = part-00000 ] ||
+  { log "a run wrote through a symlink planted in OUT"; exit 1; }
+[ ! -L "$planted/groups" ] && joined "$planted/groups" | cmp "$W/example/make/groups.ndjson" - ||
+  { log "OUT/groups after planted symlinks is not the run's"; exit 1; }
+log "symlinks planted in OUT: replaced, their targets untouched"
+
+# Two runs publishing into one OUT take turns. A lock another run holds (OUT/.publishing)
+# is waited for, and refused when it stays; OUT is unchanged then.
+touch "$out/.publishing"
+refused "a publication lock that stays" examples/docs.ndjson ".publishing: another run is publishing into OUT" --publish-wait 2
+[ -e "$out/.publishing" ] || { log "a refused run removed another run's lock"; exit 1; }
+scripts/spark/pl-spark examples/docs.ndjson "$out" --bin "$BIN" 2> "$W/waiting.err" &
+waiter=$!
+for _ in $(seq 600); do grep -q "waiting for .*publishing" "$W/waiting.err" && break; sleep 0.5; done
+grep -q "waiting for .*publishing" "$W/waiting.err" || { log "a run did not wait for the lock:"; cat "$W/waiting.err" >&2; exit 1; }
+rm "$out/.publishing"
+wait "$waiter" || { log "a run waiting for the lock failed:"; cat "$W/waiting.err" >&2; exit 1; }
+[ -e "$out/_SUCCESS" ] && [ ! -e "$out/.publishing" ] && joined "$out/groups" | cmp "$W/example/make/groups.ndjson" - ||
+  { log "after waiting for the lock, OUT is not the run's result"; exit 1; }
+log "a publication lock: waited for, then published; refused when it stays"
+
 if [ ! -s "$W/gen$N/docs.ndjson" ]; then
   mkdir -p "$W/gen$N"
   log "generating $N documents"
   python3 scripts/gen_corpus --docs "$N" --seed 1 --out-docs "$W/gen$N/docs.tmp" --out-truth "$W/gen$N/truth.ndjson"
   mv "$W/gen$N/docs.tmp" "$W/gen$N/docs.ndjson"
 fi
-same "gen$N" "$W/gen$N/docs.ndjson"
+same "gen$N" "$W/gen$N/docs.ndjson" "$W/gen$N/spark" --master 'local[2]'
 log "passed"
