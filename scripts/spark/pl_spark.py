@@ -237,38 +237,58 @@ class Output:
         """Moves the attempt's outputs into OUT, then marks OUT complete with _SUCCESS (removed
         first, so a reader never takes a half-published OUT for a result). Two runs publishing
         into one OUT take turns: the lock, OUT/.publishing, is created only when absent, so OUT
-        never mixes one run's groups with another's scores (HDFS creates it atomically; Hadoop's
-        local filesystem checks, then creates). A lock still there after `wait` seconds (a
-        killed run's) is refused."""
+        never mixes one run's groups with another's scores. A lock still there after `wait`
+        seconds (a killed run's) is refused."""
         lock = self.Path(self.out, ".publishing")
         deadline = time.monotonic() + self.wait
         waited = False
-        while True:
-            try:
-                self.fs.create(lock, False).close()
-                break
-            except Exception as e:  # the JVM's FileAlreadyExistsException
-                if "AlreadyExists" not in str(e) and not self.fs.exists(lock):
-                    raise
-                if time.monotonic() > deadline:
-                    raise Refused(f"{shown(lock.toString())}: another run is publishing into OUT "
-                                  f"(waited {self.wait} s; remove it if no run is)")
-                if not waited:
-                    self.run.log(f"waiting for {shown(lock.toString())}: another run is publishing")
-                    waited = True
-                time.sleep(0.2)
+        while not self.create_new(lock):
+            if time.monotonic() > deadline:
+                raise Refused(f"{shown(lock.toString())}: another run is publishing into OUT "
+                              f"(waited {self.wait} s; remove it if no run is)")
+            if not waited:
+                self.run.log(f"waiting for {shown(lock.toString())}: another run is publishing")
+                waited = True
+            time.sleep(0.2)
         try:
             done = self.Path(self.out, "_SUCCESS")
-            self.fs.delete(done, False)
+            self.remove(done)
             for name in names:
-                # A symlink planted at OUT/name is removed, never followed.
                 target = self.Path(self.out, name)
-                self.fs.delete(target, True)
+                self.remove(target)
                 if not self.fs.rename(self.Path(self.attempt, name), target):
                     raise Refused(f"{shown(target.toString())}: could not be published")
             self.fs.create(done, True).close()
         finally:
             self.fs.delete(lock, False)
+
+    def create_new(self, path):
+        """Creates an empty file at `path` unless something stands there (a symlink too, never
+        followed); whether it did. One atomic call on a local disk (O_EXCL) and on HDFS."""
+        uri = path.toUri()
+        if uri.getScheme() == "file":
+            try:
+                os.close(os.open(uri.getPath(), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+                return True
+            except FileExistsError:
+                return False
+        try:
+            self.fs.create(path, False).close()
+            return True
+        except Exception as e:  # the JVM's FileAlreadyExistsException
+            if "AlreadyExists" in str(e) or self.fs.exists(path):
+                return False
+            raise
+
+    def remove(self, path):
+        """Removes what stands at `path`. A symlink is removed itself, never followed, dangling
+        or not (Hadoop's local filesystem follows links, so it sees a dangling one as absent
+        and cannot remove it); anything else through the filesystem."""
+        uri = path.toUri()
+        if uri.getScheme() == "file" and os.path.islink(uri.getPath()):
+            os.unlink(uri.getPath())
+        else:
+            self.fs.delete(path, True)
 
     def discard(self):
         self.fs.delete(self.attempt, True)

@@ -75,25 +75,29 @@ scripts/spark/pl-spark -q "$W/empty.ndjson" "$W/empty" --bin "$BIN"
   { log "an empty input did not give empty outputs"; exit 1; }
 log "an empty input: empty outputs"
 
-# Symlinks planted in OUT where the outputs go are replaced, never followed: what they point
-# at is left as it was.
-planted="$W/planted" victim="$W/victim"
+# Symlinks planted in OUT where the outputs go, live or dangling, are replaced, never
+# followed: what they point at is left as it was.
+planted="$W/planted" victim="$(cd "$W" && pwd)/victim"
 rm -rf "$planted" "$victim" && mkdir -p "$planted" "$victim/dir"
 echo keep > "$victim/dir/part-00000" && echo keep > "$victim/file"
-ln -s "$victim/dir" "$planted/groups" && ln -s "$victim/dir" "$planted/scores"
-ln -s "$victim/file" "$planted/_SUCCESS" && ln -s "$victim/file" "$planted/stages.json"
+ln -s "$victim/dir" "$planted/groups" && ln -s "$victim/file" "$planted/_SUCCESS"
+ln -s nowhere/dir "$planted/scores" && ln -s nowhere/file "$planted/stages.json"
 scripts/spark/pl-spark -q examples/docs.ndjson "$planted" --bin "$BIN"
 [ "$(cat "$victim/dir/part-00000") $(cat "$victim/file")" = "keep keep" ] && [ "$(ls "$victim/dir")" = part-00000 ] ||
   { log "a run wrote through a symlink planted in OUT"; exit 1; }
-[ ! -L "$planted/groups" ] && joined "$planted/groups" | cmp "$W/example/make/groups.ndjson" - ||
+[ ! -L "$planted/groups" ] && [ ! -L "$planted/scores" ] && [ ! -L "$planted/_SUCCESS" ] &&
+  joined "$planted/groups" | cmp "$W/example/make/groups.ndjson" - ||
   { log "OUT/groups after planted symlinks is not the run's"; exit 1; }
 log "symlinks planted in OUT: replaced, their targets untouched"
 
 # Two runs publishing into one OUT take turns. A lock another run holds (OUT/.publishing)
 # is waited for, and refused when it stays; OUT is unchanged then.
-touch "$out/.publishing"
+# (The lock that stays is a dangling symlink: present, and never followed.)
+ln -s "$victim/made-by-lock" "$out/.publishing"
 refused "a publication lock that stays" examples/docs.ndjson ".publishing: another run is publishing into OUT" --publish-wait 2
-[ -e "$out/.publishing" ] || { log "a refused run removed another run's lock"; exit 1; }
+[ -L "$out/.publishing" ] && [ ! -e "$victim/made-by-lock" ] ||
+  { log "a refused run removed another run's lock, or followed it"; exit 1; }
+rm "$out/.publishing" && touch "$out/.publishing"
 scripts/spark/pl-spark examples/docs.ndjson "$out" --bin "$BIN" 2> "$W/waiting.err" &
 waiter=$!
 for _ in $(seq 600); do grep -q "waiting for .*publishing" "$W/waiting.err" && break; sleep 0.5; done
