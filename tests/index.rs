@@ -75,6 +75,69 @@ fn incremental_updates_give_the_full_pipelines_groups() {
     );
 }
 
+/// An update clusters again only the components it touches: a member made the earliest
+/// (so the primary of its group), a group's primary deleted, a chain's middle changed. Each
+/// time the groups are make's, and the log counts far fewer documents clustered than the
+/// index holds.
+#[test]
+fn an_update_clusters_only_the_touched_components_and_keeps_makes_groups() {
+    let d = tempfile::tempdir().unwrap();
+    let mut live = examples();
+    let docs = d.path().join("docs.ndjson");
+    let ix = d.path().join("index").display().to_string();
+    let update = |live: &[serde_json::Map<String, Value>], what: &str| {
+        write_docs(&docs, live);
+        let out = run(
+            "pl-index",
+            &["--index", &ix, &docs.display().to_string(), "-v"],
+            b"",
+        );
+        let log = String::from_utf8_lossy(&out.stderr).to_string();
+        let got = ok(out);
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&full_groups(d.path(), &docs, &[])),
+            "{what}: the index's groups differ from make groups ({log})"
+        );
+        (crate::util::ndjson(&got), log)
+    };
+    let (groups, log) = update(&live, "the first build");
+    assert!(log.contains("every component clustered"), "{log}");
+    let big = groups
+        .iter()
+        .find(|g| g["members"].as_array().unwrap().len() >= 3)
+        .expect("a group of three");
+    let member = |i: usize| big["members"][i].as_u64().unwrap();
+    let other = (0..3).map(member).find(|&m| m != big["primary"]).unwrap();
+    let at = |live: &[serde_json::Map<String, Value>], id: u64| {
+        live.iter().position(|d| d["id"] == id).unwrap()
+    };
+    // Another member becomes the earliest: the primary moves, the text is the same.
+    let i = at(&live, other);
+    live[i].insert("added".into(), "2000-01-01T00:00:00+00:00".into());
+    let (groups, log) = update(&live, "a member made the earliest");
+    let moved = groups
+        .iter()
+        .find(|g| g["members"].as_array().unwrap().contains(&other.into()));
+    assert_eq!(moved.unwrap()["primary"], other, "{log}");
+    let reached = |log: &str| -> usize {
+        let n = log.split("the touched components (").nth(1).expect(log);
+        n.split(' ').next().unwrap().parse().unwrap()
+    };
+    assert!(
+        reached(&log) >= 3 && reached(&log) < live.len() / 4,
+        "{log}"
+    );
+    // The new primary deleted, then another member's text changed.
+    live.remove(at(&live, other));
+    let (_, log) = update(&live, "a primary deleted");
+    assert!(reached(&log) < live.len() / 4, "{log}");
+    let j = at(&live, member(2));
+    let text = live[j]["content"].as_str().unwrap().replacen('e', "x", 40);
+    live[j].insert("content".into(), text.into());
+    update(&live, "a member's text changed");
+}
+
 /// With a bucket limit this small (at 3 the example corpus no longer shows the difference),
 /// additions and deletions push buckets over it and back:
 /// the documents of such a bucket find their candidates again, and the groups stay make's.
@@ -191,7 +254,10 @@ fn other_parameters_and_formats_are_refused() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("index format 99, this build reads format 3") && err.contains(&ix),
+        err.contains(&format!(
+            "index format 99, this build reads format {}",
+            pl_cli::index::FORMAT
+        )) && err.contains(&ix),
         "{err}"
     );
     // No index: pl-check says how to build one.

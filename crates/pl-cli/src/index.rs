@@ -18,7 +18,10 @@
 //!   distinctive tokens' rarity changes the reported `distinct` dimension only (it gates
 //!   nothing unless `--distinct-min`/`--distinct-penalty`, which the index does not take),
 //!   so a kept pair's `distinct` may be that of the corpus when it was scored;
-//! - groups: clustered again from every stored pair, in pl-score's order.
+//! - groups: the connected components of the stored pairs that an update touches (documents
+//!   whose pairs or fields changed, or that left, and their old partners) are clustered
+//!   again, in pl-score's order; a group never spans two components, so every other group
+//!   stays as stored. Groups are numbered when written, in pl-cluster's order.
 //!
 //! Every update is one transaction (WAL): a killed update leaves the previous index.
 
@@ -54,7 +57,7 @@ pub use open::Access;
 
 /// The index's format; another is refused with both numbers and the way out. 2: pairs with
 /// their clustering columns, documents stored as `{"id","norm"}` (1 was the first draft).
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the
@@ -437,12 +440,16 @@ impl Index {
 
     /// The stored groups, as pl-cluster writes them.
     pub fn groups(&self, out: &mut impl Write) -> Result<usize> {
-        let mut st = self.sql(self.conn.prepare("SELECT rec FROM groups ORDER BY n"))?;
+        // pl-cluster's order: confidence as written, highest first; then the smallest member.
+        let mut st = self.sql(
+            self.conn
+                .prepare("SELECT rec FROM groups ORDER BY confidence DESC, first"),
+        )?;
         let rows = self.sql(st.query_map([], |r| r.get::<_, String>(0)))?;
         let mut n = 0;
         for row in rows {
-            writeln!(out, "{}", self.sql(row)?)?;
             n += 1;
+            writeln!(out, "{{\"group\":{n},{}", self.sql(row)?)?;
         }
         Ok(n)
     }
@@ -483,21 +490,30 @@ impl Index {
                 ],
             )?;
         }
-        if before == 0 {
+        let (started, clustered) = if before == 0 {
             summary.added = docs.len();
             summary.bulk = true;
             ix.bulk(docs, sources, &mut summary, log)?;
+            let started = std::time::Instant::now();
+            summary.groups = ix.cluster_all()?;
+            (started, "every component".to_owned())
         } else {
-            ix.incremental(docs, deleted, sources, &mut summary, log)?;
-        }
-        let started = std::time::Instant::now();
-        summary.groups = ix.cluster()?;
+            let mut touched = ix.incremental(docs, deleted, sources, &mut summary, log)?;
+            touched.extend(relabeled.iter().map(|p| p.id));
+            let started = std::time::Instant::now();
+            let (groups, reached) = ix.recluster(touched)?;
+            summary.groups = groups;
+            (
+                started,
+                format!("the touched components ({reached} documents)"),
+            )
+        };
         log.info(format!(
-            "{} groups clustered from the stored pairs in {:.2} s",
+            "{} groups; {clustered} clustered in {:.2} s",
             summary.groups,
             started.elapsed().as_secs_f64()
         ));
-        let n = ix.count()?;
+        let n = ix.count_of("docs")?;
         ix.exec("UPDATE meta SET value=?1 WHERE key='docs'", [n.to_string()])?;
         // The first build finished (see `open::Access`: until then only pl-index opens it).
         ix.exec(
@@ -587,12 +603,10 @@ impl Tx<'_> {
         )
     }
 
-    fn count(&self) -> Result<u64> {
-        let n: i64 = sql(
-            self.dir,
-            self.tx
-                .query_row("SELECT count(*) FROM docs", [], |r| r.get(0)),
-        )?;
+    /// The rows of `table` (one of the schema's).
+    fn count_of(&self, table: &str) -> Result<u64> {
+        let query = format!("SELECT count(*) FROM {table}");
+        let n: i64 = sql(self.dir, self.tx.query_row(&query, [], |r| r.get(0)))?;
         Ok(n as u64)
     }
 
@@ -896,7 +910,7 @@ impl Tx<'_> {
         sources: &FxHashMap<u64, u64>,
         summary: &mut Summary,
         log: &Log,
-    ) -> Result<()> {
+    ) -> Result<Vec<u64>> {
         let started = std::time::Instant::now();
         let (mut words, mut tokens): (FxHashMap<u64, i64>, FxHashMap<u64, i64>) =
             Default::default();
@@ -1075,7 +1089,11 @@ impl Tx<'_> {
         gone.extend(affected.iter().copied());
         gone.sort_unstable();
         gone.dedup();
+        // What clustering must look at again: these documents, the new ones and the partners
+        // these lose (their components may split).
+        let mut touched: Vec<u64> = gone.iter().chain(&changing).copied().collect();
         for &id in &gone {
+            touched.extend(self.partners(id)?);
             self.exec("DELETE FROM pairs WHERE a=?1", [id as i64])?;
             self.exec("DELETE FROM pairs WHERE b=?1", [id as i64])?;
         }
@@ -1147,7 +1165,7 @@ impl Tx<'_> {
         for (_, _, rec) in kept {
             self.insert_pair(&rec)?;
         }
-        Ok(())
+        Ok(touched)
     }
 
     /// Stores a kept pair: its record, and what clustering reads of it in columns.
@@ -1318,7 +1336,7 @@ impl Tx<'_> {
             )?
             .unwrap_or(0))
         };
-        let mut docs = self.count()?;
+        let mut docs = self.count_of("docs")?;
         if extra.is_some() && stored_extra.is_none() {
             docs += 1;
         }
@@ -1375,16 +1393,68 @@ impl Tx<'_> {
         Ok(out)
     }
 
-    /// Clusters every stored pair (in pl-score's order) into the groups table.
-    fn cluster(&self) -> Result<usize> {
-        let mut st = sql(
-            self.dir,
-            self.tx
-                .prepare("SELECT a, b, score, jaccard, fuzzy, copy FROM pairs"),
-        )?;
+    /// Clusters every stored pair (a first build): every group replaced.
+    fn cluster_all(&self) -> Result<usize> {
+        self.exec("DELETE FROM groups", [])?;
+        self.exec("DELETE FROM members", [])?;
+        let mut pairs = self.pairs_where("", [])?;
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        self.store_groups(&pairs)
+    }
+
+    /// Clusters again the connected components of the stored pairs that hold any of
+    /// `touched`: their old groups (those of documents that left too) are replaced, every
+    /// other group stays as stored. Costs the touched components, not the library. The
+    /// groups stored in all, and the documents the touched components hold.
+    fn recluster(&self, touched: Vec<u64>) -> Result<(usize, usize)> {
+        let mut seen: FxHashSet<u64> = touched.iter().copied().collect();
+        let mut stack: Vec<u64> = seen.iter().copied().collect();
+        let mut pairs = Vec::new();
+        // Each pair is read once, from its `a`, when that document is reached.
+        while let Some(id) = stack.pop() {
+            for p in self.pairs_where("WHERE a=?1", [id as i64])? {
+                if seen.insert(p.b) {
+                    stack.push(p.b);
+                }
+                pairs.push(p);
+            }
+            for other in self.ids("SELECT a FROM pairs WHERE b=?1", [id as i64])? {
+                if seen.insert(other) {
+                    stack.push(other);
+                }
+            }
+        }
+        let mut old: Vec<u64> = Vec::new();
+        for &id in &seen {
+            old.extend(self.ids("SELECT first FROM members WHERE id=?1", [id as i64])?);
+        }
+        old.sort_unstable();
+        old.dedup();
+        for first in old {
+            self.exec("DELETE FROM groups WHERE first=?1", [first as i64])?;
+            self.exec("DELETE FROM members WHERE first=?1", [first as i64])?;
+        }
+        // pl-score's order, of the ids as u64 (SQLite would order the stored i64).
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        Ok((self.store_groups(&pairs)?, seen.len()))
+    }
+
+    /// The documents a stored pair joins to `id`.
+    fn partners(&self, id: u64) -> Result<Vec<u64>> {
+        self.ids(
+            "SELECT b FROM pairs WHERE a=?1 UNION ALL SELECT a FROM pairs WHERE b=?1",
+            [id as i64],
+        )
+    }
+
+    /// The stored pairs `filter` (an SQL `WHERE` clause, or nothing) selects, as clustering
+    /// reads them.
+    fn pairs_where(&self, filter: &str, args: impl rusqlite::Params) -> Result<Vec<ScoredPair>> {
+        let query = format!("SELECT a, b, score, jaccard, fuzzy, copy FROM pairs {filter}");
+        let mut st = sql(self.dir, self.tx.prepare_cached(&query))?;
         let rows = sql(
             self.dir,
-            st.query_map([], |r| {
+            st.query_map(args, |r| {
                 Ok(ScoredPair {
                     a: r.get::<_, i64>(0)? as u64,
                     b: r.get::<_, i64>(1)? as u64,
@@ -1395,12 +1465,13 @@ impl Tx<'_> {
                 })
             }),
         )?;
-        let mut pairs = Vec::new();
-        for r in rows {
-            pairs.push(sql(self.dir, r)?);
-        }
-        // pl-score's order, of the ids as u64 (SQLite would order the stored i64).
-        pairs.sort_unstable_by_key(|p: &ScoredPair| (p.a, p.b));
+        rows.map(|r| sql(self.dir, r)).collect()
+    }
+
+    /// Clusters `pairs` (whole components, in pl-score's order) and stores their groups, each
+    /// under its smallest member, its record without the number (given when written); the
+    /// number of groups stored in all.
+    fn store_groups(&self, pairs: &[ScoredPair]) -> Result<usize> {
         let mut ids: Vec<u64> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -1420,16 +1491,25 @@ impl Tx<'_> {
                 },
             );
         }
-        let groups = cluster_with(&pairs, &meta, self.engine.linkage);
-        self.exec("DELETE FROM groups", [])?;
-        for (i, g) in groups.iter().enumerate() {
-            let rec = serde_json::to_string(&g.to_record(i + 1))?;
+        for g in cluster_with(pairs, &meta, self.engine.linkage) {
+            let rec = g.to_record(0);
+            let json = serde_json::to_string(&rec)?;
+            let rest = json
+                .strip_prefix("{\"group\":0,")
+                .ok_or_else(|| anyhow!("a group record that does not start with its number"))?;
+            let first = g.members[0] as i64;
             self.exec(
-                "INSERT INTO groups(n, rec) VALUES (?1, ?2)",
-                params![(i + 1) as i64, rec],
+                "INSERT INTO groups(first, confidence, rec) VALUES (?1, ?2, ?3)",
+                params![first, rec.confidence, rest],
             )?;
+            for &m in &g.members {
+                self.exec(
+                    "INSERT INTO members(id, first) VALUES (?1, ?2)",
+                    params![m as i64, first],
+                )?;
+            }
         }
-        Ok(groups.len())
+        Ok(self.count_of("groups")? as usize)
     }
 }
 
