@@ -443,7 +443,10 @@ pub const TOOLS: [&str; 14] = [
 
 /// A tool's `main`: parses its flags (usage errors exit 2, `--help` and `--version` 0),
 /// answers `--generate`, and runs it through [`main_with`].
-pub fn main<A: clap::Parser>(tool: &'static str, run: fn(A) -> anyhow::Result<()>) -> ExitCode {
+pub fn main<A: clap::Parser, O: Outcome>(
+    tool: &'static str,
+    run: fn(A) -> anyhow::Result<O>,
+) -> ExitCode {
     let matches = command::<A>().get_matches();
     if let Some(kind) = matches.get_one::<String>("generate") {
         return main_with(tool, || {
@@ -457,12 +460,26 @@ pub fn main<A: clap::Parser>(tool: &'static str, run: fn(A) -> anyhow::Result<()
     main_with(tool, || run(args))
 }
 
+/// How a run that did not fail ends: its exit status. Most tools succeed one way (`()`: 0); a
+/// tool whose success says more returns its own type (pl-check's `Checked`: 3 when a document
+/// has a near-duplicate).
+pub trait Outcome {
+    /// The exit status.
+    fn status(&self) -> u8;
+}
+
+impl Outcome for () {
+    fn status(&self) -> u8 {
+        0
+    }
+}
+
 /// Runs a tool: a closed pipe downstream ends quietly with 0, a usage error exits 2, work
 /// partly refused ([`Refused`]) 3, any other error is printed once as `tool: context: cause`
 /// and exits 1.
-pub fn main_with(tool: &str, run: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
+pub fn main_with<O: Outcome>(tool: &str, run: impl FnOnce() -> anyhow::Result<O>) -> ExitCode {
     match run() {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(outcome) => ExitCode::from(outcome.status()),
         Err(err) => {
             let broken_pipe = err.chain().any(|e| {
                 e.downcast_ref::<std::io::Error>()

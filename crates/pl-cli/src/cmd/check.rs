@@ -1,7 +1,6 @@
 //! pl-check: documents → their near-duplicates in the persistent index.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
@@ -17,8 +16,22 @@ use crate::ndjson::{write_obj, NdjsonReader};
 /// Exit status when some document has a near-duplicate in the index.
 pub const FOUND: u8 = 3;
 
-/// Set when a checked document has a near-duplicate (the binary exits [`FOUND`]).
-pub static ANY_FOUND: AtomicBool = AtomicBool::new(false);
+/// How many of the checked documents have a near-duplicate: the exit status says whether any
+/// has ([`FOUND`]).
+pub struct Checked {
+    /// Documents with a near-duplicate.
+    pub found: usize,
+}
+
+impl crate::common::Outcome for Checked {
+    fn status(&self) -> u8 {
+        if self.found > 0 {
+            FOUND
+        } else {
+            0
+        }
+    }
+}
 
 /// Check documents against the persistent index of pl-index: for each docs record (pl-fetch's
 /// output; stdin by default), or the one document --id fetches from Paperless, one line
@@ -48,7 +61,7 @@ pub struct Args {
 }
 
 /// Runs the tool.
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<Checked> {
     let log = Log::new("pl-check", &args.common);
     let access = if args.add {
         Access::Write
@@ -128,10 +141,7 @@ pub fn run(args: Args) -> Result<()> {
         "{} checked, {found} with near-duplicates",
         crate::common::count(docs.len() as u64, "document")
     ));
-    if found > 0 {
-        ANY_FOUND.store(true, Ordering::Relaxed);
-    }
-    Ok(())
+    Ok(Checked { found })
 }
 
 /// One document from Paperless, as a docs record.
