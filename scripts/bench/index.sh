@@ -3,10 +3,10 @@
 # after 100 new documents, against the full pipeline on the same documents, on the generated
 # corpus of INDEX_DOCS documents (default 100000; the corpus of `make bench`, generated the
 # same way when missing). Writes $W/index/summary.md and splices it into BENCH.md between
-# <!-- index:start --> and <!-- index:end -->.
+# <!-- index-N:start --> and <!-- index-N:end --> (sections for 30000 and 100000).
 #
 #   make bench-index                  100,000 documents
-#   INDEX_DOCS=10000 make bench-index 10,000
+#   INDEX_DOCS=30000 make bench-index 30,000
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-target/release}
@@ -135,5 +135,5 @@ cat > "$W/index/summary.md" <<MD
 
 The incremental run's own account: \`$(tail -1 "$R/incremental.log" | sed 's/^pl-index: //')\`
 MD
-python3 scripts/splice.py BENCH.md index "$W/index/summary.md"
+python3 scripts/splice.py BENCH.md "index-$N" "$W/index/summary.md"
 log "spliced into BENCH.md"
