@@ -148,6 +148,13 @@ fn buckets_crossing_the_limit_keep_the_index_equal_to_make() {
         logs.iter().any(|s| s.contains("crossed --max-bucket 2")),
         "some bucket crossed the limit: {logs:?}"
     );
+    // Both ways: buckets that pair again, and buckets that stopped pairing, whose documents
+    // only have their pairs' bands counted again.
+    assert!(
+        logs.iter().any(|s| s.contains("crossed --max-bucket 2")
+            && !s.contains(", 0 have their pairs' bands counted again")),
+        "some bucket stopped pairing: {logs:?}"
+    );
 }
 
 /// Six rounds of additions, deletions and changes of the example corpus, each given to

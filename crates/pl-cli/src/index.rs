@@ -1008,21 +1008,31 @@ impl Tx<'_> {
             // have changed.
             affected.extend(members.iter().map(|(id, _)| *id));
         }
-        // A bucket that crossed --max-bucket paired its documents before and no longer does
-        // (or the reverse): they all look for their candidates again.
+        // A bucket that crossed --max-bucket. One that pairs again (it shrank) gives its
+        // documents new candidates: they look for them again. One that stopped pairing (it
+        // grew) only takes a band from the pairs among its documents, which are dropped below
+        // (`rebanded`) when no band pairs them any more; a pair's verdict does not depend on
+        // its band count, so nothing is scored again for it.
         let (mut crossed, looked_before) = (0usize, affected.len());
+        let mut unpaired: Vec<u64> = Vec::new();
         for ((slot, key), before) in sizes {
             let now = self.bucket(slot, key)?;
-            if self.engine.rule.pairs(before.max(2)) != self.engine.rule.pairs(now.len().max(2)) {
+            let was = self.engine.rule.pairs(before.max(2));
+            if was != self.engine.rule.pairs(now.len().max(2)) {
                 crossed += 1;
-                affected.extend(now);
+                if was {
+                    unpaired.extend(now);
+                } else {
+                    affected.extend(now);
+                }
             }
         }
         if crossed > 0 {
             log.info(format!(
-                "{crossed} buckets crossed --max-bucket {}: {} more documents look for their candidates again",
+                "{crossed} buckets crossed --max-bucket {}: {} more documents look for their candidates again, {} have their pairs' bands counted again",
                 self.engine.rule.max_bucket_flag(),
-                affected.len() - looked_before
+                affected.len() - looked_before,
+                unpaired.len()
             ));
         }
         // Corpus counts; the documents holding a word that became known or unknown.
@@ -1097,6 +1107,13 @@ impl Tx<'_> {
             self.exec("DELETE FROM pairs WHERE a=?1", [id as i64])?;
             self.exec("DELETE FROM pairs WHERE b=?1", [id as i64])?;
         }
+        unpaired.sort_unstable();
+        unpaired.dedup();
+        for id in unpaired {
+            if !affected.contains(&id) {
+                touched.extend(self.rebanded(id, &affected)?);
+            }
+        }
         // The affected documents' candidates, as pl-lsh finds them.
         let all = self.engine.banding.bands as u32;
         let mut cands: BTreeMap<(u64, u64), (u32, bool)> = BTreeMap::new();
@@ -1166,6 +1183,59 @@ impl Tx<'_> {
             self.insert_pair(&rec)?;
         }
         Ok(touched)
+    }
+
+    /// The stored pairs of `id` once a bucket of its stopped pairing: a pair no band pairs
+    /// any more is dropped, the others keep their verdict with their new band count (pl-lsh's
+    /// candidates looked up again, nothing scored). Pairs with a document of `redo` (scored
+    /// again anyway) and copy pairs are left alone. The documents of the dropped pairs.
+    fn rebanded(&self, id: u64, redo: &FxHashSet<u64>) -> Result<Vec<u64>> {
+        let (doc, _) = self.stored(id)?.expect("a document of a bucket is stored");
+        let now: FxHashMap<u64, u32> = self.lookup(id, &doc.keys)?.into_iter().collect();
+        let mut st = sql(
+            self.dir,
+            self.tx
+                .prepare_cached("SELECT a, b, rec FROM pairs WHERE (a=?1 OR b=?1) AND copy=0"),
+        )?;
+        let rows = sql(
+            self.dir,
+            st.query_map([id as i64], |r| {
+                Ok((
+                    r.get::<_, i64>(0)? as u64,
+                    r.get::<_, i64>(1)? as u64,
+                    r.get::<_, String>(2)?,
+                ))
+            }),
+        )?;
+        let pairs: Vec<(u64, u64, String)> =
+            rows.map(|r| sql(self.dir, r)).collect::<Result<_>>()?;
+        let mut dropped = Vec::new();
+        for (a, b, rec) in pairs {
+            let other = if a == id { b } else { a };
+            if redo.contains(&other) {
+                continue;
+            }
+            match now.get(&other) {
+                None => {
+                    self.exec(
+                        "DELETE FROM pairs WHERE a=?1 AND b=?2",
+                        [a as i64, b as i64],
+                    )?;
+                    dropped.extend([a, b]);
+                }
+                Some(&bands) => {
+                    let mut o = pl_core::fields::parse_object(&rec).map_err(|e| anyhow!("{e}"))?;
+                    if o.get("bands").and_then(Value::as_u64) != Some(u64::from(bands)) {
+                        o.insert("bands".into(), bands.into());
+                        self.exec(
+                            "UPDATE pairs SET rec=?3 WHERE a=?1 AND b=?2",
+                            params![a as i64, b as i64, serde_json::to_string(&o)?],
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(dropped)
     }
 
     /// Stores a kept pair: its record, and what clustering reads of it in columns.
