@@ -287,6 +287,15 @@ fn ids_beyond_2_63_update_as_a_fresh_build_does() {
         v["id"] = id.into();
         docs.push(format!("{v}\n"));
     }
+    // Two copies only big ids hold: a group whose smallest member is over 2^63, tied on
+    // confidence with the copy sets above, written after them as pl-cluster orders ids.
+    for id in [(1u64 << 63) + 6, (1 << 63) + 5] {
+        let text = "A letter only these two copies hold: reference 99812-77, signed twice.";
+        docs.push(format!(
+            "{}\n",
+            serde_json::json!({"id": id, "content": text})
+        ));
+    }
     let all = write(d.path(), "all.ndjson", docs.concat().as_bytes());
     let fresh = path(&d.path().join("fresh"));
     let want = ok(run(
@@ -294,6 +303,25 @@ fn ids_beyond_2_63_update_as_a_fresh_build_does() {
         &["--index", &fresh, &path(&all), "-q"],
         b"",
     ));
+    let order: Vec<(f64, u64)> = crate::util::ndjson(&want)
+        .iter()
+        .map(|g| {
+            let first = g["members"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|m| m.as_u64())
+                .min();
+            (g["confidence"].as_f64().unwrap(), first.unwrap())
+        })
+        .collect();
+    assert!(order.iter().any(|&(_, first)| first > 1 << 63), "{order:?}");
+    for w in order.windows(2) {
+        assert!(
+            w[0].0 > w[1].0 || (w[0].0 == w[1].0 && w[0].1 < w[1].1),
+            "groups out of pl-cluster's order: {w:?}"
+        );
+    }
     // The same documents added in steps: the big ids last, then one of them deleted.
     let ix = path(&d.path().join("ix"));
     let part = write(d.path(), "part.ndjson", docs[..60].concat().as_bytes());

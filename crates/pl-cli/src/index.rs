@@ -440,10 +440,11 @@ impl Index {
 
     /// The stored groups, as pl-cluster writes them.
     pub fn groups(&self, out: &mut impl Write) -> Result<usize> {
-        // pl-cluster's order: confidence as written, highest first; then the smallest member.
+        // pl-cluster's order: confidence as written, highest first; then the smallest member,
+        // as u64 (stored as i64, ids from 2^63 are negative: they come last, in their order).
         let mut st = self.sql(
             self.conn
-                .prepare("SELECT rec FROM groups ORDER BY confidence DESC, first"),
+                .prepare("SELECT rec FROM groups ORDER BY confidence DESC, first < 0, first"),
         )?;
         let rows = self.sql(st.query_map([], |r| r.get::<_, String>(0)))?;
         let mut n = 0;
