@@ -23,18 +23,34 @@ fn readers(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
     ]
 }
 
-fn fixture() -> &'static tempfile::TempDir {
-    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
-        let d = tempfile::tempdir().unwrap();
-        write(d.path(), "docs.ndjson", small_corpus(20).as_bytes());
-        ok(sh(
-            d.path(),
-            "pl-normalize docs.ndjson -o norm.ndjson && pl-shingle -q norm.ndjson -o shingles.bin \
-             && pl-minhash shingles.bin -o sigs.bin",
-        ));
-        d
-    })
+/// The streams the readers are fed, made from a small corpus: a folder removed when the test
+/// that made it ends (a static would never be dropped, and leave a folder in /tmp per run).
+fn fixture() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "docs.ndjson", small_corpus(20).as_bytes());
+    ok(sh(
+        d.path(),
+        "pl-normalize docs.ndjson -o norm.ndjson && pl-shingle -q norm.ndjson -o shingles.bin \
+         && pl-minhash shingles.bin -o sigs.bin",
+    ));
+    d
+}
+
+/// Runs 24 cases of `strategy` through `case`, with one fixture folder for them all.
+fn cases<S: Strategy>(
+    strategy: S,
+    case: impl Fn(&std::path::Path, S::Value) -> Result<(), TestCaseError>,
+) {
+    let d = fixture();
+    let config = ProptestConfig {
+        cases: 24,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    if let Err(e) = runner.run(&strategy, |v| case(d.path(), v)) {
+        panic!("{e}");
+    }
 }
 
 /// The outcome is either success with parseable output or one error line; never a crash.
@@ -95,46 +111,62 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
     })
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
-
-    #[test]
-    fn random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..600), magic in any::<bool>()) {
+#[test]
+fn random_bytes() {
+    let strategy = (prop::collection::vec(any::<u8>(), 0..600), any::<bool>());
+    cases(strategy, |dir, (bytes, magic)| {
         let mut input = bytes;
         if magic {
             // Start like a binary stream so the binary readers go past the first byte.
             input.splice(0..0, pl_core::stream::MAGIC);
         }
-        for (tool, args) in readers(fixture().path()) {
+        for (tool, args) in readers(dir) {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             check_outcome(tool, run(tool, &args, &input))?;
         }
-    }
+        Ok(())
+    });
+}
 
-    #[test]
-    fn random_json(lines in prop::collection::vec(json_value(), 0..6)) {
+#[test]
+fn random_json() {
+    cases(prop::collection::vec(json_value(), 0..6), |dir, lines| {
         let input: String = lines.iter().map(|v| format!("{v}\n")).collect();
-        for (tool, args) in readers(fixture().path()) {
+        for (tool, args) in readers(dir) {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             check_outcome(tool, run(tool, &args, input.as_bytes()))?;
         }
-    }
+        Ok(())
+    });
+}
 
-    #[test]
-    fn cut_off_streams(frac in 0.0f64..1.0) {
-        let d = fixture().path();
-        for (file, readers) in [("shingles.bin", &["pl-minhash", "pl-cat"][..]), ("sigs.bin", &["pl-lsh", "pl-cat"][..]), ("norm.ndjson", &["pl-shingle", "pl-cat"][..])] {
+#[test]
+fn cut_off_streams() {
+    cases(0.0f64..1.0, |d, frac| {
+        for (file, readers) in [
+            ("shingles.bin", &["pl-minhash", "pl-cat"][..]),
+            ("sigs.bin", &["pl-lsh", "pl-cat"][..]),
+            ("norm.ndjson", &["pl-shingle", "pl-cat"][..]),
+        ] {
             let full = std::fs::read(d.join(file)).unwrap();
             let cut = ((full.len() as f64) * frac) as usize;
             for tool in readers {
                 let out = run(tool, &[], &full[..cut]);
                 if file.ends_with(".bin") {
-                    prop_assert_eq!(out.status.code(), Some(1), "{} accepted {} cut at {}", tool, file, cut);
+                    prop_assert_eq!(
+                        out.status.code(),
+                        Some(1),
+                        "{} accepted {} cut at {}",
+                        tool,
+                        file,
+                        cut
+                    );
                 }
                 check_outcome(tool, out)?;
             }
         }
-    }
+        Ok(())
+    });
 }
 
 /// Two documents of 1.2 million words each (a vocabulary of 5,000 words in a pseudo-random
