@@ -593,19 +593,7 @@ fn after_make_install_pl_dedupe_runs_in_any_folder() {
     ok(make_install("install", &prefix, None));
     // A folder of the user's: the example corpus as docs.ndjson, and examples/ beside it.
     let home = d.path().join("home");
-    std::fs::create_dir_all(home.join("examples")).unwrap();
-    for f in ["docs.ndjson", "truth.ndjson"] {
-        std::fs::copy(
-            repo().join("examples").join(f),
-            home.join("examples").join(f),
-        )
-        .unwrap();
-    }
-    std::fs::copy(
-        repo().join("examples/docs.ndjson"),
-        home.join("docs.ndjson"),
-    )
-    .unwrap();
+    user_home(&home);
 
     // pl-dedupe: the pipeline in any folder, without the clone.
     let out = with_installed(&prefix, &home, "pl-dedupe");

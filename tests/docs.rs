@@ -11,8 +11,6 @@
 //! Only the placeholders the docs use for what a user fills in are replaced
 //! ([`PLACEHOLDERS`]): the Paperless address, the token, the password and `/dedupe/`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 
@@ -137,21 +135,10 @@ fn every_shell_block_is_run_or_says_why_not() {
 /// file, two notes under ~/notes, an empty /dedupe.
 fn home_for(root: &Path, file: &str) -> PathBuf {
     let home = root.join(file.replace(['/', '.'], "-"));
-    for d in ["examples", "notes/2026", "dedupe"] {
+    user_home(&home);
+    for d in ["notes/2026", "dedupe"] {
         std::fs::create_dir_all(home.join(d)).unwrap();
     }
-    for f in ["docs.ndjson", "truth.ndjson"] {
-        std::fs::copy(
-            repo().join("examples").join(f),
-            home.join("examples").join(f),
-        )
-        .unwrap();
-    }
-    std::fs::copy(
-        repo().join("examples/docs.ndjson"),
-        home.join("docs.ndjson"),
-    )
-    .unwrap();
     std::fs::write(home.join("token"), format!("{TOKEN}\n")).unwrap();
     std::fs::write(
         home.join("notes/todo.md"),
@@ -191,34 +178,11 @@ impl Drop for Serving {
     }
 }
 
-fn http(port: u16, request: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.write_all(request.as_bytes()).unwrap();
-    let mut r = String::new();
-    s.read_to_string(&mut r).unwrap();
-    let status = r
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = r.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
-    (status, body)
-}
-
 /// Runs a `--serve` block as a reviewer uses it: waits for the address it prints, opens the
 /// page, decides every group "duplicate" as the page's buttons do, and stops it.
 fn review(mut cmd: std::process::Command, home: &Path) {
     let mut child = Serving(cmd.stderr(Stdio::piped()).spawn().unwrap());
-    let mut line = String::new();
-    BufReader::new(child.0.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port: u16 = line
-        .split("http://127.0.0.1:")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("--serve printed no address: {line:?}"));
+    let port = served_port(&mut child.0);
     let host = format!("Host: 127.0.0.1:{port}");
     let (s, page) = http(port, &format!("GET / HTTP/1.1\r\n{host}\r\n\r\n"));
     assert!(s == 200 && page.contains("<!DOCTYPE html>"), "{s}");

@@ -2,13 +2,13 @@
 //! Chromium): byte-identical pages, untrusted text only inside the escaped JSON, the CSP,
 //! clear errors, and --serve's HTTP rules.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::util::{fails, ok, write};
+use crate::util::{fails, http, ok, served_port, write};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pl-report");
 
@@ -194,16 +194,6 @@ fn errors_name_input_and_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn http(port: u16, req: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.write_all(req.as_bytes()).unwrap();
-    let mut resp = String::new();
-    s.read_to_string(&mut resp).unwrap();
-    let status = resp.split(' ').nth(1).unwrap().parse().unwrap();
-    let body = resp.split_once("\r\n\r\n").unwrap().1.to_owned();
-    (status, body)
-}
-
 /// Starts `pl-report --serve` on `groups` and `docs`; the child and its port.
 fn serve_on(groups: &str, docs: &str, file: &std::path::Path) -> (std::process::Child, u16) {
     let mut child = Command::new(BIN)
@@ -213,16 +203,7 @@ fn serve_on(groups: &str, docs: &str, file: &std::path::Path) -> (std::process::
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port: u16 = line
-        .split("http://127.0.0.1:")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let port = served_port(&mut child);
     (child, port)
 }
 

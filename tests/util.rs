@@ -198,3 +198,51 @@ pub fn installed_shell(prefix: &Path, dir: &Path, script: &str) -> Command {
         .stdin(std::process::Stdio::null());
     cmd
 }
+
+/// A user's folder outside the clone: the example corpus as `docs.ndjson`, and `examples/`
+/// (corpus and truth) beside it, as the README's commands expect.
+pub fn user_home(home: &Path) {
+    std::fs::create_dir_all(home.join("examples")).unwrap();
+    for f in ["docs.ndjson", "truth.ndjson"] {
+        std::fs::copy(
+            repo().join("examples").join(f),
+            home.join("examples").join(f),
+        )
+        .unwrap();
+    }
+    std::fs::copy(
+        repo().join("examples/docs.ndjson"),
+        home.join("docs.ndjson"),
+    )
+    .unwrap();
+}
+
+/// The port a `--serve` child prints on its first stderr line (`http://127.0.0.1:PORT/`).
+pub fn served_port(child: &mut std::process::Child) -> u16 {
+    use std::io::BufRead;
+    let mut line = String::new();
+    std::io::BufReader::new(child.stderr.take().expect("stderr piped"))
+        .read_line(&mut line)
+        .unwrap();
+    line.split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("--serve printed no address: {line:?}"))
+}
+
+/// One HTTP/1.1 exchange with 127.0.0.1:`port`: the status (0 when none) and the body.
+pub fn http(port: u16, request: &str) -> (u16, String) {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut r = String::new();
+    s.read_to_string(&mut r).unwrap();
+    let status = r
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = r.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
+    (status, body)
+}
