@@ -12,8 +12,8 @@
 //!   copies collapsed as pl-lsh collapses them: a copy set's lowest id is banded, the others
 //!   paired with it);
 //! - scores: with the default scorer a pair's verdict and score depend on the corpus only
-//!   through which of the lines 1, 2, 3 and 4+ a word's document count is on (the verifier's
-//!   known words, the ledger's damage, known words and rare numbers). An update that moves a
+//!   through which of the lines 1, 2, 3, 4–6 and 7+ a word's document count is on (the
+//!   verifier's known words, the ledger's damage, known words, rare numbers and wide agreement). An update that moves a
 //!   word to another line rescores every pair of every document holding the word; the
 //!   distinctive tokens' rarity changes the reported `distinct` dimension only (it gates
 //!   nothing unless `--distinct-min`/`--distinct-penalty`, which the index does not take),
@@ -61,14 +61,20 @@ pub const FORMAT: u32 = 4;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the
-/// ledger's rare numbers and known words, 3 and 4).
-const FEW_MAX: i64 = 4;
+/// ledger's rare numbers and known words, 3 and 4; its wide agreement, 6 and 7).
+const FEW_MAX: i64 = pl_core::ledger::WIDE_DF as i64 + 1;
 
 /// Which of the scorer's count lines a word's document count is on: a word that moves to
-/// another rescores its holders (1: unknown, 2: known, 3: known to the ledger, 4: no longer
-/// rare to it).
+/// another rescores its holders (1: unknown, 2: known, 3: known to the ledger and rare to it,
+/// 4: no longer rare, still in the wide agreement, 5: in neither).
 fn count_line(n: i64) -> i64 {
-    n.clamp(1, FEW_MAX)
+    const RARE: i64 = pl_core::ledger::RARE_DF as i64;
+    match n {
+        ..=1 => 1,
+        2..=RARE => n,
+        _ if n < FEW_MAX => RARE + 1,
+        _ => RARE + 2,
+    }
 }
 /// The database file in the index folder.
 pub const DB_FILE: &str = "index.sqlite";

@@ -30,6 +30,9 @@ use crate::verify::{fold_char, words};
 
 /// Documents that may share a number for its agreement to count (the pair and a copy).
 pub const RARE_DF: u32 = 3;
+/// Documents that may share a number for it to count in the wide agreement: the numbers of
+/// a cluster of up to six copies, each of which puts its own numbers past [`RARE_DF`].
+pub const WIDE_DF: u32 = 6;
 /// Documents a word of letters must be in to count as a known word (not OCR noise).
 pub const KNOWN_DF: u32 = 3;
 
@@ -38,6 +41,9 @@ pub const KNOWN_DF: u32 = 3;
 pub struct Ledger {
     /// Rare numbers both texts have (the smaller of the two sides' counts).
     pub agree: usize,
+    /// Numbers at most [`WIDE_DF`] documents have that both texts have as they are.
+    #[serde(default)]
+    pub wide: usize,
     /// Numbers within OCR distance of one of the other text's (the smaller side).
     pub near: usize,
     /// Numbers one text has and the other has nowhere, standing against each other (the
@@ -57,6 +63,10 @@ pub struct Ledger {
 pub struct LedgerTokens {
     /// Rare numbers of the first text found in the second.
     pub agreed: Vec<String>,
+    /// Numbers of the first text, shared as they are by the second and by at most
+    /// [`WIDE_DF`] documents in all, that are not rare: the rest of the wide agreement.
+    #[serde(default)]
+    pub agreed_wide: Vec<String>,
     /// Tokens of the first text the second has nowhere.
     pub against_a: Vec<String>,
     /// Tokens of the second text the first has nowhere.
@@ -67,10 +77,12 @@ pub struct LedgerTokens {
 #[derive(Default)]
 struct SideCount<'t> {
     agree: usize,
+    wide: usize,
     near: usize,
     numbers: usize,
     words: usize,
     agreed: Vec<&'t str>,
+    agreed_wide: Vec<&'t str>,
     against: Vec<&'t str>,
 }
 
@@ -222,7 +234,14 @@ fn numbers_by_id<'t>(
             continue;
         }
         if other.has_id(id) {
-            s.agree_rare(w, df(id), explain);
+            let n = df(id);
+            if n <= WIDE_DF {
+                s.wide += 1;
+                if explain && n > RARE_DF {
+                    s.agreed_wide.push(w);
+                }
+            }
+            s.agree_rare(w, n, explain);
         } else {
             rest.push((w, id));
         }
@@ -346,7 +365,8 @@ pub fn ledger(
     let bound = sa
         .agree_bound(&rest_a, &df)
         .min(sb.agree_bound(&rest_b, &df));
-    if bound < rule.min_agree && !explain {
+    l.wide = sa.wide.min(sb.wide);
+    if bound < rule.min_agree && !rule.wide_may_keep(l.wide) && !explain {
         l.agree = bound;
         return l;
     }
@@ -362,7 +382,10 @@ pub fn ledger(
     let left_b = numbers_inside(&mut sb, rest_b, &ra, &df, explain);
     l.agree = sa.agree.min(sb.agree);
     // A clean pair fails on any near number, so its numbers are all sorted.
-    let limit = match (rule.number_room(l.agree), explain) {
+    let limit = match (
+        rule.number_room(l.agree).max(rule.wide_number_room(l.wide)),
+        explain,
+    ) {
         (None, false) => return l,
         (_, true) => usize::MAX,
         (Some(_), false) if damage < rule.clean_damage => usize::MAX,
@@ -373,7 +396,7 @@ pub fn ledger(
     l.near = sa.near.min(sb.near);
     l.numbers_against = sa.numbers.min(sb.numbers);
     // Explaining counts every word, so that it never changes the verdict.
-    let cap = match (rule.word_room(&l), explain) {
+    let cap = match (rule.word_room(&l).max(rule.wide_word_room(&l)), explain) {
         (_, true) => usize::MAX,
         (Some(room), false) => room + 1,
         (None, false) => 0,
@@ -392,6 +415,7 @@ pub fn ledger(
     let own = |v: Vec<&str>| v.into_iter().take(20).map(str::to_owned).collect();
     l.tokens = explain.then(|| LedgerTokens {
         agreed: own(sa.agreed),
+        agreed_wide: own(sa.agreed_wide),
         against_a: own(sa.against),
         against_b: own(sb.against),
     });
@@ -417,6 +441,13 @@ pub struct Rescue {
     pub margin: f64,
     /// Damage under which a pair counts as clean: no known word may stand against another.
     pub clean_damage: f64,
+    /// The wide agreement: numbers at most [`WIDE_DF`] documents have, in both texts, needed
+    /// beyond the weighed disagreement ([`Rescue::wide_per_number`], `wide_per_word`).
+    pub wide_margin: f64,
+    /// Wide agreement needed per number against.
+    pub wide_per_number: f64,
+    /// Wide agreement needed per known word against.
+    pub wide_per_word: f64,
 }
 
 impl Default for Rescue {
@@ -427,6 +458,9 @@ impl Default for Rescue {
             per_word: 0.5,
             margin: 2.0,
             clean_damage: 0.05,
+            wide_margin: 9.0,
+            wide_per_number: 2.0,
+            wide_per_word: 0.25,
         }
     }
 }
@@ -462,8 +496,46 @@ impl Rescue {
         })
     }
 
-    /// Whether the evidence keeps the pair.
+    /// Whether `wide` numbers agreeing could keep a pair with nothing against it.
+    fn wide_may_keep(&self, wide: usize) -> bool {
+        wide as f64 >= self.wide_margin - 1e-9
+    }
+
+    /// How many numbers may stand against each other with `wide` numbers agreeing widely
+    /// before the wide agreement fails; `None` when it fails alone.
+    pub fn wide_number_room(&self, wide: usize) -> Option<usize> {
+        self.wide_may_keep(wide)
+            .then(|| ((wide as f64 - self.wide_margin) / self.wide_per_number + 1e-9) as usize)
+    }
+
+    /// How many known words may stand against each other with the numbers counted so far
+    /// before the wide agreement fails; `None` when the numbers alone fail it.
+    pub fn wide_word_room(&self, l: &Ledger) -> Option<usize> {
+        let left = l.wide as f64 - self.wide_per_number * l.numbers_against as f64;
+        (left >= self.wide_margin - 1e-9).then(|| {
+            if self.wide_per_word > 0.0 {
+                ((left - self.wide_margin) / self.wide_per_word + 1e-9) as usize
+            } else {
+                usize::MAX - 1
+            }
+        })
+    }
+
+    /// Whether the evidence keeps the pair: the rare numbers' balance, or the wide one.
     pub fn keeps(&self, l: &Ledger) -> bool {
+        self.rare_keeps(l) || self.wide_keeps(l)
+    }
+
+    /// Many numbers of a cluster's own agreeing, few against: a copy whose every rare number
+    /// is shared by more than [`RARE_DF`] documents (its cluster's copies).
+    fn wide_keeps(&self, l: &Ledger) -> bool {
+        let against = self.wide_per_number * l.numbers_against as f64
+            + self.wide_per_word * l.words_against as f64
+            + self.wide_margin;
+        l.wide as f64 >= against - 1e-9
+    }
+
+    fn rare_keeps(&self, l: &Ledger) -> bool {
         if l.damage < self.clean_damage && (l.words_against > 0 || l.near > 0) {
             return false;
         }
@@ -612,5 +684,58 @@ mod tests {
         let others = ["2024 1000 5000", "2024 1000 5000", "2024 1000 5000"];
         let l = of(a, a, &others);
         assert_eq!(l.agree, 0, "{l:?}");
+    }
+
+    /// Ten numbers of one document: its own, or its template's.
+    const TEN: &str = "57867 10995 68862 4351 27249 42826 71324 3742 6774 22898";
+
+    #[test]
+    fn a_copy_among_six_is_kept_by_the_numbers_its_copies_share() {
+        // Six copies put each of their numbers in six documents: none is rare, all are
+        // shared widely. One rough scan read a stamp's number the other lacks.
+        let a = format!("{BOILER} {TEN} 88120");
+        let b = format!("{BOILER} {TEN}");
+        let copies = [TEN, TEN, TEN, TEN];
+        let l = of(&a, &b, &copies);
+        assert_eq!((l.agree, l.wide, l.numbers_against), (0, 10, 0), "{l:?}");
+        let rough = Ledger { damage: 0.2, ..l };
+        assert!(Rescue::default().keeps(&rough), "{rough:?}");
+        // A seventh copy: the numbers are no longer the cluster's own.
+        let l = of(&a, &b, &[TEN, TEN, TEN, TEN, TEN]);
+        assert_eq!(l.wide, 0, "{l:?}");
+        assert!(!Rescue::default().keeps(&Ledger { damage: 0.2, ..l }));
+    }
+
+    #[test]
+    fn siblings_sharing_their_templates_numbers_are_not_kept_widely() {
+        // Six invoices of one template: the template's ten numbers agree, each invoice's
+        // number and date stand against the other's (a date weighs two).
+        let a = format!("{BOILER} {TEN} 100231 12032024");
+        let b = format!("{BOILER} {TEN} 208719 14042024");
+        let l = of(&a, &b, &[TEN, TEN, TEN, TEN]);
+        assert_eq!((l.wide, l.numbers_against), (10, 3), "{l:?}");
+        assert!(!Rescue::default().keeps(&Ledger { damage: 0.2, ..l }));
+    }
+
+    #[test]
+    fn the_wide_agreement_counts_what_the_verdict_counts_without_explaining() {
+        // The settled count (no explanation) reaches the same verdict as the full one.
+        let a = format!("{BOILER} {TEN} 88120");
+        let b = format!("{BOILER} {TEN} 99311");
+        let mut vocab = Vocab::default();
+        let pa = Profile::counted(&a, &mut vocab);
+        let pb = Profile::counted(&b, &mut vocab);
+        for _ in 0..4 {
+            Profile::counted(TEN, &mut vocab);
+        }
+        let df = vocab.doc_counts().to_vec();
+        let rule = Rescue::default();
+        let quick = ledger(&a, &pa, &b, &pb, |id| df[id as usize], &rule, false);
+        let full = ledger(&a, &pa, &b, &pb, |id| df[id as usize], &rule, true);
+        assert_eq!(
+            (quick.wide, quick.numbers_against),
+            (full.wide, full.numbers_against)
+        );
+        assert_eq!(rule.keeps(&quick), rule.keeps(&full));
     }
 }

@@ -322,6 +322,12 @@ impl Scorer<'_> {
                     ..Evidence::default()
                 });
             dims.score = self.combine(1.0, 1.0, dims.fuzzy, dims.distinct);
+            // As comparing them would explain them.
+            if let (true, Some(_), Some(rescue), Some((x, y))) =
+                (self.explain, cfg.verifier, cfg.rescue, docs)
+            {
+                dims.ledger = Some(self.ledger_of(x, y, &rescue));
+            }
             return self.gate(dims);
         }
         dims.distinct = docs.and_then(|(x, y)| weighted_similarity(x.tokens, y.tokens));
@@ -349,19 +355,14 @@ impl Scorer<'_> {
             let e = evidence_until(x.text, x.profile, y.text, y.profile, known, settled);
             let mut pass = v.passes(&e);
             dims.evidence = Some(e);
-            if let (false, Some(rescue)) = (pass, cfg.rescue) {
-                let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
-                let l = ledger(
-                    x.text,
-                    x.profile,
-                    y.text,
-                    y.profile,
-                    df,
-                    &rescue,
-                    self.explain,
-                );
-                pass = rescue.keeps(&l);
-                dims.rescued = pass;
+            // Explaining shows the order-free evidence of every pair, not only of the rejected
+            // ones; it is counted in full then, so it never changes the verdict.
+            if let (true, Some(rescue)) = (!pass || self.explain, cfg.rescue) {
+                let l = self.ledger_of(x, y, &rescue);
+                if !pass {
+                    pass = rescue.keeps(&l);
+                    dims.rescued = pass;
+                }
                 dims.ledger = Some(l);
             }
             if !pass {
@@ -380,6 +381,20 @@ impl Scorer<'_> {
         }
         dims.score = self.combine(sim.jaccard, sim.containment, dims.fuzzy, dims.distinct);
         self.gate(dims)
+    }
+
+    /// The order-free evidence of two texts (counted in full when explaining).
+    fn ledger_of(&self, x: Doc, y: Doc, rescue: &Rescue) -> Ledger {
+        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        ledger(
+            x.text,
+            x.profile,
+            y.text,
+            y.profile,
+            df,
+            rescue,
+            self.explain,
+        )
     }
 
     fn gate(&self, dims: Dims) -> Verdict {
