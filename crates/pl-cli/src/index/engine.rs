@@ -1,0 +1,275 @@
+//! What an index's parameters make of the pipeline's code: the shingling, MinHash, banding,
+//! scoring and clustering `make groups` runs, and a document prepared by them.
+
+use super::*;
+
+/// The parameters an index is built with, recorded at creation; the defaults are pipeline.mk's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Params {
+    pub unit: String,
+    pub ngram: usize,
+    pub min_words: usize,
+    pub perms: usize,
+    pub seed: u64,
+    pub scheme: String,
+    pub bands: usize,
+    pub min_band_matches: u32,
+    /// An index built before the limit existed paired every bucket: 0.
+    #[serde(default)]
+    pub max_bucket: usize,
+    pub edge_words: usize,
+    pub threshold: f64,
+    pub jaccard_weight: f64,
+    pub fuzzy_weight: f64,
+    pub fuzzy_sample: usize,
+    pub max_words: usize,
+    pub linkage: String,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            unit: "chars".into(),
+            ngram: pl_core::shingle::DEFAULT_NGRAM,
+            min_words: pl_core::shingle::DEFAULT_MIN_WORDS,
+            perms: 256,
+            seed: 42,
+            scheme: "classic".into(),
+            bands: 32,
+            min_band_matches: 1,
+            max_bucket: pl_core::lsh::DEFAULT_MAX_BUCKET,
+            edge_words: 60,
+            threshold: pl_core::score::DEFAULT_THRESHOLD,
+            jaccard_weight: Weights::default().jaccard,
+            fuzzy_weight: Weights::default().fuzzy,
+            fuzzy_sample: pl_core::score::DEFAULT_FUZZY_SAMPLE,
+            max_words: pl_core::verify::DEFAULT_MAX_WORDS,
+            linkage: "average".into(),
+        }
+    }
+}
+
+impl Params {
+    /// The parameters as `--flag value` pairs, in a fixed order, for messages.
+    pub fn flags(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("--unit", self.unit.clone()),
+            ("--ngram", self.ngram.to_string()),
+            ("--min-words", self.min_words.to_string()),
+            ("--perms", self.perms.to_string()),
+            ("--seed", self.seed.to_string()),
+            ("--scheme", self.scheme.clone()),
+            ("--bands", self.bands.to_string()),
+            ("--min-band-matches", self.min_band_matches.to_string()),
+            ("--max-bucket", self.max_bucket.to_string()),
+            ("--edge-words", self.edge_words.to_string()),
+            ("--threshold", self.threshold.to_string()),
+            ("--jaccard-weight", self.jaccard_weight.to_string()),
+            ("--fuzzy-weight", self.fuzzy_weight.to_string()),
+            ("--fuzzy-sample", self.fuzzy_sample.to_string()),
+            ("--max-words", self.max_words.to_string()),
+            ("--linkage", self.linkage.clone()),
+        ]
+    }
+
+    /// The first parameter `asked` gives another value than `self` (the index's), as a
+    /// message; `None` when they agree.
+    pub fn differs(&self, asked: &Params) -> Option<String> {
+        self.flags()
+            .into_iter()
+            .zip(asked.flags())
+            .find(|((_, x), (_, y))| x != y)
+            .map(|((flag, x), (_, y))| format!("built with {flag} {x}, asked for {flag} {y}"))
+    }
+}
+
+/// What the parameters make of the pipeline's code.
+pub struct Engine {
+    pub(super) whole: ShingleConfig,
+    pub(super) parts: Vec<ShingleConfig>,
+    pub(super) hasher: MinHasher,
+    pub(super) banding: Banding,
+    pub(super) rule: BandRule,
+    pub scoring: Scoring,
+    pub(super) linkage: Linkage,
+}
+
+impl Engine {
+    pub fn new(p: &Params, explain: bool) -> Result<Engine> {
+        let unit = match p.unit.as_str() {
+            "chars" => Unit::Chars,
+            "words" => Unit::Words,
+            u => bail!("unit {u:?}: expected chars or words"),
+        };
+        let scheme = match p.scheme.as_str() {
+            "classic" => Scheme::Classic,
+            "oph" => Scheme::Oph,
+            s => bail!("scheme {s:?}: expected classic or oph"),
+        };
+        let linkage = match p.linkage.as_str() {
+            "average" => Linkage::Average,
+            "single" => Linkage::Single,
+            l => bail!("linkage {l:?}: expected average or single"),
+        };
+        if p.ngram == 0 {
+            bail!("--ngram must be at least 1");
+        }
+        // The stages' own checks (usage errors, as there).
+        crate::common::check_min_words(p.min_words)?;
+        crate::common::check_weights(p.jaccard_weight, p.fuzzy_weight)?;
+        let whole = ShingleConfig {
+            ngram: p.ngram,
+            unit,
+            short: Short::Whole,
+            min_words: p.min_words,
+            part: Part::Whole,
+            part_words: 0,
+        };
+        let parts = if p.edge_words == 0 {
+            Vec::new()
+        } else {
+            [Part::Head, Part::Tail]
+                .map(|part| ShingleConfig {
+                    part,
+                    part_words: p.edge_words,
+                    ..whole
+                })
+                .to_vec()
+        };
+        let banding = Banding::new(p.perms, p.bands)?;
+        if p.min_band_matches as usize > p.bands || p.min_band_matches == 0 {
+            bail!(
+                "--min-band-matches {} must be from 1 to the {} bands",
+                p.min_band_matches,
+                p.bands
+            );
+        }
+        let config = Config {
+            threshold: p.threshold,
+            weights: Weights {
+                jaccard: p.jaccard_weight,
+                fuzzy: p.fuzzy_weight,
+            },
+            containment: true,
+            verifier: Some(Verifier::default()),
+            distinct_min: 0.0,
+            distinct_penalty: 0.0,
+            rescue: Some(pl_core::ledger::Rescue::default()),
+        };
+        Ok(Engine {
+            whole,
+            parts,
+            hasher: MinHasher::with_scheme(p.perms, p.seed, scheme),
+            banding,
+            rule: BandRule::new(p.min_band_matches, p.max_bucket),
+            scoring: Scoring {
+                config,
+                fuzzy: p.fuzzy_weight > 0.0,
+                explain,
+                opts: SideOptions {
+                    verify: true,
+                    max_words: p.max_words,
+                    fuzzy_sample: p.fuzzy_sample,
+                    sort_words: false,
+                    explain,
+                },
+                budget: 512 << 20,
+            },
+            linkage,
+        })
+    }
+
+    /// A docs record normalized as pl-normalize does, with its signature, band keys and words.
+    pub fn prepare_doc(&self, doc: DocRecord) -> Result<Prepared, String> {
+        let mut norm = String::new();
+        normalize(doc.text().map_err(|e| e.to_string())?, &mut norm);
+        let meta = DocMeta::from_record(&doc);
+        let line = stored_line(doc.id, &norm)?;
+        Ok(self.prepare(doc.id, line, norm, meta))
+    }
+
+    /// A stored norm line, prepared again (its band keys and words).
+    pub fn prepare_line(&self, id: u64, line: String) -> Result<Prepared> {
+        let o = pl_core::fields::parse_object(&line)
+            .map_err(|e| anyhow!("document {id}: stored line: {e}"))?;
+        let norm = match o.get("norm") {
+            Some(Value::String(s)) => s.clone(),
+            _ => bail!("document {id}: stored line has no \"norm\""),
+        };
+        let doc = DocRecord::from_obj(o).map_err(|e| anyhow!("document {id}: {e}"))?;
+        let meta = DocMeta::from_record(&doc);
+        Ok(self.prepare(id, line, norm, meta))
+    }
+
+    fn prepare(&self, id: u64, line: String, norm: String, meta: DocMeta) -> Prepared {
+        let fp = fingerprint(&norm);
+        let mut sh = Shingler::default();
+        let mut sign = |config: &ShingleConfig| -> Option<(u64, Vec<u32>)> {
+            config.shingle(&norm, &mut sh)?;
+            let mut sig = vec![0u32; self.hasher.perms()];
+            self.hasher.signature(&sh.hashes, &mut sig);
+            Some((sh.hashes.len() as u64, sig))
+        };
+        let sig = sign(&self.whole).map(|(size, sig)| SigRec {
+            id,
+            fingerprint: fp,
+            size,
+            sig,
+        });
+        let mut keys = Vec::new();
+        if let Some(s) = &sig {
+            let b = self.banding.bands as u32;
+            keys.extend((0..b).map(|i| (i, self.banding.key(&s.sig, i as usize))));
+            for (p, config) in self.parts.iter().enumerate() {
+                if let Some((_, part)) = sign(config) {
+                    let base = b * (p as u32 + 1);
+                    keys.extend((0..b).map(|i| (base + i, self.banding.key(&part, i as usize))));
+                }
+            }
+        }
+        let (tokens, words) = counted_words(&norm, &self.scoring.opts);
+        Prepared {
+            id,
+            line,
+            fp,
+            sig,
+            keys,
+            meta,
+            tokens,
+            words,
+        }
+    }
+
+    /// The sketch a band slot belongs to: 0 whole text, 1 head, 2 tail.
+    pub(super) fn part_of_slot(&self, slot: u32) -> usize {
+        slot as usize / self.banding.bands
+    }
+}
+
+/// What the index keeps of a document's norm record: its id and normalized text, all that
+/// scoring reads (`--norm` of pl-score takes such lines too); the fields the primary rule
+/// reads are kept apart (`added`, `richness`), and a change is noticed by the docs line's hash.
+pub fn stored_line(id: u64, norm: &str) -> Result<String, String> {
+    #[derive(Serialize)]
+    struct Line<'a> {
+        id: u64,
+        norm: &'a str,
+    }
+    serde_json::to_string(&Line { id, norm }).map_err(|e| e.to_string())
+}
+
+/// One document ready for the index.
+pub struct Prepared {
+    pub id: u64,
+    /// Its stored line ([`stored_line`], without the newline).
+    pub line: String,
+    pub fp: u128,
+    /// The whole text's signature (`None`: an empty text, which pl-minhash leaves out).
+    pub sig: Option<SigRec>,
+    /// Band keys: `(slot, key)`, slot = sketch × bands + band.
+    pub keys: Vec<(u32, u64)>,
+    pub meta: DocMeta,
+    /// Distinctive tokens and verifier words, sorted and unique.
+    pub tokens: Vec<u64>,
+    pub words: Vec<u64>,
+}

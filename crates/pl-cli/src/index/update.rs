@@ -1,0 +1,427 @@
+//! Updating the index: a bulk build from nothing, and an update that redoes only what the
+//! changed documents touch (their candidates, the buckets that crossed --max-bucket).
+
+use super::*;
+
+impl Tx<'_> {
+    /// Builds an empty index from all its documents, as pl-lsh and pl-score would.
+    pub(super) fn bulk(
+        &self,
+        docs: Vec<Prepared>,
+        sources: &FxHashMap<u64, u64>,
+        summary: &mut Summary,
+        log: &Log,
+    ) -> Result<()> {
+        let signed: Vec<&Prepared> = docs.iter().filter(|p| p.sig.is_some()).collect();
+        let ids: Vec<u64> = signed.iter().map(|p| p.id).collect();
+        let fps: Vec<u128> = signed.iter().map(|p| p.fp).collect();
+        let sigs: Vec<Vec<u32>> = signed
+            .iter()
+            .map(|p| p.sig.as_ref().expect("signed").sig.clone())
+            .collect();
+        let copies = lsh::copy_sets(&ids, &fps, &sigs);
+        drop(sigs);
+        let banded: FxHashSet<u64> = ids
+            .iter()
+            .zip(&copies.banded)
+            .filter(|(_, &b)| b)
+            .map(|(&id, _)| id)
+            .collect();
+        let (mut words, mut tokens): (FxHashMap<u64, i64>, FxHashMap<u64, i64>) =
+            Default::default();
+        for p in &docs {
+            let on = banded.contains(&p.id);
+            self.insert_doc(p, sources[&p.id], on)?;
+            if on {
+                self.set_keys(p.id, &p.keys, true)?;
+            }
+            for &w in &p.words {
+                *words.entry(w).or_default() += 1;
+            }
+            for &t in &p.tokens {
+                *tokens.entry(t).or_default() += 1;
+            }
+        }
+        self.add_counts("words", &words)?;
+        self.add_counts("tokens", &tokens)?;
+        for p in &docs {
+            for &w in &p.words {
+                if words[&w] <= FEW_MAX {
+                    self.exec(
+                        "INSERT INTO few(hash, id) VALUES (?1, ?2)",
+                        [w as i64, p.id as i64],
+                    )?;
+                }
+            }
+        }
+        // pl-lsh: whole texts, then each part, among the banded documents; their union.
+        let bands = self.engine.banding.bands;
+        let mut lists = Vec::new();
+        for part in 0..=self.engine.parts.len() {
+            let (mut pids, mut pkeys) = (Vec::new(), Vec::new());
+            for p in docs.iter().filter(|p| banded.contains(&p.id)) {
+                let k: Vec<u64> = p
+                    .keys
+                    .iter()
+                    .filter(|(slot, _)| *slot as usize / bands == part)
+                    .map(|&(_, k)| k)
+                    .collect();
+                if !k.is_empty() {
+                    pids.push(p.id);
+                    pkeys.push(k);
+                }
+            }
+            lists.push(lsh::candidates(&pids, &pkeys, self.engine.rule));
+        }
+        let cands = lsh::union(lists);
+        let list: Vec<(Candidate, bool)> =
+            lsh::with_copies(&cands, &copies.pairs, bands as u32).collect();
+        summary.rescored_docs = docs.len();
+        summary.pairs_scored = list.len();
+        // pl-score, on the norm lines written to a temporary file beside the index (created
+        // exclusively, removed when dropped).
+        let norm = crate::io::temp_beside(self.dir, "bulk-norm.ndjson")
+            .with_context(|| format!("{}: cannot create a temporary file", self.dir.display()))?;
+        {
+            let mut f = std::io::BufWriter::new(norm.as_file());
+            for p in &docs {
+                writeln!(f, "{}", p.line)?;
+            }
+            f.flush()
+                .with_context(|| format!("{}: write failed", norm.path().display()))?;
+        }
+        let kept = self.score_file(norm.path(), &docs, &list, log)?;
+        summary.pairs_kept = kept;
+        Ok(())
+    }
+
+    /// Updates a non-empty index: the documents touched, and those whose pairs they change.
+    pub(super) fn incremental(
+        &self,
+        docs: Vec<Prepared>,
+        deleted: Vec<u64>,
+        sources: &FxHashMap<u64, u64>,
+        summary: &mut Summary,
+        log: &Log,
+    ) -> Result<Vec<u64>> {
+        let started = std::time::Instant::now();
+        let (mut words, mut tokens): (FxHashMap<u64, i64>, FxHashMap<u64, i64>) =
+            Default::default();
+        // Which documents each word leaves and enters, for its postings while it is rare.
+        let mut moves: FxHashMap<u64, (Vec<u64>, Vec<u64>)> = FxHashMap::default();
+        let mut fps: FxHashSet<u128> = FxHashSet::default();
+        let mut affected: FxHashSet<u64> = FxHashSet::default();
+        let mut gone: Vec<u64> = deleted.clone();
+        // Each bucket's size before this update, for those whose documents change.
+        let mut sizes: FxHashMap<(u32, u64), usize> = FxHashMap::default();
+        // Old versions out.
+        let changing: Vec<u64> = docs.iter().map(|p| p.id).collect();
+        for &id in deleted.iter().chain(&changing) {
+            let Some((old, banded)) = self.stored(id)? else {
+                continue;
+            };
+            if changing.contains(&id) {
+                summary.changed += 1;
+            }
+            for &w in &old.words {
+                *words.entry(w).or_default() -= 1;
+                moves.entry(w).or_default().0.push(id);
+            }
+            for &t in &old.tokens {
+                *tokens.entry(t).or_default() -= 1;
+            }
+            if banded {
+                self.note_sizes(&old.keys, &mut sizes)?;
+                self.set_keys(id, &old.keys, false)?;
+            }
+            self.exec("DELETE FROM docs WHERE id=?1", [id as i64])?;
+            fps.insert(old.fp);
+            affected.insert(id);
+        }
+        summary.added = docs.len() - summary.changed;
+        // New versions in (banded below, with their copy sets).
+        for p in &docs {
+            self.insert_doc(p, sources[&p.id], false)?;
+            for &w in &p.words {
+                *words.entry(w).or_default() += 1;
+                moves.entry(w).or_default().1.push(p.id);
+            }
+            for &t in &p.tokens {
+                *tokens.entry(t).or_default() += 1;
+            }
+            fps.insert(p.fp);
+            affected.insert(p.id);
+        }
+        let mut keys: FxHashMap<u64, Vec<(u32, u64)>> =
+            docs.iter().map(|p| (p.id, p.keys.clone())).collect();
+        // Copy sets: the lowest id of each (text, signature) banded, as pl-lsh collapses.
+        let mut fps: Vec<u128> = fps.into_iter().collect();
+        fps.sort_unstable();
+        for fp in fps {
+            let members = self.same_text(fp)?;
+            let mut reps: Vec<(&Vec<u32>, u64)> = Vec::new();
+            for (id, sig) in &members {
+                let Some(sig) = sig else { continue };
+                let banded_now = if lsh::is_empty_signature(sig) {
+                    true
+                } else {
+                    match reps.iter().find(|(s, _)| *s == sig) {
+                        Some(_) => false,
+                        None => {
+                            reps.push((sig, *id));
+                            true
+                        }
+                    }
+                };
+                let banded_was: bool = sql(
+                    self.dir,
+                    self.tx
+                        .query_row("SELECT banded FROM docs WHERE id=?1", [*id as i64], |r| {
+                            r.get(0)
+                        }),
+                )?;
+                if banded_now != banded_was {
+                    let k = match keys.get(id) {
+                        Some(k) => k.clone(),
+                        None => {
+                            let (p, _) = self.stored(*id)?.expect("a member");
+                            keys.insert(*id, p.keys.clone());
+                            p.keys
+                        }
+                    };
+                    self.note_sizes(&k, &mut sizes)?;
+                    self.set_keys(*id, &k, banded_now)?;
+                    self.exec(
+                        "UPDATE docs SET banded=?2 WHERE id=?1",
+                        params![*id as i64, banded_now],
+                    )?;
+                }
+            }
+            // Whatever the set was or became, its members' copy pairs and representative may
+            // have changed.
+            affected.extend(members.iter().map(|(id, _)| *id));
+        }
+        // A bucket that crossed --max-bucket. One that pairs again (it shrank) gives its
+        // documents new candidates: they look for them again. One that stopped pairing (it
+        // grew) only takes a band from the pairs among its documents, which are dropped below
+        // (`rebanded`) when no band pairs them any more; a pair's verdict does not depend on
+        // its band count, so nothing is scored again for it.
+        let (mut crossed, looked_before) = (0usize, affected.len());
+        let mut unpaired: Vec<u64> = Vec::new();
+        for ((slot, key), before) in sizes {
+            let now = self.bucket(slot, key)?;
+            let was = self.engine.rule.pairs(before.max(2));
+            if was != self.engine.rule.pairs(now.len().max(2)) {
+                crossed += 1;
+                if was {
+                    unpaired.extend(now);
+                } else {
+                    affected.extend(now);
+                }
+            }
+        }
+        if crossed > 0 {
+            log.info(format!(
+                "{crossed} buckets crossed --max-bucket {}: {} more documents look for their candidates again, {} have their pairs' bands counted again",
+                self.engine.rule.max_bucket_flag(),
+                affected.len() - looked_before,
+                unpaired.len()
+            ));
+        }
+        // Corpus counts; the documents holding a word that became known or unknown.
+        let changed = self.add_counts("words", &words)?;
+        self.add_counts("tokens", &tokens)?;
+        let holders_before = affected.len();
+        let mut rescan: FxHashMap<u64, bool> = FxHashMap::default();
+        for (h, old, new) in changed {
+            let flip = count_line(old) != count_line(new);
+            summary.flipped_words += usize::from(flip);
+            let (removed, added) = moves.get(&h).cloned().unwrap_or_default();
+            if old <= FEW_MAX {
+                // Its postings are in `few`: the holders are found without a scan.
+                if flip {
+                    affected.extend(self.posted(h)?);
+                    affected.extend(added.iter().copied());
+                }
+                if new <= FEW_MAX {
+                    for id in removed {
+                        self.exec(
+                            "DELETE FROM few WHERE hash=?1 AND id=?2",
+                            [h as i64, id as i64],
+                        )?;
+                    }
+                    for id in added {
+                        self.exec(
+                            "INSERT OR IGNORE INTO few(hash, id) VALUES (?1, ?2)",
+                            [h as i64, id as i64],
+                        )?;
+                    }
+                } else {
+                    self.exec("DELETE FROM few WHERE hash=?1", [h as i64])?;
+                }
+            } else if new <= FEW_MAX {
+                // Rare again (documents deleted or changed): its postings are found by reading
+                // every stored text once, for all such words together.
+                rescan.insert(h, flip);
+            }
+        }
+        if !rescan.is_empty() {
+            let found = self.holders(&rescan)?;
+            log.info(format!(
+                "{} words became rare again: every stored text read once to find their {} documents",
+                rescan.len(),
+                found.len()
+            ));
+            for (h, id) in found {
+                self.exec(
+                    "INSERT OR IGNORE INTO few(hash, id) VALUES (?1, ?2)",
+                    [h as i64, id as i64],
+                )?;
+                if rescan[&h] {
+                    affected.insert(id);
+                }
+            }
+        }
+        if summary.flipped_words > 0 {
+            log.info(format!(
+                "{} words crossed the known-word line: {} more documents rescored",
+                summary.flipped_words,
+                affected.len() - holders_before
+            ));
+        }
+        gone.extend(affected.iter().copied());
+        gone.sort_unstable();
+        gone.dedup();
+        // What clustering must look at again: these documents, the new ones and the partners
+        // these lose (their components may split).
+        let mut touched: Vec<u64> = gone.iter().chain(&changing).copied().collect();
+        for &id in &gone {
+            touched.extend(self.partners(id)?);
+            self.exec("DELETE FROM pairs WHERE a=?1", [id as i64])?;
+            self.exec("DELETE FROM pairs WHERE b=?1", [id as i64])?;
+        }
+        unpaired.sort_unstable();
+        unpaired.dedup();
+        for id in unpaired {
+            if !affected.contains(&id) {
+                touched.extend(self.rebanded(id, &affected)?);
+            }
+        }
+        // The affected documents' candidates, as pl-lsh finds them.
+        let all = self.engine.banding.bands as u32;
+        let mut cands: BTreeMap<(u64, u64), (u32, bool)> = BTreeMap::new();
+        let mut ids: Vec<u64> = affected.into_iter().collect();
+        ids.sort_unstable();
+        summary.rescored_docs = ids.len();
+        for &id in &ids {
+            let row: Option<(bool, Vec<u8>)> = sql(
+                self.dir,
+                self.tx
+                    .prepare_cached("SELECT banded, fp FROM docs WHERE id=?1")
+                    .and_then(|mut s| {
+                        s.query_row([id as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+                            .optional()
+                    }),
+            )?;
+            let Some((banded, fp)) = row else { continue };
+            if banded {
+                let k = match keys.get(&id) {
+                    Some(k) => k.clone(),
+                    None => self.stored(id)?.expect("present").0.keys,
+                };
+                for (other, bands) in self.lookup(id, &k)? {
+                    let key = (id.min(other), id.max(other));
+                    cands.entry(key).or_insert((bands, false));
+                }
+            }
+            let fp = u128::from_le_bytes(fp.try_into().map_err(|_| anyhow!("bad fingerprint"))?);
+            let members = self.same_text(fp)?;
+            let mine = members
+                .iter()
+                .find(|(m, _)| *m == id)
+                .and_then(|(_, s)| s.clone());
+            if let Some(sig) = mine.filter(|s| !lsh::is_empty_signature(s)) {
+                let set: Vec<u64> = members
+                    .iter()
+                    .filter(|(_, s)| s.as_ref() == Some(&sig))
+                    .map(|(m, _)| *m)
+                    .collect();
+                let rep = set[0];
+                for &m in &set[1..] {
+                    if rep == id || m == id {
+                        cands.insert((rep, m), (all, true));
+                    }
+                }
+            }
+        }
+        let list: Vec<(Candidate, bool)> = cands
+            .into_iter()
+            .map(|((a, b), (bands, copy))| (Candidate { a, b, bands }, copy))
+            .collect();
+        summary.pairs_scored = list.len();
+        log.info(format!(
+            "{} candidate pairs of {} documents found in {:.2} s",
+            list.len(),
+            ids.len(),
+            started.elapsed().as_secs_f64()
+        ));
+        let kept = self.score(&list, None)?;
+        summary.pairs_kept = kept.len();
+        log.info(format!(
+            "scored, {} kept, at {:.2} s",
+            kept.len(),
+            started.elapsed().as_secs_f64()
+        ));
+        for (_, _, rec) in kept {
+            self.insert_pair(&rec)?;
+        }
+        Ok(touched)
+    }
+
+    /// The stored pairs of `id` once a bucket of its stopped pairing: a pair no band pairs
+    /// any more is dropped, the others keep their verdict with their new band count (pl-lsh's
+    /// candidates looked up again, nothing scored). Pairs with a document of `redo` (scored
+    /// again anyway) and copy pairs are left alone. The documents of the dropped pairs.
+    pub(super) fn rebanded(&self, id: u64, redo: &FxHashSet<u64>) -> Result<Vec<u64>> {
+        let (doc, _) = self.stored(id)?.expect("a document of a bucket is stored");
+        let now: FxHashMap<u64, u32> = self.lookup(id, &doc.keys)?.into_iter().collect();
+        let pairs = self.rows(
+            "SELECT a, b, rec FROM pairs WHERE (a=?1 OR b=?1) AND copy=0",
+            [id as i64],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)? as u64,
+                    r.get::<_, i64>(1)? as u64,
+                    r.get::<_, String>(2)?,
+                ))
+            },
+        )?;
+        let mut dropped = Vec::new();
+        for (a, b, rec) in pairs {
+            let other = if a == id { b } else { a };
+            if redo.contains(&other) {
+                continue;
+            }
+            match now.get(&other) {
+                None => {
+                    self.exec(
+                        "DELETE FROM pairs WHERE a=?1 AND b=?2",
+                        [a as i64, b as i64],
+                    )?;
+                    dropped.extend([a, b]);
+                }
+                Some(&bands) => {
+                    let mut o = pl_core::fields::parse_object(&rec).map_err(|e| anyhow!("{e}"))?;
+                    if o.get("bands").and_then(Value::as_u64) != Some(u64::from(bands)) {
+                        o.insert("bands".into(), bands.into());
+                        self.exec(
+                            "UPDATE pairs SET rec=?3 WHERE a=?1 AND b=?2",
+                            params![a as i64, b as i64, serde_json::to_string(&o)?],
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(dropped)
+    }
+}
