@@ -15,6 +15,19 @@ fn pairs(records: &[Value]) -> BTreeSet<(u64, u64)> {
     records.iter().map(pair_of).collect()
 }
 
+/// What `--explain`'s weights say of a ledger: either balance at least 0 (the rare one with
+/// two rare numbers and no clean refusal).
+fn keeps_by_balance(l: &Value) -> bool {
+    let b = &l["balance"];
+    let num = |k: &str| {
+        b[k].as_f64()
+            .unwrap_or_else(|| panic!("no balance.{k} in {l}"))
+    };
+    let rare =
+        b["clean_refused"] == false && l["agree"].as_u64().unwrap() >= 2 && num("rare") >= 0.0;
+    rare || num("wide") >= 0.0
+}
+
 #[test]
 fn the_ledger_rescues_only_true_duplicates_and_explains_why() {
     let d = tempfile::tempdir().unwrap();
@@ -52,6 +65,22 @@ fn the_ledger_rescues_only_true_duplicates_and_explains_why() {
             r["conflicts"].as_f64().unwrap() > 0.5,
             "the alignment rejected it: {r}"
         );
+        assert!(keeps_by_balance(l), "the weighed evidence keeps it: {r}");
+    }
+    // Every pair the alignment rejected and the ledger did not keep weighs too little.
+    ok(sh(
+        d.path(),
+        "pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson --explain \
+         --rejected rejected.ndjson > /dev/null",
+    ));
+    let rejected = ndjson(&std::fs::read(d.path().join("rejected.ndjson")).unwrap());
+    let weighed: Vec<&Value> = rejected
+        .iter()
+        .filter(|r| r["dropped"] == "conflicts")
+        .collect();
+    assert!(weighed.len() > 100, "{} pairs weighed", weighed.len());
+    for r in weighed {
+        assert!(!keeps_by_balance(&r["ledger"]), "{r}");
     }
     // --explain adds fields, not pairs; without the ledger exactly the rescued pairs are gone.
     assert_eq!(pairs(&explained), pairs(&plain));

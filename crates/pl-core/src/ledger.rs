@@ -56,6 +56,24 @@ pub struct Ledger {
     /// For explanations: the rare numbers that agreed, and each side's disagreeing tokens.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tokens: Option<LedgerTokens>,
+    /// For explanations: how the counts weigh under the rescue rule.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub balance: Option<Balance>,
+}
+
+/// The counts of a [`Ledger`] weighed by a [`Rescue`] rule: the evidence for less the
+/// evidence against, each item with its weight; the pair is kept when either balance is at
+/// least 0 (the rare one only with [`Rescue::min_agree`] rare numbers and no clean refusal).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Balance {
+    /// `agree` − `per_number` × `numbers_against` − `per_word` × `words_against` − `margin`.
+    pub rare: f64,
+    /// `wide` − `wide_per_number` × `numbers_against` − `wide_per_word` × `words_against` −
+    /// `wide_margin`.
+    pub wide: f64,
+    /// A clean pair with a known word against or a number near another: the rare balance
+    /// cannot keep it.
+    pub clean_refused: bool,
 }
 
 /// The tokens behind a [`Ledger`]'s counts (with `--explain`).
@@ -419,6 +437,7 @@ pub fn ledger(
         against_a: own(sa.against),
         against_b: own(sb.against),
     });
+    l.balance = explain.then(|| rule.balance(&l));
     l
 }
 
@@ -521,28 +540,26 @@ impl Rescue {
         })
     }
 
-    /// Whether the evidence keeps the pair: the rare numbers' balance, or the wide one.
+    /// Whether the evidence keeps the pair: the rare numbers' balance, or the wide one (a
+    /// copy whose every rare number is shared by more than [`RARE_DF`] documents, its
+    /// cluster's copies).
     pub fn keeps(&self, l: &Ledger) -> bool {
-        self.rare_keeps(l) || self.wide_keeps(l)
+        let b = self.balance(l);
+        let rare = !b.clean_refused && l.agree >= self.min_agree && b.rare >= -1e-9;
+        rare || b.wide >= -1e-9
     }
 
-    /// Many numbers of a cluster's own agreeing, few against: a copy whose every rare number
-    /// is shared by more than [`RARE_DF`] documents (its cluster's copies).
-    fn wide_keeps(&self, l: &Ledger) -> bool {
-        let against = self.wide_per_number * l.numbers_against as f64
-            + self.wide_per_word * l.words_against as f64
-            + self.wide_margin;
-        l.wide as f64 >= against - 1e-9
-    }
-
-    fn rare_keeps(&self, l: &Ledger) -> bool {
-        if l.damage < self.clean_damage && (l.words_against > 0 || l.near > 0) {
-            return false;
+    /// The ledger's counts weighed.
+    pub fn balance(&self, l: &Ledger) -> Balance {
+        let (na, wa) = (l.numbers_against as f64, l.words_against as f64);
+        Balance {
+            rare: l.agree as f64 - self.per_number * na - self.per_word * wa - self.margin,
+            wide: l.wide as f64
+                - self.wide_per_number * na
+                - self.wide_per_word * wa
+                - self.wide_margin,
+            clean_refused: l.damage < self.clean_damage && (l.words_against > 0 || l.near > 0),
         }
-        let against = self.per_number * l.numbers_against as f64
-            + self.per_word * l.words_against as f64
-            + self.margin;
-        l.agree >= self.min_agree && l.agree as f64 >= against - 1e-9
     }
 }
 
