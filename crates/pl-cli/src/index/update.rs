@@ -105,18 +105,66 @@ impl Tx<'_> {
         log: &Log,
     ) -> Result<Vec<u64>> {
         let started = std::time::Instant::now();
-        let (mut words, mut tokens): (FxHashMap<u64, i64>, FxHashMap<u64, i64>) =
-            Default::default();
-        // Which documents each word leaves and enters, for its postings while it is rare.
-        let mut moves: FxHashMap<u64, (Vec<u64>, Vec<u64>)> = FxHashMap::default();
-        let mut fps: FxHashSet<u128> = FxHashSet::default();
-        let mut affected: FxHashSet<u64> = FxHashSet::default();
-        let mut gone: Vec<u64> = deleted.clone();
-        // Each bucket's size before this update, for those whose documents change.
-        let mut sizes: FxHashMap<(u32, u64), usize> = FxHashMap::default();
-        // Old versions out.
         let changing: Vec<u64> = docs.iter().map(|p| p.id).collect();
-        for &id in deleted.iter().chain(&changing) {
+        let mut d = self.swap_docs(&docs, &deleted, &changing, sources, summary)?;
+        self.recollapse(&mut d)?;
+        self.crossed_buckets(&mut d, log)?;
+        self.moved_words(&mut d, summary, log)?;
+        let mut gone = deleted;
+        gone.extend(d.affected.iter().copied());
+        gone.sort_unstable();
+        gone.dedup();
+        // What clustering must look at again: these documents, the new ones and the partners
+        // these lose (their components may split).
+        let mut touched: Vec<u64> = gone.iter().chain(&changing).copied().collect();
+        for &id in &gone {
+            touched.extend(self.partners(id)?);
+            self.exec("DELETE FROM pairs WHERE a=?1", [id as i64])?;
+            self.exec("DELETE FROM pairs WHERE b=?1", [id as i64])?;
+        }
+        d.unpaired.sort_unstable();
+        d.unpaired.dedup();
+        for &id in &d.unpaired {
+            if !d.affected.contains(&id) {
+                touched.extend(self.rebanded(id, &d.affected)?);
+            }
+        }
+        let mut ids: Vec<u64> = d.affected.iter().copied().collect();
+        ids.sort_unstable();
+        summary.rescored_docs = ids.len();
+        let list = self.candidates_of(&ids, &d.keys)?;
+        summary.pairs_scored = list.len();
+        log.info(format!(
+            "{} candidate pairs of {} documents found in {:.2} s",
+            list.len(),
+            ids.len(),
+            started.elapsed().as_secs_f64()
+        ));
+        let kept = self.score(&list, None)?;
+        summary.pairs_kept = kept.len();
+        log.info(format!(
+            "scored, {} kept, at {:.2} s",
+            kept.len(),
+            started.elapsed().as_secs_f64()
+        ));
+        for (_, _, rec) in kept {
+            self.insert_pair(&rec)?;
+        }
+        Ok(touched)
+    }
+
+    /// Takes the old versions of `deleted` and `changing` out (their counts, bands and rows)
+    /// and puts `docs` in (banded by [`Tx::recollapse`], with their copy sets).
+    fn swap_docs(
+        &self,
+        docs: &[Prepared],
+        deleted: &[u64],
+        changing: &[u64],
+        sources: &FxHashMap<u64, u64>,
+        summary: &mut Summary,
+    ) -> Result<Delta> {
+        let mut d = Delta::default();
+        for &id in deleted.iter().chain(changing) {
             let Some((old, banded)) = self.stored(id)? else {
                 continue;
             };
@@ -124,38 +172,41 @@ impl Tx<'_> {
                 summary.changed += 1;
             }
             for &w in &old.words {
-                *words.entry(w).or_default() -= 1;
-                moves.entry(w).or_default().0.push(id);
+                *d.words.entry(w).or_default() -= 1;
+                d.moves.entry(w).or_default().0.push(id);
             }
             for &t in &old.tokens {
-                *tokens.entry(t).or_default() -= 1;
+                *d.tokens.entry(t).or_default() -= 1;
             }
             if banded {
-                self.note_sizes(&old.keys, &mut sizes)?;
+                self.note_sizes(&old.keys, &mut d.sizes)?;
                 self.set_keys(id, &old.keys, false)?;
             }
             self.exec("DELETE FROM docs WHERE id=?1", [id as i64])?;
-            fps.insert(old.fp);
-            affected.insert(id);
+            d.fps.insert(old.fp);
+            d.affected.insert(id);
         }
         summary.added = docs.len() - summary.changed;
-        // New versions in (banded below, with their copy sets).
-        for p in &docs {
+        for p in docs {
             self.insert_doc(p, sources[&p.id], false)?;
             for &w in &p.words {
-                *words.entry(w).or_default() += 1;
-                moves.entry(w).or_default().1.push(p.id);
+                *d.words.entry(w).or_default() += 1;
+                d.moves.entry(w).or_default().1.push(p.id);
             }
             for &t in &p.tokens {
-                *tokens.entry(t).or_default() += 1;
+                *d.tokens.entry(t).or_default() += 1;
             }
-            fps.insert(p.fp);
-            affected.insert(p.id);
+            d.fps.insert(p.fp);
+            d.affected.insert(p.id);
         }
-        let mut keys: FxHashMap<u64, Vec<(u32, u64)>> =
-            docs.iter().map(|p| (p.id, p.keys.clone())).collect();
-        // Copy sets: the lowest id of each (text, signature) banded, as pl-lsh collapses.
-        let mut fps: Vec<u128> = fps.into_iter().collect();
+        d.keys = docs.iter().map(|p| (p.id, p.keys.clone())).collect();
+        Ok(d)
+    }
+
+    /// The copy sets of every text the update touched, collapsed as pl-lsh collapses them:
+    /// the lowest id of each (text, signature) banded, the others not.
+    fn recollapse(&self, d: &mut Delta) -> Result<()> {
+        let mut fps: Vec<u128> = d.fps.iter().copied().collect();
         fps.sort_unstable();
         for fp in fps {
             let members = self.same_text(fp)?;
@@ -181,15 +232,8 @@ impl Tx<'_> {
                         }),
                 )?;
                 if banded_now != banded_was {
-                    let k = match keys.get(id) {
-                        Some(k) => k.clone(),
-                        None => {
-                            let (p, _) = self.stored(*id)?.expect("a member");
-                            keys.insert(*id, p.keys.clone());
-                            p.keys
-                        }
-                    };
-                    self.note_sizes(&k, &mut sizes)?;
+                    let k = self.keys_of(*id, &mut d.keys)?;
+                    self.note_sizes(&k, &mut d.sizes)?;
                     self.set_keys(*id, &k, banded_now)?;
                     self.exec(
                         "UPDATE docs SET banded=?2 WHERE id=?1",
@@ -199,24 +243,41 @@ impl Tx<'_> {
             }
             // Whatever the set was or became, its members' copy pairs and representative may
             // have changed.
-            affected.extend(members.iter().map(|(id, _)| *id));
+            d.affected.extend(members.iter().map(|(id, _)| *id));
         }
-        // A bucket that crossed --max-bucket. One that pairs again (it shrank) gives its
-        // documents new candidates: they look for them again. One that stopped pairing (it
-        // grew) only takes a band from the pairs among its documents, which are dropped below
-        // (`rebanded`) when no band pairs them any more; a pair's verdict does not depend on
-        // its band count, so nothing is scored again for it.
-        let (mut crossed, looked_before) = (0usize, affected.len());
-        let mut unpaired: Vec<u64> = Vec::new();
-        for ((slot, key), before) in sizes {
+        Ok(())
+    }
+
+    /// A document's band keys: prepared by this update, or its stored text prepared again.
+    fn keys_of(
+        &self,
+        id: u64,
+        keys: &mut FxHashMap<u64, Vec<(u32, u64)>>,
+    ) -> Result<Vec<(u32, u64)>> {
+        if let Some(k) = keys.get(&id) {
+            return Ok(k.clone());
+        }
+        let (p, _) = self.stored(id)?.expect("a stored document");
+        keys.insert(id, p.keys.clone());
+        Ok(p.keys)
+    }
+
+    /// The buckets that crossed --max-bucket. One that pairs again (it shrank) gives its
+    /// documents new candidates: they look for them again. One that stopped pairing (it grew)
+    /// only takes a band from the pairs among its documents, which are dropped (`rebanded`)
+    /// when no band pairs them any more; a pair's verdict does not depend on its band count,
+    /// so nothing is scored again for it.
+    fn crossed_buckets(&self, d: &mut Delta, log: &Log) -> Result<()> {
+        let (mut crossed, looked_before) = (0usize, d.affected.len());
+        for (&(slot, key), &before) in &d.sizes {
             let now = self.bucket(slot, key)?;
             let was = self.engine.rule.pairs(before.max(2));
             if was != self.engine.rule.pairs(now.len().max(2)) {
                 crossed += 1;
                 if was {
-                    unpaired.extend(now);
+                    d.unpaired.extend(now);
                 } else {
-                    affected.extend(now);
+                    d.affected.extend(now);
                 }
             }
         }
@@ -224,24 +285,29 @@ impl Tx<'_> {
             log.info(format!(
                 "{crossed} buckets crossed --max-bucket {}: {} more documents look for their candidates again, {} have their pairs' bands counted again",
                 self.engine.rule.max_bucket_flag(),
-                affected.len() - looked_before,
-                unpaired.len()
+                d.affected.len() - looked_before,
+                d.unpaired.len()
             ));
         }
-        // Corpus counts; the documents holding a word that became known or unknown.
-        let changed = self.add_counts("words", &words)?;
-        self.add_counts("tokens", &tokens)?;
-        let holders_before = affected.len();
+        Ok(())
+    }
+
+    /// The corpus counts changed, the postings of rare words kept, and the holders of every
+    /// word whose count moved to another of the scorer's lines added to the affected.
+    fn moved_words(&self, d: &mut Delta, summary: &mut Summary, log: &Log) -> Result<()> {
+        let changed = self.add_counts("words", &d.words)?;
+        self.add_counts("tokens", &d.tokens)?;
+        let holders_before = d.affected.len();
         let mut rescan: FxHashMap<u64, bool> = FxHashMap::default();
         for (h, old, new) in changed {
             let flip = count_line(old) != count_line(new);
             summary.flipped_words += usize::from(flip);
-            let (removed, added) = moves.get(&h).cloned().unwrap_or_default();
+            let (removed, added) = d.moves.get(&h).cloned().unwrap_or_default();
             if old <= FEW_MAX {
                 // Its postings are in `few`: the holders are found without a scan.
                 if flip {
-                    affected.extend(self.posted(h)?);
-                    affected.extend(added.iter().copied());
+                    d.affected.extend(self.posted(h)?);
+                    d.affected.extend(added.iter().copied());
                 }
                 if new <= FEW_MAX {
                     for id in removed {
@@ -278,42 +344,30 @@ impl Tx<'_> {
                     [h as i64, id as i64],
                 )?;
                 if rescan[&h] {
-                    affected.insert(id);
+                    d.affected.insert(id);
                 }
             }
         }
         if summary.flipped_words > 0 {
             log.info(format!(
-                "{} words crossed the known-word line: {} more documents rescored",
+                "{} words crossed a count line: {} more documents rescored",
                 summary.flipped_words,
-                affected.len() - holders_before
+                d.affected.len() - holders_before
             ));
         }
-        gone.extend(affected.iter().copied());
-        gone.sort_unstable();
-        gone.dedup();
-        // What clustering must look at again: these documents, the new ones and the partners
-        // these lose (their components may split).
-        let mut touched: Vec<u64> = gone.iter().chain(&changing).copied().collect();
-        for &id in &gone {
-            touched.extend(self.partners(id)?);
-            self.exec("DELETE FROM pairs WHERE a=?1", [id as i64])?;
-            self.exec("DELETE FROM pairs WHERE b=?1", [id as i64])?;
-        }
-        unpaired.sort_unstable();
-        unpaired.dedup();
-        for id in unpaired {
-            if !affected.contains(&id) {
-                touched.extend(self.rebanded(id, &affected)?);
-            }
-        }
-        // The affected documents' candidates, as pl-lsh finds them.
+        Ok(())
+    }
+
+    /// The candidates of `ids` (sorted), as pl-lsh finds them: banded documents' buckets
+    /// looked up, and each one's copy pairs with its set's representative.
+    fn candidates_of(
+        &self,
+        ids: &[u64],
+        keys: &FxHashMap<u64, Vec<(u32, u64)>>,
+    ) -> Result<Vec<(Candidate, bool)>> {
         let all = self.engine.banding.bands as u32;
         let mut cands: BTreeMap<(u64, u64), (u32, bool)> = BTreeMap::new();
-        let mut ids: Vec<u64> = affected.into_iter().collect();
-        ids.sort_unstable();
-        summary.rescored_docs = ids.len();
-        for &id in &ids {
+        for &id in ids {
             let row: Option<(bool, Vec<u8>)> = sql(
                 self.dir,
                 self.tx
@@ -354,28 +408,10 @@ impl Tx<'_> {
                 }
             }
         }
-        let list: Vec<(Candidate, bool)> = cands
+        Ok(cands
             .into_iter()
             .map(|((a, b), (bands, copy))| (Candidate { a, b, bands }, copy))
-            .collect();
-        summary.pairs_scored = list.len();
-        log.info(format!(
-            "{} candidate pairs of {} documents found in {:.2} s",
-            list.len(),
-            ids.len(),
-            started.elapsed().as_secs_f64()
-        ));
-        let kept = self.score(&list, None)?;
-        summary.pairs_kept = kept.len();
-        log.info(format!(
-            "scored, {} kept, at {:.2} s",
-            kept.len(),
-            started.elapsed().as_secs_f64()
-        ));
-        for (_, _, rec) in kept {
-            self.insert_pair(&rec)?;
-        }
-        Ok(touched)
+            .collect())
     }
 
     /// The stored pairs of `id` once a bucket of its stopped pairing: a pair no band pairs
@@ -424,4 +460,24 @@ impl Tx<'_> {
         }
         Ok(dropped)
     }
+}
+
+/// What an update changes, gathered step by step.
+#[derive(Default)]
+struct Delta {
+    /// Change of each word's and distinctive token's document count.
+    words: FxHashMap<u64, i64>,
+    tokens: FxHashMap<u64, i64>,
+    /// Which documents each word leaves and enters, for its postings while it is rare.
+    moves: FxHashMap<u64, (Vec<u64>, Vec<u64>)>,
+    /// Texts (fingerprints) whose copy sets may have changed.
+    fps: FxHashSet<u128>,
+    /// Documents whose candidates are found and scored again.
+    affected: FxHashSet<u64>,
+    /// Each bucket's size before this update, for those whose documents change.
+    sizes: FxHashMap<(u32, u64), usize>,
+    /// Band keys known without preparing a stored text again.
+    keys: FxHashMap<u64, Vec<(u32, u64)>>,
+    /// Documents of buckets that stopped pairing.
+    unpaired: Vec<u64>,
 }
