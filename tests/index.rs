@@ -6,11 +6,16 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{bin_dir, ok, repo, run};
+use crate::util::{bin_dir, ndjson, ok, repo, run};
 
 /// The example corpus's docs records, parsed.
 fn examples() -> Vec<serde_json::Map<String, Value>> {
-    std::fs::read_to_string(repo().join("examples/docs.ndjson"))
+    corpus("examples/docs.ndjson")
+}
+
+/// A corpus of the repository's docs records, parsed.
+fn corpus(path: &str) -> Vec<serde_json::Map<String, Value>> {
+    std::fs::read_to_string(repo().join(path))
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -157,11 +162,83 @@ fn buckets_crossing_the_limit_keep_the_index_equal_to_make() {
     );
 }
 
+/// The real-OCR fixture, where copies of one document put their numbers in four to seven
+/// documents: additions and deletions move numbers across the ledger's wide-agreement line,
+/// and the holders must be scored again.
+#[test]
+fn updates_of_rough_scans_keep_the_index_equal_to_make() {
+    let logs = updates_of(corpus("examples/ocr/docs.ndjson"), &[], &[]);
+    assert!(
+        logs[1..].iter().any(|s| s.contains("crossed a count line")),
+        "some number moved: {logs:?}"
+    );
+}
+
+/// Copies among four to six put their numbers in that many documents, and the ledger's wide
+/// agreement keeps some of their pairs. Seven notes quoting those numbers push each into more
+/// than six documents: the pairs lose that agreement, and the index must score their
+/// documents again (their words crossed a count line) to give make's groups.
+#[test]
+fn numbers_leaving_the_wide_agreement_rescore_their_holders() {
+    let d = tempfile::tempdir().unwrap();
+    let mut docs = corpus("examples/ocr/docs.ndjson");
+    let path = d.path().join("docs.ndjson");
+    write_docs(&path, &docs);
+    let before = full_groups(d.path(), &path, &["SCORE_FLAGS=--explain"]);
+    let scores = ndjson(&std::fs::read(d.path().join("work/scores.ndjson")).unwrap());
+    let mut numbers: Vec<String> = Vec::new();
+    for r in &scores {
+        let l = &r["ledger"];
+        if r["rescued"] == true && l["agree"].as_u64().unwrap() < 2 {
+            for list in ["agreed", "agreed_wide"] {
+                for t in l["tokens"][list].as_array().unwrap() {
+                    numbers.push(t.as_str().unwrap().to_string());
+                }
+            }
+        }
+    }
+    numbers.sort();
+    numbers.dedup();
+    assert!(numbers.len() >= 9, "{numbers:?}");
+    let index = d.path().join("index").display().to_string();
+    let docs_arg = path.display().to_string();
+    ok(run("pl-index", &["--index", &index, &docs_arg], b""));
+    let last = docs.iter().filter_map(|d| d["id"].as_u64()).max().unwrap();
+    for i in 1..=7u64 {
+        let note = serde_json::json!({
+            "id": last + i,
+            "title": format!("Notiz {i}"),
+            "content": format!("Notiz {i} zum Vorgang {}: {}", 7919 * i, numbers.join(" ")),
+        });
+        docs.push(note.as_object().unwrap().clone());
+    }
+    write_docs(&path, &docs);
+    let out = run("pl-index", &["--index", &index, &docs_arg, "-v"], b"");
+    let log = String::from_utf8_lossy(&out.stderr).to_string();
+    let got = ok(out);
+    let want = full_groups(d.path(), &path, &[]);
+    assert_ne!(want, before, "the notes changed make's groups");
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want),
+        "{log}"
+    );
+    assert!(log.contains("crossed a count line"), "{log}");
+}
+
 /// Six rounds of additions, deletions and changes of the example corpus, each given to
 /// pl-index (with `flags`) and compared with `make groups` (with `vars`); pl-index's logs.
 fn updates_against_make(vars: &[&str], flags: &[&str]) -> Vec<String> {
+    updates_of(examples(), vars, flags)
+}
+
+/// [`updates_against_make`] on the documents `pool`.
+fn updates_of(
+    pool: Vec<serde_json::Map<String, Value>>,
+    vars: &[&str],
+    flags: &[&str],
+) -> Vec<String> {
     let d = tempfile::tempdir().unwrap();
-    let pool = examples();
     let mut rng = Lcg(19);
     // Start from about 60% of the corpus.
     let mut live: Vec<serde_json::Map<String, Value>> =

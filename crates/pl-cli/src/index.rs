@@ -12,9 +12,10 @@
 //!   copies collapsed as pl-lsh collapses them: a copy set's lowest id is banded, the others
 //!   paired with it);
 //! - scores: with the default scorer a pair's verdict and score depend on the corpus only
-//!   through which of the lines 1, 2, 3, 4–6 and 7+ a word's document count is on (the
-//!   verifier's known words, the ledger's damage, known words, rare numbers and wide agreement). An update that moves a
-//!   word to another line rescores every pair of every document holding the word; the
+//!   through which of the lines 1, 2, 3 and 4+ a word's document count is on (the
+//!   verifier's known words, the ledger's damage, known words and rare numbers), and for the
+//!   ledger's numbers 4–6 and 7+ (its wide agreement). An update that moves a word to
+//!   another line rescores every pair of every document holding the word; the
 //!   distinctive tokens' rarity changes the reported `distinct` dimension only (it gates
 //!   nothing unless `--distinct-min`/`--distinct-penalty`, which the index does not take),
 //!   so a kept pair's `distinct` may be that of the corpus when it was scored;
@@ -66,18 +67,26 @@ pub const FORMAT: u32 = 4;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the
-/// ledger's rare numbers and known words, 3 and 4; its wide agreement, 6 and 7).
-const FEW_MAX: i64 = pl_core::ledger::WIDE_DF as i64 + 1;
+/// ledger's rare numbers and known words, 3 and 4); for the ledger's numbers, also its wide
+/// agreement's (6 and 7).
+fn few_max(number: bool) -> i64 {
+    let last = if number {
+        pl_core::ledger::WIDE_DF
+    } else {
+        pl_core::ledger::RARE_DF
+    };
+    i64::from(last) + 1
+}
 
 /// Which of the scorer's count lines a word's document count is on: a word that moves to
 /// another rescores its holders (1: unknown, 2: known, 3: known to the ledger and rare to it,
-/// 4: no longer rare, still in the wide agreement, 5: in neither).
-fn count_line(n: i64) -> i64 {
+/// 4: no longer rare; a number on 4 is still in the wide agreement, on 5 in neither).
+fn count_line(n: i64, number: bool) -> i64 {
     const RARE: i64 = pl_core::ledger::RARE_DF as i64;
     match n {
         ..=1 => 1,
         2..=RARE => n,
-        _ if n < FEW_MAX => RARE + 1,
+        _ if n < few_max(number) => RARE + 1,
         _ => RARE + 2,
     }
 }

@@ -415,21 +415,28 @@ fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
 
 /// The words a document adds to the corpus counts, as [`NormTexts::read`] counts them: its
 /// distinctive tokens (sorted, unique) and the hashes of the words the verifier sees (its
-/// [`edge_sample`] when longer than `max_words`), sorted and unique. The persistent index
-/// keeps these counts instead of reading the whole corpus again.
-pub fn counted_words(norm: &str, opts: &SideOptions) -> (Vec<u64>, Vec<u64>) {
+/// [`edge_sample`] when longer than `max_words`), sorted and unique, and those of them that
+/// are the ledger's numbers. The persistent index keeps these counts instead of reading the
+/// whole corpus again.
+pub fn counted_words(norm: &str, opts: &SideOptions) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
     let mut tokens = Vec::new();
     distinctive_tokens(norm, &mut tokens);
-    let mut hashes = Vec::new();
+    let (mut hashes, mut numbers) = (Vec::new(), Vec::new());
     if opts.verify {
-        match edge_sample(norm, opts.max_words) {
-            Some(sample) => word_hashes(&sample, &mut hashes),
-            None => word_hashes(norm, &mut hashes),
-        }
+        let sample = edge_sample(norm, opts.max_words);
+        let text = sample.as_deref().unwrap_or(norm);
+        word_hashes(text, &mut hashes);
         hashes.sort_unstable();
         hashes.dedup();
+        numbers.extend(
+            pl_core::verify::words(text)
+                .filter(|w| pl_core::ledger::is_number(w))
+                .map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes())),
+        );
+        numbers.sort_unstable();
+        numbers.dedup();
     }
-    (tokens, hashes)
+    (tokens, hashes, numbers)
 }
 
 /// The sides of some norm lines, weighed with the whole corpus's counts that the caller

@@ -222,7 +222,7 @@ fn is_date(w: &str) -> bool {
 }
 
 /// A number, date, amount or reference: a digit and at least three characters.
-pub(crate) fn is_number(w: &str) -> bool {
+pub fn is_number(w: &str) -> bool {
     w.len() >= 3 && w.bytes().any(|b| b.is_ascii_digit())
 }
 

@@ -249,7 +249,7 @@ pub fn run(args: Args) -> Result<()> {
     index.groups(&mut out)?;
     out.finish()?;
     log.info(format!(
-        "{}: {} added, {} changed, {} relabeled, {} deleted, {} unchanged; {} documents rescored ({} words crossed the known-word line), {} pairs scored, {} kept; {} groups{} in {:.2} s",
+        "{}: {} added, {} changed, {} relabeled, {} deleted, {} unchanged; {} documents rescored ({} words crossed a count line), {} pairs scored, {} kept; {} groups{} in {:.2} s",
         args.index.display(),
         summary.added,
         summary.changed,

@@ -227,7 +227,7 @@ impl Engine {
                 }
             }
         }
-        let (tokens, words) = counted_words(&norm, &self.scoring.opts);
+        let (tokens, words, numbers) = counted_words(&norm, &self.scoring.opts);
         Prepared {
             id,
             line,
@@ -237,6 +237,7 @@ impl Engine {
             meta,
             tokens,
             words,
+            numbers,
         }
     }
 
@@ -272,4 +273,7 @@ pub struct Prepared {
     /// Distinctive tokens and verifier words, sorted and unique.
     pub tokens: Vec<u64>,
     pub words: Vec<u64>,
+    /// The words that are the ledger's numbers (a subset of `words`): their count lines
+    /// differ ([`super::count_line`]).
+    pub numbers: Vec<u64>,
 }

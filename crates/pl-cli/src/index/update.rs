@@ -46,7 +46,7 @@ impl Tx<'_> {
         self.add_counts("tokens", &tokens)?;
         for p in &docs {
             for &w in &p.words {
-                if words[&w] <= FEW_MAX {
+                if words[&w] <= few_max(p.numbers.binary_search(&w).is_ok()) {
                     self.exec(
                         "INSERT INTO few(hash, id) VALUES (?1, ?2)",
                         [w as i64, p.id as i64],
@@ -175,6 +175,7 @@ impl Tx<'_> {
                 *d.words.entry(w).or_default() -= 1;
                 d.moves.entry(w).or_default().0.push(id);
             }
+            d.numbers.extend(old.numbers.iter().copied());
             for &t in &old.tokens {
                 *d.tokens.entry(t).or_default() -= 1;
             }
@@ -193,6 +194,7 @@ impl Tx<'_> {
                 *d.words.entry(w).or_default() += 1;
                 d.moves.entry(w).or_default().1.push(p.id);
             }
+            d.numbers.extend(p.numbers.iter().copied());
             for &t in &p.tokens {
                 *d.tokens.entry(t).or_default() += 1;
             }
@@ -300,16 +302,18 @@ impl Tx<'_> {
         let holders_before = d.affected.len();
         let mut rescan: FxHashMap<u64, bool> = FxHashMap::default();
         for (h, old, new) in changed {
-            let flip = count_line(old) != count_line(new);
+            let number = d.numbers.contains(&h);
+            let few = few_max(number);
+            let flip = count_line(old, number) != count_line(new, number);
             summary.flipped_words += usize::from(flip);
             let (removed, added) = d.moves.get(&h).cloned().unwrap_or_default();
-            if old <= FEW_MAX {
+            if old <= few {
                 // Its postings are in `few`: the holders are found without a scan.
                 if flip {
                     d.affected.extend(self.posted(h)?);
                     d.affected.extend(added.iter().copied());
                 }
-                if new <= FEW_MAX {
+                if new <= few {
                     for id in removed {
                         self.exec(
                             "DELETE FROM few WHERE hash=?1 AND id=?2",
@@ -325,7 +329,7 @@ impl Tx<'_> {
                 } else {
                     self.exec("DELETE FROM few WHERE hash=?1", [h as i64])?;
                 }
-            } else if new <= FEW_MAX {
+            } else if new <= few {
                 // Rare again (documents deleted or changed): its postings are found by reading
                 // every stored text once, for all such words together.
                 rescan.insert(h, flip);
@@ -470,6 +474,8 @@ struct Delta {
     tokens: FxHashMap<u64, i64>,
     /// Which documents each word leaves and enters, for its postings while it is rare.
     moves: FxHashMap<u64, (Vec<u64>, Vec<u64>)>,
+    /// The words among them that are the ledger's numbers.
+    numbers: FxHashSet<u64>,
     /// Texts (fingerprints) whose copy sets may have changed.
     fps: FxHashSet<u128>,
     /// Documents whose candidates are found and scored again.
