@@ -319,6 +319,17 @@ fn numbers_near<'t>(s: &mut SideCount<'t>, left: &[&'t str], other: &Reading<'_>
     }
 }
 
+/// The share of two texts' words no other document uses: how much OCR damage they show.
+fn damage(pa: &Profile, pb: &Profile, df: &impl Fn(u32) -> u32) -> f64 {
+    let unique = |p: &Profile| p.ids().iter().filter(|&&id| df(id) <= 1).count();
+    let total = pa.ids().len() + pb.ids().len();
+    if total == 0 {
+        0.0
+    } else {
+        (unique(pa) + unique(pb)) as f64 / total as f64
+    }
+}
+
 /// [`numbers_inside`] then [`numbers_near`] with `limit`, number by number: the numbers past
 /// the limit are not looked for inside the other text either. The counts against are those
 /// of the two steps; the agreement may stop short (it is not asked for).
@@ -417,13 +428,7 @@ pub fn ledger(
         l.agree = bound;
         return l;
     }
-    let unique = |p: &Profile| p.ids().iter().filter(|&&id| df(id) <= 1).count();
-    let total = pa.ids().len() + pb.ids().len();
-    let damage = if total == 0 {
-        0.0
-    } else {
-        (unique(pa) + unique(pb)) as f64 / total as f64
-    };
+    let damage = damage(pa, pb, &df);
     l.damage = damage;
     if bound < rule.min_agree && !explain {
         // Only the wide agreement can keep the pair: its numbers are sorted one by one, and

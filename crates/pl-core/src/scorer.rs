@@ -350,22 +350,7 @@ impl Scorer<'_> {
             None
         };
         if let (Some(v), Some((x, y))) = (cfg.verifier, docs) {
-            let known = |id: u32| self.doc_counts.get(id as usize).is_some_and(|&n| n >= 2);
-            let settled = |e: &Evidence| v.settled_fail(e);
-            let e = evidence_until(x.text, x.profile, y.text, y.profile, known, settled);
-            let mut pass = v.passes(&e);
-            dims.evidence = Some(e);
-            // Explaining shows the order-free evidence of every pair, not only of the rejected
-            // ones; it is counted in full then, so it never changes the verdict.
-            if let (true, Some(rescue)) = (!pass || self.explain, cfg.rescue) {
-                let l = self.ledger_of(x, y, &rescue);
-                if !pass {
-                    pass = rescue.keeps(&l);
-                    dims.rescued = pass;
-                }
-                dims.ledger = Some(l);
-            }
-            if !pass {
+            if !self.verified(v, x, y, &mut dims) {
                 dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
                 return Verdict::Dropped(dims, Reason::Conflicts);
             }
@@ -381,6 +366,27 @@ impl Scorer<'_> {
         }
         dims.score = self.combine(sim.jaccard, sim.containment, dims.fuzzy, dims.distinct);
         self.gate(dims)
+    }
+
+    /// Whether the pair survives the verifier: the alignment's evidence, and the ledger's for
+    /// a pair it rejects (both recorded in `dims`).
+    fn verified(&self, v: Verifier, x: Doc, y: Doc, dims: &mut Dims) -> bool {
+        let known = |id: u32| self.doc_counts.get(id as usize).is_some_and(|&n| n >= 2);
+        let settled = |e: &Evidence| v.settled_fail(e);
+        let e = evidence_until(x.text, x.profile, y.text, y.profile, known, settled);
+        let mut pass = v.passes(&e);
+        dims.evidence = Some(e);
+        // Explaining shows the order-free evidence of every pair, not only of the rejected
+        // ones; it is counted in full then, so it never changes the verdict.
+        if let (true, Some(rescue)) = (!pass || self.explain, self.config.rescue) {
+            let l = self.ledger_of(x, y, &rescue);
+            if !pass {
+                pass = rescue.keeps(&l);
+                dims.rescued = pass;
+            }
+            dims.ledger = Some(l);
+        }
+        pass
     }
 
     /// The order-free evidence of two texts (counted in full when explaining).

@@ -90,12 +90,66 @@ impl Tx<'_> {
         if list.is_empty() {
             return Ok(Vec::new());
         }
+        let (sigs, stored_extra) = self.signatures(list, extra)?;
+        let inputs = Inputs {
+            sigs,
+            sigs_name: "the index".into(),
+            shingles: None,
+            texts: None,
+        };
+        let cands = self.hopeful(list, &inputs)?;
+        let lines = self.lines_of(&cands, extra)?;
+        let counts = Counts {
+            tx: self,
+            extra,
+            stored_extra: stored_extra.as_ref(),
+        };
+        let job = &self.engine.scoring;
+        let df = counts.doc_freq(&lines, &job.opts)?;
+        let refs: Vec<(u64, &str)> = lines.iter().map(|(id, l)| (*id, l.as_str())).collect();
+        let (sides, word_counts) = sides_of_lines(&refs, &job.opts, &df, |h| {
+            Ok(counts.n("words", h, |p| &p.words)?.max(0) as u32)
+        })?;
+        let scorer = Scorer {
+            config: &job.config,
+            doc_counts: &word_counts,
+            explain: job.explain,
+        };
+        let verdicts: Vec<Option<Verdict>> = cands
+            .par_iter()
+            .map(|c| {
+                if !inputs.sigs.contains_key(&c.a) || !inputs.sigs.contains_key(&c.b) {
+                    return None;
+                }
+                let sim = inputs.similarity(c);
+                let docs = sides
+                    .get(&c.a)
+                    .zip(sides.get(&c.b))
+                    .map(|(x, y)| (x.doc(), y.doc()));
+                Some(scorer.score(sim, docs, job.fuzzy))
+            })
+            .collect();
+        let mut out = Vec::new();
+        for (c, v) in cands.iter().zip(verdicts) {
+            if let Some(Verdict::Kept(d)) = v {
+                let mut rec = job.record(c, &d, &sides);
+                rec.pass_through(c.rest.to_obj());
+                out.push((c.a, c.b, serde_json::to_string(&rec)?));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The signatures of the documents of `list` (`extra`'s own, not its stored one), and
+    /// the stored version of `extra`, if any.
+    fn signatures(
+        &self,
+        list: &[(Candidate, bool)],
+        extra: Option<&Prepared>,
+    ) -> Result<(FxHashMap<u64, SigRec>, Option<Prepared>)> {
         let mut ids: Vec<u64> = list.iter().flat_map(|(c, _)| [c.a, c.b]).collect();
         ids.sort_unstable();
         ids.dedup();
-        // Signatures first: a pair whose similarity cannot reach the threshold even with a
-        // perfect fuzzy ratio is dropped by the scorer's first step, before it reads a text,
-        // so only the other pairs' documents are read and counted.
         let mut sigs: FxHashMap<u64, SigRec> = FxHashMap::default();
         let mut stored_extra: Option<Prepared> = None;
         for &id in &ids {
@@ -128,12 +182,13 @@ impl Tx<'_> {
                 );
             }
         }
-        let inputs = Inputs {
-            sigs,
-            sigs_name: "the index".into(),
-            shingles: None,
-            texts: None,
-        };
+        Ok((sigs, stored_extra))
+    }
+
+    /// The candidates the scorer may keep. Signatures first: a pair whose similarity cannot
+    /// reach the threshold even with a perfect fuzzy ratio is dropped by the scorer's first
+    /// step, before it reads a text, so only the other pairs' documents are read and counted.
+    fn hopeful(&self, list: &[(Candidate, bool)], inputs: &Inputs) -> Result<Vec<Cand>> {
         let job = &self.engine.scoring;
         let cfg = &job.config;
         let hopeless = |c: &Cand| -> bool {
@@ -151,13 +206,17 @@ impl Tx<'_> {
             };
             !sim.identical && cfg.weights.fuzzy_needed(s, cfg.threshold) - 1e-9 > 1.0
         };
-        let cands: Vec<Cand> = list
+        Ok(list
             .iter()
             .map(|&(c, copy)| cand_of(c, copy))
             .collect::<Result<Vec<Cand>>>()?
             .into_iter()
             .filter(|c| !hopeless(c))
-            .collect();
+            .collect())
+    }
+
+    /// The stored lines of the documents of `cands` (`extra`'s own line for it), by id.
+    fn lines_of(&self, cands: &[Cand], extra: Option<&Prepared>) -> Result<Vec<(u64, String)>> {
         let mut ids: Vec<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -175,31 +234,43 @@ impl Tx<'_> {
             )?;
             lines.push((id, line));
         }
-        // The counts as they are with `extra` in the index.
-        let delta = |h: u64, of: fn(&Prepared) -> &Vec<u64>| -> i64 {
-            let plus = extra.is_some_and(|p| of(p).binary_search(&h).is_ok());
-            let minus = stored_extra
-                .as_ref()
-                .is_some_and(|p| of(p).binary_search(&h).is_ok());
-            i64::from(plus) - i64::from(minus)
-        };
-        let get = |table: &str, h: u64| -> Result<i64> {
-            let q = format!("SELECT n FROM {table} WHERE hash=?1");
-            Ok(sql(
-                self.dir,
-                self.tx
-                    .prepare_cached(&q)
-                    .and_then(|mut s| s.query_row([h as i64], |r| r.get(0)).optional()),
-            )?
-            .unwrap_or(0))
-        };
-        let mut docs = self.count_of("docs")?;
-        if extra.is_some() && stored_extra.is_none() {
+        Ok(lines)
+    }
+}
+
+/// The corpus counts as they are with a checked document (`extra`) in the index: its own
+/// words counted, its stored version's (if any) not.
+struct Counts<'a, 'b> {
+    tx: &'a Tx<'b>,
+    extra: Option<&'a Prepared>,
+    stored_extra: Option<&'a Prepared>,
+}
+
+impl Counts<'_, '_> {
+    /// Documents holding `h` (a hash of `table`: words or tokens); `of` gives a prepared
+    /// document's hashes of that table.
+    fn n(&self, table: &str, h: u64, of: fn(&Prepared) -> &Vec<u64>) -> Result<i64> {
+        let holds = |p: Option<&Prepared>| p.is_some_and(|p| of(p).binary_search(&h).is_ok());
+        let delta = i64::from(holds(self.extra)) - i64::from(holds(self.stored_extra));
+        let q = format!("SELECT n FROM {table} WHERE hash=?1");
+        let stored: Option<i64> = sql(
+            self.tx.dir,
+            self.tx
+                .tx
+                .prepare_cached(&q)
+                .and_then(|mut s| s.query_row([h as i64], |r| r.get(0)).optional()),
+        )?;
+        Ok(stored.unwrap_or(0) + delta)
+    }
+
+    /// The distinctive tokens' document frequencies over the documents of `lines`.
+    fn doc_freq(&self, lines: &[(u64, String)], opts: &SideOptions) -> Result<DocFreq> {
+        let mut docs = self.tx.count_of("docs")?;
+        if self.extra.is_some() && self.stored_extra.is_none() {
             docs += 1;
         }
-        let opts = &self.engine.scoring.opts;
         let mut token_set: Vec<u64> = Vec::new();
-        for (_, line) in &lines {
+        for (_, line) in lines {
             if let Some(f) = crate::ndjson::norm_fields(line) {
                 token_set.extend(counted_words(&f.norm, opts).0);
             } else {
@@ -212,41 +283,8 @@ impl Tx<'_> {
         token_set.dedup();
         let mut df_counts = Vec::with_capacity(token_set.len());
         for &t in &token_set {
-            let n = get("tokens", t)? + delta(t, |p| &p.tokens);
-            df_counts.push((t, n.max(0) as u32));
+            df_counts.push((t, self.n("tokens", t, |p| &p.tokens)?.max(0) as u32));
         }
-        let df = DocFreq::from_counts(docs, df_counts);
-        let refs: Vec<(u64, &str)> = lines.iter().map(|(id, l)| (*id, l.as_str())).collect();
-        let (sides, counts) = sides_of_lines(&refs, opts, &df, |h| {
-            Ok((get("words", h)? + delta(h, |p| &p.words)).max(0) as u32)
-        })?;
-        let scorer = Scorer {
-            config: &job.config,
-            doc_counts: &counts,
-            explain: job.explain,
-        };
-        let verdicts: Vec<Option<Verdict>> = cands
-            .par_iter()
-            .map(|c| {
-                if !inputs.sigs.contains_key(&c.a) || !inputs.sigs.contains_key(&c.b) {
-                    return None;
-                }
-                let sim = inputs.similarity(c);
-                let docs = sides
-                    .get(&c.a)
-                    .zip(sides.get(&c.b))
-                    .map(|(x, y)| (x.doc(), y.doc()));
-                Some(scorer.score(sim, docs, job.fuzzy))
-            })
-            .collect();
-        let mut out = Vec::new();
-        for (c, v) in cands.iter().zip(verdicts) {
-            if let Some(Verdict::Kept(d)) = v {
-                let mut rec = job.record(c, &d, &sides);
-                rec.pass_through(c.rest.to_obj());
-                out.push((c.a, c.b, serde_json::to_string(&rec)?));
-            }
-        }
-        Ok(out)
+        Ok(DocFreq::from_counts(docs, df_counts))
     }
 }

@@ -27,33 +27,7 @@ impl Tx<'_> {
             .filter(|(_, &b)| b)
             .map(|(&id, _)| id)
             .collect();
-        let (mut words, mut tokens): (FxHashMap<u64, i64>, FxHashMap<u64, i64>) =
-            Default::default();
-        for p in &docs {
-            let on = banded.contains(&p.id);
-            self.insert_doc(p, sources[&p.id], on)?;
-            if on {
-                self.set_keys(p.id, &p.keys, true)?;
-            }
-            for &w in &p.words {
-                *words.entry(w).or_default() += 1;
-            }
-            for &t in &p.tokens {
-                *tokens.entry(t).or_default() += 1;
-            }
-        }
-        self.add_counts("words", &words)?;
-        self.add_counts("tokens", &tokens)?;
-        for p in &docs {
-            for &w in &p.words {
-                if words[&w] <= few_max(p.numbers.binary_search(&w).is_ok()) {
-                    self.exec(
-                        "INSERT INTO few(hash, id) VALUES (?1, ?2)",
-                        [w as i64, p.id as i64],
-                    )?;
-                }
-            }
-        }
+        self.store_all(&docs, &banded, sources)?;
         // pl-lsh: whole texts, then each part, among the banded documents; their union.
         let bands = self.engine.banding.bands;
         let mut lists = Vec::new();
@@ -92,6 +66,44 @@ impl Tx<'_> {
         }
         let kept = self.score_file(norm.path(), &docs, &list, log)?;
         summary.pairs_kept = kept;
+        Ok(())
+    }
+
+    /// Stores every document of a first build: its row and bands (when `banded`), the corpus
+    /// counts, and the postings of rare words.
+    fn store_all(
+        &self,
+        docs: &[Prepared],
+        banded: &FxHashSet<u64>,
+        sources: &FxHashMap<u64, u64>,
+    ) -> Result<()> {
+        let (mut words, mut tokens): (FxHashMap<u64, i64>, FxHashMap<u64, i64>) =
+            Default::default();
+        for p in docs {
+            let on = banded.contains(&p.id);
+            self.insert_doc(p, sources[&p.id], on)?;
+            if on {
+                self.set_keys(p.id, &p.keys, true)?;
+            }
+            for &w in &p.words {
+                *words.entry(w).or_default() += 1;
+            }
+            for &t in &p.tokens {
+                *tokens.entry(t).or_default() += 1;
+            }
+        }
+        self.add_counts("words", &words)?;
+        self.add_counts("tokens", &tokens)?;
+        for p in docs {
+            for &w in &p.words {
+                if words[&w] <= few_max(p.numbers.binary_search(&w).is_ok()) {
+                    self.exec(
+                        "INSERT INTO few(hash, id) VALUES (?1, ?2)",
+                        [w as i64, p.id as i64],
+                    )?;
+                }
+            }
+        }
         Ok(())
     }
 
