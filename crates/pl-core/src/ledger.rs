@@ -20,6 +20,9 @@
 //! wording). An agreeing number counts as evidence when at most [`RARE_DF`] documents of the
 //! corpus have it: what a template family shares everywhere (a vendor's phone number) says
 //! nothing, what only this document and its copies have (its invoice number) says much.
+//! A cluster of four to six copies puts its own numbers past that line, so the numbers at
+//! most [`WIDE_DF`] documents have, shared as they are, are counted too (`wide`): many of
+//! them and few against keep a pair, where a sibling shares only its template's numbers.
 //! [`Ledger::damage`] measures how much OCR damage the pair shows without aligning: the share
 //! of its words no other document uses.
 //!
