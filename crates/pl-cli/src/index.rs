@@ -417,6 +417,21 @@ impl Tx<'_> {
         self.rows(query, args, |r| Ok(r.get::<_, i64>(0)? as u64))
     }
 
+    /// The row `query` selects, if any, mapped by `f`.
+    fn row<T>(
+        &self,
+        query: &str,
+        args: impl rusqlite::Params,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Option<T>> {
+        sql(
+            self.dir,
+            self.tx
+                .prepare_cached(query)
+                .and_then(|mut s| s.query_row(args, f).optional()),
+        )
+    }
+
     /// The rows `query` selects, each mapped by `f`.
     fn rows<T>(
         &self,
@@ -442,13 +457,7 @@ impl Tx<'_> {
             if d == 0 {
                 continue;
             }
-            let old: i64 = sql(
-                self.dir,
-                self.tx
-                    .prepare_cached(&get)
-                    .and_then(|mut s| s.query_row([h as i64], |r| r.get(0)).optional()),
-            )?
-            .unwrap_or(0);
+            let old: i64 = self.row(&get, [h as i64], |r| r.get(0))?.unwrap_or(0);
             let new = old + d;
             if new < 0 {
                 bail!(
@@ -467,14 +476,10 @@ impl Tx<'_> {
     }
 
     fn stored(&self, id: u64) -> Result<Option<(Prepared, bool)>> {
-        let row: Option<(String, bool)> = sql(
-            self.dir,
-            self.tx
-                .prepare_cached("SELECT line, banded FROM docs WHERE id=?1")
-                .and_then(|mut s| {
-                    s.query_row([id as i64], |r| Ok((r.get(0)?, r.get(1)?)))
-                        .optional()
-                }),
+        let row: Option<(String, bool)> = self.row(
+            "SELECT line, banded FROM docs WHERE id=?1",
+            [id as i64],
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         match row {
             Some((line, banded)) => Ok(Some((self.engine.prepare_line(id, line)?, banded))),

@@ -253,13 +253,7 @@ impl Counts<'_, '_> {
         let holds = |p: Option<&Prepared>| p.is_some_and(|p| of(p).binary_search(&h).is_ok());
         let delta = i64::from(holds(self.extra)) - i64::from(holds(self.stored_extra));
         let q = format!("SELECT n FROM {table} WHERE hash=?1");
-        let stored: Option<i64> = sql(
-            self.tx.dir,
-            self.tx
-                .tx
-                .prepare_cached(&q)
-                .and_then(|mut s| s.query_row([h as i64], |r| r.get(0)).optional()),
-        )?;
+        let stored: Option<i64> = self.tx.row(&q, [h as i64], |r| r.get(0))?;
         Ok(stored.unwrap_or(0) + delta)
     }
 

@@ -144,7 +144,7 @@ impl Tx<'_> {
         let mut ids: Vec<u64> = d.affected.iter().copied().collect();
         ids.sort_unstable();
         summary.rescored_docs = ids.len();
-        let list = self.candidates_of(&ids, &d.keys)?;
+        let list = self.candidates_of(&ids, &mut d.keys)?;
         summary.pairs_scored = list.len();
         log.info(format!(
             "{} candidate pairs of {} documents found in {:.2} s",
@@ -379,26 +379,19 @@ impl Tx<'_> {
     fn candidates_of(
         &self,
         ids: &[u64],
-        keys: &FxHashMap<u64, Vec<(u32, u64)>>,
+        keys: &mut FxHashMap<u64, Vec<(u32, u64)>>,
     ) -> Result<Vec<(Candidate, bool)>> {
         let all = self.engine.banding.bands as u32;
         let mut cands: BTreeMap<(u64, u64), (u32, bool)> = BTreeMap::new();
         for &id in ids {
-            let row: Option<(bool, Vec<u8>)> = sql(
-                self.dir,
-                self.tx
-                    .prepare_cached("SELECT banded, fp FROM docs WHERE id=?1")
-                    .and_then(|mut s| {
-                        s.query_row([id as i64], |r| Ok((r.get(0)?, r.get(1)?)))
-                            .optional()
-                    }),
+            let row: Option<(bool, Vec<u8>)> = self.row(
+                "SELECT banded, fp FROM docs WHERE id=?1",
+                [id as i64],
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )?;
             let Some((banded, fp)) = row else { continue };
             if banded {
-                let k = match keys.get(&id) {
-                    Some(k) => k.clone(),
-                    None => self.stored(id)?.expect("present").0.keys,
-                };
+                let k = self.keys_of(id, keys)?;
                 for (other, bands) in self.lookup(id, &k)? {
                     let key = (id.min(other), id.max(other));
                     cands.entry(key).or_insert((bands, false));
