@@ -1,6 +1,7 @@
 //! The order-free ledger on the real-OCR fixture: pl-score keeps some pairs its alignment
 //! rejected (`"rescued":true`), each with the evidence that kept it under `--explain`; every
-//! one of them is a true duplicate; `--no-rescue` drops exactly those.
+//! one of them is a true duplicate; `--no-rescue` drops exactly those. Pairs whose numbers
+//! disagree with none agreeing are held apart, and pl-cluster keeps them out of one group.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -11,8 +12,21 @@ use crate::util::*;
 const PREP: &str = "pl-normalize -q < DOCS > norm.ndjson && pl-shingle -q norm.ndjson \
     | pl-minhash -q > sigs.bin && pl-lsh -q sigs.bin > cands.ndjson";
 
+/// The kept pairs of pl-score's records (not those held apart).
 fn pairs(records: &[Value]) -> BTreeSet<(u64, u64)> {
-    records.iter().map(pair_of).collect()
+    records
+        .iter()
+        .filter(|r| r.get("apart").is_none())
+        .map(pair_of)
+        .collect()
+}
+
+/// The fixture's truth: each document's cluster.
+fn ocr_truth() -> BTreeMap<u64, u64> {
+    ndjson(&std::fs::read(repo().join("examples/ocr/truth.ndjson")).unwrap())
+        .iter()
+        .map(|t| (t["id"].as_u64().unwrap(), t["cluster"].as_u64().unwrap()))
+        .collect()
 }
 
 /// What `--explain`'s weights say of a ledger: either balance at least 0 (the rare one with
@@ -96,15 +110,144 @@ fn the_ledger_rescues_only_true_duplicates_and_explains_why() {
         "{wide} pairs rescued by the wide agreement alone"
     );
     // Every rescued pair is a duplicate in the fixture's truth.
-    let truth: BTreeMap<u64, u64> =
-        ndjson(&std::fs::read(repo().join("examples/ocr/truth.ndjson")).unwrap())
-            .iter()
-            .map(|t| (t["id"].as_u64().unwrap(), t["cluster"].as_u64().unwrap()))
-            .collect();
+    let truth = ocr_truth();
     for (a, b) in &rescued_pairs {
         assert_eq!(
             truth[a], truth[b],
             "pair ({a}, {b}) rescued across clusters"
         );
     }
+}
+
+/// A page-removed copy is often word for word a sibling's text: it passes with its original and
+/// with the sibling. The original and the sibling, whose numbers disagree, are held apart, and
+/// pl-cluster then keeps them in two groups: fewer pairs across the truth's clusters, none
+/// held apart inside a group, and no true pair lost.
+#[test]
+fn pairs_held_apart_keep_siblings_out_of_one_group() {
+    let d = tempfile::tempdir().unwrap();
+    let docs = repo().join("examples/ocr/docs.ndjson");
+    ok(sh(
+        d.path(),
+        &PREP.replace("DOCS", &docs.display().to_string()),
+    ));
+    ok(sh(
+        d.path(),
+        "pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson -o scores.ndjson \
+         && pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson --apart-all -o all.ndjson \
+         && pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson --explain \
+            --rejected rejected.ndjson -o /dev/null",
+    ));
+    let read = |f: &str| ndjson(&std::fs::read(d.path().join(f)).unwrap());
+    let (scores, all, rejected) = (
+        read("scores.ndjson"),
+        read("all.ndjson"),
+        read("rejected.ndjson"),
+    );
+    let apart_of = |v: &[Value]| -> Vec<(u64, u64)> {
+        v.iter()
+            .filter(|r| r["apart"] == true)
+            .map(pair_of)
+            .collect()
+    };
+    let (apart, every) = (apart_of(&scores), apart_of(&all));
+    assert!(apart.len() >= 20, "{} pairs held apart", apart.len());
+    // After the kept pairs, sorted; --apart-all writes more, and the same kept pairs.
+    let first = scores.iter().position(|r| r["apart"] == true).unwrap();
+    assert!(scores[first..].iter().all(|r| r["apart"] == true));
+    assert!(apart.windows(2).all(|w| w[0] < w[1]));
+    assert!(
+        every.len() > 10 * apart.len(),
+        "{} of {}",
+        apart.len(),
+        every.len()
+    );
+    assert!(apart.iter().all(|p| every.contains(p)));
+    assert_eq!(pairs(&scores), pairs(&all));
+    // Each was dropped by the verifier, and its ledger says why.
+    let dropped: BTreeMap<(u64, u64), &Value> = rejected.iter().map(|r| (pair_of(r), r)).collect();
+    for p in &every {
+        let r = dropped[p];
+        let l = &r["ledger"];
+        assert_eq!(r["dropped"], "conflicts", "{r}");
+        assert_eq!(l["apart"], true, "{r}");
+        assert_eq!(
+            (l["agree"].as_u64(), l["wide"].as_u64()),
+            (Some(0), Some(0)),
+            "{r}"
+        );
+        assert!(l["numbers_against"].as_u64().unwrap() >= 2, "{r}");
+    }
+    assert_eq!(
+        rejected
+            .iter()
+            .filter(|r| r["ledger"]["apart"] == true)
+            .count(),
+        every.len()
+    );
+    // The groups with and without them.
+    let kept_only: String = scores
+        .iter()
+        .filter(|r| r.get("apart").is_none())
+        .map(|r| format!("{r}\n"))
+        .collect();
+    std::fs::write(d.path().join("kept.ndjson"), kept_only).unwrap();
+    let groups = |f: &str| -> Vec<Vec<u64>> {
+        ndjson(&ok(sh(d.path(), &format!("pl-cluster -q {f}"))))
+            .iter()
+            .map(|g| {
+                g["members"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m.as_u64().unwrap())
+                    .collect()
+            })
+            .collect()
+    };
+    let truth = ocr_truth();
+    let count = |groups: &[Vec<u64>]| -> (usize, usize) {
+        let (mut same, mut across) = (0, 0);
+        for g in groups {
+            for (i, x) in g.iter().enumerate() {
+                for y in &g[i + 1..] {
+                    if truth[x] == truth[y] {
+                        same += 1;
+                    } else {
+                        across += 1;
+                    }
+                }
+            }
+        }
+        (same, across)
+    };
+    let (with, without) = (groups("scores.ndjson"), groups("kept.ndjson"));
+    let ((same, across), (same_before, across_before)) = (count(&with), count(&without));
+    assert!(
+        across + 5 <= across_before,
+        "{across} pairs across clusters, {across_before} before"
+    );
+    assert!(
+        same >= same_before,
+        "{same} true pairs, {same_before} before"
+    );
+    for g in &with {
+        for p in &apart {
+            assert!(!(g.contains(&p.0) && g.contains(&p.1)), "{p:?} in {g:?}");
+        }
+    }
+    // A pair both kept and held apart is a contradiction: refused, naming the line.
+    let (a, b) = pair_of(&scores[0]);
+    let mut text = std::fs::read_to_string(d.path().join("scores.ndjson")).unwrap();
+    text.push_str(&format!("{{\"a\":{a},\"b\":{b},\"apart\":true}}\n"));
+    std::fs::write(d.path().join("bad.ndjson"), &text).unwrap();
+    let out = sh(d.path(), "pl-cluster -q bad.ndjson");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success());
+    assert!(
+        err.contains("bad.ndjson")
+            && err.contains(&format!("line {}", text.lines().count()))
+            && err.contains("both kept and held apart"),
+        "{err}"
+    );
 }

@@ -486,20 +486,31 @@ def stages(run, args, params, out, local):
         lines = docs.unionByName(pairs).repartitionByRange(run.parts, "pid").select("value")
         env = {"PL_COUNTS": os.path.join(run.files, "corpus-counts.ndjson")}
         scored = run.pipe(lines, "score", env)
+        # Kept pairs, and pairs held apart ({"a","b","apart":true}; every one, --apart-all).
         scored = scored.select(F.get_json_object("value", "$.a").cast("long").alias("a"),
-                         F.get_json_object("value", "$.b").cast("long").alias("b"), "value").persist()
-        scored.orderBy("a", "b").select("value").write.text(out.uri("scores"))
-        run.log(f"{scored.count()} scored pairs kept")
+                               F.get_json_object("value", "$.b").cast("long").alias("b"),
+                               F.get_json_object("value", "$.apart").isNotNull().alias("apart"),
+                               "value").persist()
+        kept = scored.where(~F.col("apart")).count()
+        run.log(f"{kept} scored pairs kept, {scored.count() - kept} held apart")
         return scored
     scored = run.stage("score", scores)
 
     # Groups: connected components in Spark, pl-cluster on whole components, one numbering.
     def groups():
-        comp = components(run, scored.select(F.col("a").alias("u"), F.col("b").alias("v"))).persist()
+        kept = scored.where(~F.col("apart"))
+        comp = components(run, kept.select(F.col("a").alias("u"), F.col("b").alias("v"))).persist()
         sizes = comp.groupBy("comp").count()
         big = sizes.agg(F.max("count").alias("m"), F.count(F.lit(1)).alias("n")).collect()[0]
         run.log(f"{big['n'] or 0} components, the largest of {big['m'] or 0} documents")
-        s = scored.join(comp.withColumnRenamed("id", "a"), "a").select(
+        # pl-score's output over all the candidates: the kept pairs in candidate order (a, b),
+        # then the pairs held apart inside one component, sorted.
+        ca, cb = comp.withColumnRenamed("id", "a"), comp.select(F.col("id").alias("b"), F.col("comp").alias("comp_b"))
+        apart = (scored.where(F.col("apart")).join(ca, "a").join(cb, "b")
+                 .where(F.col("comp") == F.col("comp_b")).select("a", "b", "apart", "value", "comp"))
+        (kept.select("a", "b", "apart", "value").unionByName(apart.select("a", "b", "apart", "value"))
+         .orderBy("apart", "a", "b").select("value").write.text(out.uri("scores")))
+        s = kept.join(ca, "a").select("comp", "value").unionByName(apart.select("comp", "value")).select(
             "comp", F.concat(F.lit("S\t"), "value").alias("value"))
         d = comp.join(norm, "id").select("comp", F.concat(F.lit("D\t"), "value").alias("value"))
         lines = s.unionByName(d).repartition(run.parts, "comp").select("value")

@@ -5,7 +5,8 @@
 #   stage.sh normalize docs lines -> norm lines
 #   stage.sh keys      norm lines -> band-key rows (pl-lsh --emit band-keys) and corpus counts
 #   stage.sh from-keys buckets {"sketch","band","key","ids"} -> pairs' band counts
-#   stage.sh score     "N<TAB>norm line" and "P<TAB>candidate line" -> scored pairs
+#   stage.sh score     "N<TAB>norm line" and "P<TAB>candidate line" -> scored pairs, and
+#                      every pair held apart (--apart-all: the components are Spark's)
 #   stage.sh cluster   "D<TAB>norm line" and "S<TAB>scored pair" (whole components) -> groups
 #
 # Environment: PL_BIN (where the tools are), PL_COUNTS (score: the corpus counts), and the
@@ -56,7 +57,7 @@ case $stage in
     # shellcheck disable=SC2086
     "$bin/pl-score" -q "$tmp/P" --sigs "$tmp/sigs.bin" --norm "$tmp/N" --corpus-counts "${PL_COUNTS:?}" \
       --perms "$PERMS" --threshold "$THRESHOLD" --jaccard-weight "$JACCARD_WEIGHT" \
-      --fuzzy-weight "$FUZZY_WEIGHT" --fuzzy-sample "$FUZZY_SAMPLE" --threads 1 $SCORE_FLAGS
+      --fuzzy-weight "$FUZZY_WEIGHT" --fuzzy-sample "$FUZZY_SAMPLE" --threads 1 --apart-all $SCORE_FLAGS
     ;;
   cluster)
     split D S

@@ -31,14 +31,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use pl_core::cluster::{cluster_with, DocMeta, Linkage, ScoredPair};
+use pl_core::cluster::{cluster_with, DocMeta, Linkage, ScoredPair, ScoresLine};
 use pl_core::distinct::DocFreq;
 use pl_core::lsh::{self, BandRule, Banding, Candidate};
 use pl_core::minhash::{MinHasher, Scheme};
 use pl_core::normalize::{fingerprint, normalize};
 use pl_core::records::SigRec;
 use pl_core::score::Weights;
-use pl_core::scorer::{Config, Scorer, Verdict, Verifier};
+use pl_core::scorer::{Config, Reason, Scorer, Verdict, Verifier};
 use pl_core::shingle::{ShingleConfig, Shingler, Short, Unit};
 use pl_core::stream::Part;
 use pl_core::text_records::{CandRecord, DocRecord};
@@ -51,7 +51,7 @@ use serde_json::Value;
 use crate::candidates::Cand;
 use crate::common::Log;
 use crate::score_sides::{counted_words, sides_of_lines, NormTexts, SideOptions};
-use crate::scoring::{score_all, Inputs, Scoring, Sinks};
+use crate::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 
 mod engine;
 mod groups;
@@ -62,8 +62,9 @@ pub use engine::{stored_line, Engine, Params, Prepared};
 pub use open::Access;
 
 /// The index's format; another is refused with both numbers and the way out. 2: pairs with
-/// their clustering columns, documents stored as `{"id","norm"}` (1 was the first draft).
-pub const FORMAT: u32 = 4;
+/// their clustering columns, documents stored as `{"id","norm"}` (1 was the first draft);
+/// 5: the pairs held apart (`apart`).
+pub const FORMAT: u32 = 5;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the
@@ -306,7 +307,7 @@ impl Index {
             .into_iter()
             .map(|((a, b), (bands, copy))| (Candidate { a, b, bands }, copy))
             .collect();
-        let recs = ix.score(&list, Some(p))?;
+        let recs = ix.score(&list, Some(p))?.kept;
         drop(tx);
         let mut out: Vec<serde_json::Map<String, Value>> = recs
             .into_iter()
@@ -532,15 +533,26 @@ impl Tx<'_> {
         Ok(best.into_iter().collect())
     }
 
-    /// Stores a kept pair: its record, and what clustering reads of it in columns.
+    /// Stores a line of pl-score's output: a kept pair (its record, and what clustering reads
+    /// of it in columns), or a pair held apart.
     fn insert_pair(&self, rec: &str) -> Result<()> {
         let o = pl_core::fields::parse_object(rec).map_err(|e| anyhow!("{e}"))?;
-        let p = ScoredPair::from_obj(&o).map_err(|e| anyhow!("{e}"))?;
+        match ScoresLine::from_obj(&o).map_err(|e| anyhow!("{e}"))? {
+            ScoresLine::Kept(p) => self.exec(
+                "INSERT INTO pairs(a, b, score, jaccard, fuzzy, copy, rec) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![p.a as i64, p.b as i64, p.score, p.jaccard, p.fuzzy, p.copy, rec],
+            ),
+            ScoresLine::Apart(a, b) => self.hold_apart(a, b),
+        }
+        .map(|_| ())
+    }
+
+    /// Stores a pair held apart.
+    fn hold_apart(&self, a: u64, b: u64) -> Result<usize> {
         self.exec(
-            "INSERT INTO pairs(a, b, score, jaccard, fuzzy, copy, rec) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![p.a as i64, p.b as i64, p.score, p.jaccard, p.fuzzy, p.copy, rec],
-        )?;
-        Ok(())
+            "INSERT INTO apart(a, b) VALUES (?1, ?2)",
+            [a as i64, b as i64],
+        )
     }
 
     /// The documents posted for a rare word.

@@ -8,12 +8,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{anyhow, Result};
 use pl_core::batches::Batch;
+use pl_core::cluster::apart_in_components;
 use pl_core::evidence::Side as ConflictSide;
 use pl_core::minhash::{estimate_jaccard, exact_jaccard};
 use pl_core::records::SigRec;
 use pl_core::score::{containment_estimate, exact_containment, round6};
-use pl_core::scorer::{Config, Dims, Scorer, Similarity, Step, Verdict};
-use pl_core::text_records::ScoreRecord;
+use pl_core::scorer::{Config, Dims, Reason, Scorer, Similarity, Step, Verdict};
+use pl_core::text_records::{ApartRecord, ScoreRecord};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -122,22 +123,37 @@ pub struct Scoring {
     pub budget: u64,
 }
 
-/// Where records go: the kept pairs, and the dropped ones with --rejected.
+/// Where records go: the kept pairs and the pairs held apart, and the dropped ones with
+/// --rejected.
 pub struct Sinks<'a, W: Write> {
     pub kept: &'a mut W,
     pub rejected: Option<&'a mut W>,
+    pub apart: Apart,
 }
 
-/// Pairs kept, and dropped by each reason (score, distinct, conflicts); the steps that
-/// decided them.
+/// Which pairs held apart are written (after the kept pairs, sorted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Apart {
+    /// Those whose documents the kept pairs connect: the only ones that can change a group,
+    /// when every candidate is scored in one run.
+    InComponents,
+    /// Every one: for runs that score a part of the candidates (scripts/spark) or keep the
+    /// pairs for later updates (the index).
+    All,
+}
+
+/// Pairs kept, and dropped by each reason (score, distinct, conflicts); the pairs held apart
+/// written; the steps that decided them.
 pub struct Counts {
     pub kept: u64,
+    pub apart: u64,
     pub dropped: [u64; 3],
     pub ladder: Ladder,
 }
 
 /// Scores every candidate and writes each kept pair (and with `rejected`, each dropped one)
-/// in candidate order; `-v` says how many pairs each step of the cascade decided.
+/// in candidate order, then the pairs held apart ([`Apart`]), sorted; `-v` says how many pairs
+/// each step of the cascade decided. Memory: 16 bytes per kept pair and per pair held apart.
 pub fn score_all<W: Write>(
     job: &Scoring,
     inputs: &mut Inputs,
@@ -192,6 +208,7 @@ pub fn score_all<W: Write>(
         _ => Some(Reorder::new(cands.len())?),
     };
     let (mut kept, mut dropped) = (0, [0; 3]);
+    let (mut kept_pairs, mut apart) = (Vec::new(), Vec::new());
     let mut line = Vec::new();
     for batch in &batches {
         let loaded;
@@ -220,7 +237,13 @@ pub fn score_all<W: Write>(
                 };
                 if reason.is_none() {
                     kept += 1;
-                } else if sinks.rejected.is_none() {
+                    kept_pairs.push((c.a, c.b));
+                } else if reason == Some(Reason::Conflicts)
+                    && d.ledger.as_ref().is_some_and(|l| l.apart)
+                {
+                    apart.push((c.a, c.b));
+                }
+                if reason.is_some() && sinks.rejected.is_none() {
                     continue;
                 }
                 let mut rec = job.record(c, &d, sides);
@@ -248,8 +271,18 @@ pub fn score_all<W: Write>(
             (_, None) => unreachable!("only kept pairs are put without --rejected"),
         })?;
     }
+    if sinks.apart == Apart::InComponents {
+        apart = apart_in_components(&kept_pairs, &apart);
+    } else {
+        apart.sort_unstable();
+    }
+    for &(a, b) in &apart {
+        let rec = ApartRecord { a, b, apart: true };
+        write_obj(sinks.kept, &rec)?;
+    }
     Ok(Counts {
         kept,
+        apart: apart.len() as u64,
         dropped,
         ladder,
     })

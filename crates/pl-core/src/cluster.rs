@@ -26,6 +26,61 @@ pub struct ScoredPair {
     pub copy: bool,
 }
 
+/// One line of pl-score's output: a kept pair, or two documents held apart (`"apart":true`:
+/// their numbers disagree and none agree, [`crate::ledger::Ledger::apart`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ScoresLine {
+    /// A pair that passed scoring.
+    Kept(ScoredPair),
+    /// Smaller id, larger id.
+    Apart(u64, u64),
+}
+
+impl ScoresLine {
+    /// Reads a line of pl-score's output: a pair held apart has `"apart":true` and no score.
+    pub fn from_obj(o: &Obj) -> Result<ScoresLine, String> {
+        match o.get("apart") {
+            None => ScoredPair::from_obj(o).map(ScoresLine::Kept),
+            Some(Value::Bool(true)) => {
+                let (a, b) = (get_u64(o, "a")?, get_u64(o, "b")?);
+                if a >= b {
+                    return Err(format!("pair ({a}, {b}) is not ordered a < b"));
+                }
+                Ok(ScoresLine::Apart(a, b))
+            }
+            Some(v) => Err(format!("\"apart\" is {v}, not true")),
+        }
+    }
+}
+
+/// The pairs held `apart` (`a < b`) whose two documents the `kept` pairs connect, sorted,
+/// each once: the only ones that can change a group. Costs 8 bytes per document of the kept
+/// pairs, beyond the lists.
+pub fn apart_in_components(kept: &[(u64, u64)], apart: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut dense: FxHashMap<u64, u32> = FxHashMap::default();
+    for &(a, b) in kept {
+        for id in [a, b] {
+            let n = dense.len() as u32;
+            dense.entry(id).or_insert(n);
+        }
+    }
+    let mut uf = UnionFind::new(dense.len());
+    for (a, b) in kept {
+        uf.union(dense[a], dense[b]);
+    }
+    let mut held: Vec<(u64, u64)> = apart
+        .iter()
+        .filter(|(a, b)| match (dense.get(a), dense.get(b)) {
+            (Some(&x), Some(&y)) => uf.find(x) == uf.find(y),
+            _ => false,
+        })
+        .copied()
+        .collect();
+    held.sort_unstable();
+    held.dedup();
+    held
+}
+
 /// What the primary rule looks at for one document.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DocMeta {
@@ -154,9 +209,11 @@ impl UnionFind {
 /// document), and two groups merge when these add up to at least half of the product of their
 /// document counts. For the full list of pairs (every copy scored against every document) and
 /// its star list, this gives the same groups whenever the scores between distinct units do
-/// not tie with each other or with 1.0; with no copy pairs it is plain average linkage.
+/// not tie with each other or with 1.0; with no copy pairs it is plain average linkage. Two
+/// groups with a pair of `apart` documents between them never merge.
 fn average_linkage(
     pairs: &[ScoredPair],
+    apart: &[(u64, u64)],
     index: &FxHashMap<u64, u32>,
     uf: &mut UnionFind,
     used: &mut [bool],
@@ -182,6 +239,17 @@ fn average_linkage(
     for a in &mut adj {
         a.sort_unstable();
         a.dedup();
+    }
+    // The units held apart from each unit (documents in no kept pair cannot merge anyway).
+    let mut held: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (a, b) in apart {
+        if let (Some(&x), Some(&y)) = (index.get(a), index.get(b)) {
+            let (u, v) = (uf.find(x), uf.find(y));
+            if u != v {
+                held[u as usize].push(v);
+                held[v as usize].push(u);
+            }
+        }
     }
     // The units of each group, and its document count, by the group's root.
     let mut units: Vec<Vec<u32>> = (0..n as u32)
@@ -225,7 +293,10 @@ fn average_linkage(
             })
             .sum();
         let possible = docs[small as usize] * docs[big as usize];
-        if 2 * links >= possible {
+        let kept_apart = units[small as usize]
+            .iter()
+            .any(|&u| held[u as usize].iter().any(|&v| uf.find(v) == big));
+        if 2 * links >= possible && !kept_apart {
             uf.union(ra, rb);
             let root = uf.find(ra);
             let other = if root == ra { rb } else { ra };
@@ -270,12 +341,14 @@ pub enum Linkage {
 /// Joins pairs into groups by `linkage`, sorted by confidence (strongest pair's score),
 /// highest first; ties by the smallest member id.
 pub fn cluster(pairs: &[ScoredPair], meta: &FxHashMap<u64, DocMeta>) -> Vec<Group> {
-    cluster_with(pairs, meta, Linkage::Single)
+    cluster_with(pairs, &[], meta, Linkage::Single)
 }
 
-/// [`cluster`] with a choice of linkage.
+/// [`cluster`] with a choice of linkage, and the pairs of documents held apart (`a < b`),
+/// which average linkage never puts in one group (single linkage ignores them).
 pub fn cluster_with(
     pairs: &[ScoredPair],
+    apart: &[(u64, u64)],
     meta: &FxHashMap<u64, DocMeta>,
     linkage: Linkage,
 ) -> Vec<Group> {
@@ -295,7 +368,7 @@ pub fn cluster_with(
                 uf.union(index[&p.a], index[&p.b]);
             }
         }
-        Linkage::Average => average_linkage(pairs, &index, &mut uf, &mut used),
+        Linkage::Average => average_linkage(pairs, apart, &index, &mut uf, &mut used),
     }
     let pairs: Vec<ScoredPair> = pairs
         .iter()
@@ -385,7 +458,7 @@ mod tests {
         ];
         let meta = FxHashMap::default();
         let records = |ps: &[ScoredPair]| -> Vec<GroupRecord> {
-            let g = cluster_with(ps, &meta, Linkage::Average);
+            let g = cluster_with(ps, &[], &meta, Linkage::Average);
             g.iter()
                 .enumerate()
                 .map(|(i, g)| g.to_record(i + 1))
@@ -499,18 +572,18 @@ mod tests {
         let m = FxHashMap::default();
         // A chain 1-2-3-4-5: single linkage makes one group of five.
         let chain = [p(1, 2, 0.9), p(2, 3, 0.89), p(3, 4, 0.88), p(4, 5, 0.87)];
-        assert_eq!(cluster_with(&chain, &m, Linkage::Single).len(), 1);
-        let g = cluster_with(&chain, &m, Linkage::Average);
+        assert_eq!(cluster_with(&chain, &[], &m, Linkage::Single).len(), 1);
+        let g = cluster_with(&chain, &[], &m, Linkage::Average);
         assert!(g.iter().all(|g| g.members.len() <= 3), "{g:?}");
         // A pair refused by the linkage leaves no singleton group behind.
         let star = [p(1, 2, 0.9), p(1, 3, 0.9), p(2, 3, 0.9), p(3, 9, 0.8)];
-        let g = cluster_with(&star, &m, Linkage::Average);
+        let g = cluster_with(&star, &[], &m, Linkage::Average);
         assert_eq!(g.len(), 1);
         assert_eq!(g[0].members, vec![1, 2, 3]);
         // A clique of four stays one group.
         let mut clique = clique(&[1, 2, 3, 4], 0.9);
         *clique.last_mut().expect("six pairs") = p(3, 4, 0.8);
-        let g = cluster_with(&clique, &m, Linkage::Average);
+        let g = cluster_with(&clique, &[], &m, Linkage::Average);
         assert_eq!(g.len(), 1);
         assert_eq!(g[0].members, vec![1, 2, 3, 4]);
     }
@@ -526,17 +599,68 @@ mod tests {
         let m = FxHashMap::default();
         // Five copies given as a star around 1: no pair between the other four was scored.
         let star = [copy(1, 2), copy(1, 3), copy(1, 4), copy(1, 5)];
-        let g = cluster_with(&star, &m, Linkage::Average);
+        let g = cluster_with(&star, &[], &m, Linkage::Average);
         assert_eq!(members(&g), vec![vec![1, 2, 3, 4, 5]]);
         assert_eq!((g[0].pair.a, g[0].pair.b, g[0].pair.score), (1, 2, 1.0));
         // A document near the representative is near every copy: 1–6 stands for 5 pairs.
         let near = [copy(1, 2), copy(1, 3), p(1, 6, 0.9)];
-        let g = cluster_with(&near, &m, Linkage::Average);
+        let g = cluster_with(&near, &[], &m, Linkage::Average);
         assert_eq!(members(&g), vec![vec![1, 2, 3, 6]]);
         // Two copy sets linked through their representatives: 2·3 document pairs of 6.
         let two = [copy(1, 2), copy(4, 5), copy(4, 7), p(1, 4, 0.9)];
-        let g = cluster_with(&two, &m, Linkage::Average);
+        let g = cluster_with(&two, &[], &m, Linkage::Average);
         assert_eq!(members(&g), vec![vec![1, 2, 4, 5, 7]]);
+    }
+
+    /// A page-removed copy (3) is contained in its original (1) and in a sibling (2): both
+    /// pairs pass, and 1–2 alone is missing, so average linkage joins all three (2 of 2 links).
+    /// Held apart, 1 and 2 stay in two groups; the copy joins the stronger pair.
+    #[test]
+    fn documents_held_apart_never_share_a_group() {
+        let m = FxHashMap::default();
+        let pairs = [p(1, 3, 0.92), p(2, 3, 0.90)];
+        let g = cluster_with(&pairs, &[], &m, Linkage::Average);
+        assert_eq!(members(&g), vec![vec![1, 2, 3]]);
+        let g = cluster_with(&pairs, &[(1, 2)], &m, Linkage::Average);
+        assert_eq!(members(&g), vec![vec![1, 3]]);
+        // Held apart through a copy of one of them: 4 is a copy of 2, and 1–4 is apart.
+        let pairs = [copy(2, 4), p(1, 3, 0.88), p(2, 3, 0.90)];
+        let g = cluster_with(&pairs, &[(1, 4)], &m, Linkage::Average);
+        assert_eq!(members(&g), vec![vec![2, 3, 4]]);
+        // A pair apart between documents of no kept pair changes nothing; single linkage
+        // ignores pairs apart.
+        let pairs = [p(1, 3, 0.92), p(2, 3, 0.90)];
+        let g = cluster_with(&pairs, &[(7, 9)], &m, Linkage::Average);
+        assert_eq!(members(&g), vec![vec![1, 2, 3]]);
+        let g = cluster_with(&pairs, &[(1, 2)], &m, Linkage::Single);
+        assert_eq!(members(&g), vec![vec![1, 2, 3]]);
+    }
+
+    #[test]
+    fn only_pairs_apart_inside_a_component_are_held() {
+        let kept = [(1, 2), (2, 3), (5, 6)];
+        let apart = [(1, 3), (3, 5), (7, 8), (1, 9), (1, 3), (5, 6)];
+        assert_eq!(apart_in_components(&kept, &apart), vec![(1, 3), (5, 6)]);
+    }
+
+    #[test]
+    fn scores_lines_are_kept_pairs_or_pairs_held_apart() {
+        let line = |t: &str| ScoresLine::from_obj(&obj(t));
+        assert_eq!(
+            line(r#"{"a":1,"b":2,"apart":true}"#),
+            Ok(ScoresLine::Apart(1, 2))
+        );
+        assert!(matches!(
+            line(r#"{"a":1,"b":2,"score":0.9}"#),
+            Ok(ScoresLine::Kept(p)) if p.score == 0.9
+        ));
+        for bad in [
+            r#"{"a":2,"b":1,"apart":true}"#,
+            r#"{"a":1,"b":2,"apart":false}"#,
+            r#"{"a":1,"apart":true}"#,
+        ] {
+            assert!(line(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
@@ -546,11 +670,11 @@ mod tests {
         let units = [copy(1, 2), copy(1, 3)];
         // 1–6 stands for 3 of the 3·4 pairs between {1,2,3} and {6,7,8,9}: not half.
         let mut pairs: Vec<ScoredPair> = [&clique[..], &units[..], &[p(1, 6, 0.9)]].concat();
-        let g = cluster_with(&pairs, &m, Linkage::Average);
+        let g = cluster_with(&pairs, &[], &m, Linkage::Average);
         assert_eq!(members(&g), vec![vec![1, 2, 3], vec![6, 7, 8, 9]]);
         // 1–6 and 1–7: 6 of 12, half.
         pairs.push(p(1, 7, 0.85));
-        let g = cluster_with(&pairs, &m, Linkage::Average);
+        let g = cluster_with(&pairs, &[], &m, Linkage::Average);
         assert_eq!(members(&g), vec![vec![1, 2, 3, 6, 7, 8, 9]]);
         // The same pair given twice, or through another copy, still stands for 3 pairs.
         let pairs: Vec<ScoredPair> = [
@@ -559,7 +683,7 @@ mod tests {
             &[p(1, 6, 0.9), p(1, 6, 0.9), p(2, 6, 0.9), p(3, 6, 0.9)],
         ]
         .concat();
-        let g = cluster_with(&pairs, &m, Linkage::Average);
+        let g = cluster_with(&pairs, &[], &m, Linkage::Average);
         assert_eq!(members(&g), vec![vec![1, 2, 3], vec![6, 7, 8, 9]]);
     }
 
@@ -637,8 +761,8 @@ mod tests {
                         .collect()
                 };
                 proptest::prop_assert_eq!(
-                    key(cluster_with(&full, &m, linkage)),
-                    key(cluster_with(&star, &m, linkage)),
+                    key(cluster_with(&full, &[], &m, linkage)),
+                    key(cluster_with(&star, &[], &m, linkage)),
                     "{:?} sizes {:?} ids {:?} links {:?}", linkage, sizes, perm, links
                 );
             }

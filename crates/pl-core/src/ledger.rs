@@ -38,6 +38,8 @@ pub const RARE_DF: u32 = 3;
 pub const WIDE_DF: u32 = 6;
 /// Documents a word of letters must be in to count as a known word (not OCR noise).
 pub const KNOWN_DF: u32 = 3;
+/// Numbers standing against each other, with none agreeing, that hold a pair apart.
+pub const APART_NUMBERS: usize = 2;
 
 /// What the distinctive tokens of two texts say, counted.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -56,6 +58,11 @@ pub struct Ledger {
     pub words_against: usize,
     /// Share of the pair's words no other document uses: how much OCR damage it shows.
     pub damage: f64,
+    /// No number agrees (`agree` and `wide` 0) and at least [`APART_NUMBERS`] stand against
+    /// each other: two documents, not two readings of one (a template's siblings, the
+    /// editions of terms). Clustering never puts them in one group.
+    #[serde(default)]
+    pub apart: bool,
     /// For explanations: the rare numbers that agreed, and each side's disagreeing tokens.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tokens: Option<LedgerTokens>,
@@ -429,6 +436,9 @@ pub fn ledger(
     l.wide = sa.wide.min(sb.wide);
     if bound < rule.min_agree && !rule.wide_may_keep(l.wide) && !explain {
         l.agree = bound;
+        if l.wide == 0 {
+            l.apart = stand_apart(&mut sa, rest_a, &ra, &mut sb, rest_b, &rb, &df);
+        }
         return l;
     }
     let damage = damage(pa, pb, &df);
@@ -449,7 +459,14 @@ pub fn ledger(
             rule.number_room(l.agree).max(rule.wide_number_room(l.wide)),
             explain,
         ) {
-            (None, false) => return l,
+            (None, false) => {
+                if l.agree == 0 && l.wide == 0 {
+                    numbers_near(&mut sa, &left_a, &rb, APART_NUMBERS - 1);
+                    numbers_near(&mut sb, &left_b, &ra, APART_NUMBERS - 1);
+                    l.apart = sa.numbers.min(sb.numbers) >= APART_NUMBERS;
+                }
+                return l;
+            }
             (_, true) => usize::MAX,
             (Some(_), false) if damage < rule.clean_damage => usize::MAX,
             (Some(room), false) => room,
@@ -484,7 +501,34 @@ pub fn ledger(
         against_b: own(sb.against),
     });
     l.balance = explain.then(|| rule.balance(&l));
+    // Without `explain` a pair gets here only with numbers agreeing.
+    l.apart = l.agree == 0 && l.wide == 0 && l.numbers_against >= APART_NUMBERS;
     l
+}
+
+/// Whether two sides whose rare numbers cannot agree twice, and of which no number agrees
+/// widely, stand apart: their numbers looked for inside and near the other text, none agreeing
+/// and [`APART_NUMBERS`] against (counted no further).
+fn stand_apart<'t>(
+    sa: &mut SideCount<'t>,
+    rest_a: Vec<(&'t str, u32)>,
+    ra: &Reading<'t>,
+    sb: &mut SideCount<'t>,
+    rest_b: Vec<(&'t str, u32)>,
+    rb: &Reading<'t>,
+    df: &impl Fn(u32) -> u32,
+) -> bool {
+    if sa.agree.min(sb.agree) > 0 {
+        return false;
+    }
+    let left_a = numbers_inside(sa, rest_a, rb, df, false);
+    let left_b = numbers_inside(sb, rest_b, ra, df, false);
+    if sa.agree.min(sb.agree) > 0 {
+        return false;
+    }
+    numbers_near(sa, &left_a, rb, APART_NUMBERS - 1);
+    numbers_near(sb, &left_b, ra, APART_NUMBERS - 1);
+    sa.numbers.min(sb.numbers) >= APART_NUMBERS
 }
 
 /// When the ledger overrules the alignment's rejection: rare numbers that agree outweigh
@@ -839,6 +883,7 @@ mod tests {
                 let quick = ledger(&ta, &pa, &tb, &pb, |id| df[id as usize], &rule, false);
                 let full = ledger(&ta, &pa, &tb, &pb, |id| df[id as usize], &rule, true);
                 proptest::prop_assert_eq!(rule.keeps(&quick), rule.keeps(&full), "{:?} {:?}", quick, full);
+                proptest::prop_assert_eq!(quick.apart, full.apart, "{:?} {:?}", quick, full);
             }
         }
     }

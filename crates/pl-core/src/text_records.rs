@@ -153,6 +153,19 @@ impl CandRecord {
     }
 }
 
+/// Two documents pl-score held apart (`{"a":1,"b":2,"apart":true}`, among its kept pairs): a
+/// rejected pair whose numbers disagree with none agreeing ([`crate::ledger::Ledger::apart`]).
+/// pl-cluster never puts them in one group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApartRecord {
+    /// The smaller id.
+    pub a: u64,
+    /// The larger id.
+    pub b: u64,
+    /// Always true.
+    pub apart: bool,
+}
+
 /// A scored pair: pl-score's (and pl-trigram's) output, and pl-score's `--rejected` records.
 /// Absent fields are the dimensions a method or flag does not measure.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Parser;
-use pl_core::cluster::{cluster_with, DocMeta, Linkage, ScoredPair};
+use pl_core::cluster::{apart_in_components, cluster_with, DocMeta, Linkage, ScoresLine};
 use pl_core::text_records::GroupRecord;
 use rustc_hash::FxHashMap;
 
@@ -61,10 +61,14 @@ pub fn run(args: Args) -> Result<()> {
     if args.renumber {
         return renumber(&args, reader, &log);
     }
-    let mut pairs = Vec::new();
-    while let Some(p) = reader.next_with(|o| ScoredPair::from_obj(&o))? {
-        pairs.push(p);
+    let (mut pairs, mut apart) = (Vec::new(), Vec::new());
+    while let Some(l) = reader.next_with(|o| ScoresLine::from_obj(&o))? {
+        match l {
+            ScoresLine::Kept(p) => pairs.push(p),
+            ScoresLine::Apart(a, b) => apart.push((a, b, reader.line())),
+        }
     }
+    let apart = held_apart(apart, &pairs, reader.name())?;
     let meta: FxHashMap<u64, DocMeta> = match &args.docs {
         Some(path) => {
             let wanted = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
@@ -76,7 +80,7 @@ pub fn run(args: Args) -> Result<()> {
         LinkageArg::Single => Linkage::Single,
         LinkageArg::Average => Linkage::Average,
     };
-    let groups = cluster_with(&pairs, &meta, linkage);
+    let groups = cluster_with(&pairs, &apart, &meta, linkage);
     let mut out = create_output(args.common.output.as_deref())?;
     for (i, g) in groups.iter().enumerate() {
         write_obj(&mut out, &g.to_record(i + 1))?;
@@ -89,6 +93,25 @@ pub fn run(args: Args) -> Result<()> {
         pairs.len()
     ));
     Ok(())
+}
+
+/// The pairs held apart inside the kept pairs' components; one that is also a kept pair is
+/// refused, naming its line.
+fn held_apart(
+    apart: Vec<(u64, u64, u64)>,
+    pairs: &[pl_core::cluster::ScoredPair],
+    name: &str,
+) -> Result<Vec<(u64, u64)>> {
+    let mut kept: Vec<(u64, u64)> = pairs.iter().map(|p| (p.a, p.b)).collect();
+    kept.sort_unstable();
+    if let Some((a, b, line)) = apart
+        .iter()
+        .find(|(a, b, _)| kept.binary_search(&(*a, *b)).is_ok())
+    {
+        bail!("{name}: line {line}: pair ({a}, {b}) is both kept and held apart");
+    }
+    let apart: Vec<(u64, u64)> = apart.into_iter().map(|(a, b, _)| (a, b)).collect();
+    Ok(apart_in_components(&kept, &apart))
 }
 
 /// --renumber: the groups of several runs as one run's.

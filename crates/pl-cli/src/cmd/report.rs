@@ -137,9 +137,20 @@ fn group_pairs(args: &Args, groups: &[GroupRecord]) -> Result<BTreeMap<u64, Vec<
         while let Some(rec) = r.next_with(|o| {
             let (a, b) = (get_u64(&o, "a")?, get_u64(&o, "b")?);
             let f = |k: &str| o.get(k).cloned().unwrap_or(Value::Null);
-            Ok((a, b, f("score"), f("jaccard"), f("fuzzy")))
+            Ok((
+                a,
+                b,
+                f("score"),
+                f("jaccard"),
+                f("fuzzy"),
+                o.contains_key("apart"),
+            ))
         })? {
-            let (a, b, s, j, f) = rec;
+            let (a, b, s, j, f, apart) = rec;
+            if apart {
+                // A pair held apart has no scores to show.
+                continue;
+            }
             if let (Some(ga), Some(gb)) = (group_of.get(&a), group_of.get(&b)) {
                 if ga == gb {
                     pairs.entry(*ga).or_default().push(json!([a, b, s, j, f]));

@@ -16,7 +16,7 @@ use crate::common::{check_weights, numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
 use crate::ndjson::{write_obj, NdjsonReader};
 use crate::score_sides::{NormTexts, SideOptions};
-use crate::scoring::{score_all, Inputs, Scoring, Sinks};
+use crate::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 use crate::sides::read_filtered;
 
 /// Score each candidate pair and keep those at or over --threshold whose differences are OCR's.
@@ -39,10 +39,15 @@ use crate::sides::read_filtered;
 /// rarity in the --norm corpus; --distinct-min drops pairs whose D is under it;
 /// --distinct-penalty S multiplies the score by 1 − S·(1 − D) (the reference product's way).
 ///
+/// A pair the verifier drops whose numbers disagree, with none agreeing (no rare number, none
+/// of the wide agreement, and two or more standing against each other), is held apart: two
+/// documents, not two readings of one. pl-cluster never puts such a pair in one group.
+///
 /// Output: {"a","b","score","jaccard","fuzzy","containment","distinct","conflicts","garbled"}
-/// plus the candidate's other fields; --explain adds the distinctive words found in only one
-/// text and the conflict words of each; --rejected FILE writes the dropped pairs too, with
-/// the step that dropped them.
+/// plus the candidate's other fields, in candidate order; then the pairs held apart whose
+/// documents the kept pairs connect, {"a","b","apart":true}, sorted (--apart-all: every one);
+/// --explain adds the distinctive words found in only one text and the conflict words of
+/// each; --rejected FILE writes the dropped pairs too, with the step that dropped them.
 #[derive(Debug, Parser)]
 #[command(name = "pl-score", version)]
 pub struct Args {
@@ -126,6 +131,11 @@ pub struct Args {
     /// step that dropped it (score, distinct, conflicts).
     #[arg(long, value_name = "FILE")]
     pub rejected: Option<PathBuf>,
+    /// Write every pair held apart, not only those whose documents the kept pairs connect:
+    /// for a run over part of the candidates, whose pairs are clustered with others'
+    /// (scripts/spark).
+    #[arg(long)]
+    pub apart_all: bool,
     /// Memory, in MB, for the documents of the pairs held at once (their texts, word ids and
     /// samples, counted as 4 bytes per byte of normalized text, an upper bound: about twice what
     /// they take). When they need more, the pairs are
@@ -197,6 +207,11 @@ pub fn run(args: Args) -> Result<()> {
     let sinks = Sinks {
         kept: &mut out,
         rejected: rejected.as_mut(),
+        apart: if args.apart_all {
+            Apart::All
+        } else {
+            Apart::InComponents
+        },
     };
     let counts = score_all(&job, &mut inputs, &cands, sinks, &log)?;
     out.finish()?;
@@ -207,8 +222,8 @@ pub fn run(args: Args) -> Result<()> {
     counts.ladder.report(&log);
     let [score, distinct, conflicts] = counts.dropped;
     log.info(format!(
-        "{} pairs at or over {}; dropped: {score} by score, {distinct} by distinctive tokens, {conflicts} by conflicts",
-        counts.kept, args.threshold
+        "{} pairs at or over {}; dropped: {score} by score, {distinct} by distinctive tokens, {conflicts} by conflicts; {} held apart",
+        counts.kept, args.threshold, counts.apart
     ));
     Ok(())
 }

@@ -10,7 +10,10 @@ impl Tx<'_> {
         self.exec("DELETE FROM members", [])?;
         let mut pairs = self.pairs_where("", [])?;
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
-        self.store_groups(&pairs)
+        let apart = self.rows("SELECT a, b FROM apart", [], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64))
+        })?;
+        self.store_groups(&pairs, &apart)
     }
 
     /// Clusters again the connected components of the stored pairs that hold any of
@@ -47,7 +50,16 @@ impl Tx<'_> {
         }
         // pl-score's order, of the ids as u64 (SQLite would order the stored i64).
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
-        Ok((self.store_groups(&pairs)?, seen.len()))
+        // The pairs held apart inside the components.
+        let mut apart = Vec::new();
+        for &a in &seen {
+            for b in self.ids("SELECT b FROM apart WHERE a=?1", [a as i64])? {
+                if seen.contains(&b) {
+                    apart.push((a, b));
+                }
+            }
+        }
+        Ok((self.store_groups(&pairs, &apart)?, seen.len()))
     }
 
     /// The documents a stored pair joins to `id`.
@@ -78,10 +90,10 @@ impl Tx<'_> {
         })
     }
 
-    /// Clusters `pairs` (whole components, in pl-score's order) and stores their groups, each
-    /// under its smallest member, its record without the number (given when written); the
-    /// number of groups stored in all.
-    pub(super) fn store_groups(&self, pairs: &[ScoredPair]) -> Result<usize> {
+    /// Clusters `pairs` (whole components, in pl-score's order) with the pairs held `apart`
+    /// among them, and stores their groups, each under its smallest member, its record
+    /// without the number (given when written); the number of groups stored in all.
+    pub(super) fn store_groups(&self, pairs: &[ScoredPair], apart: &[(u64, u64)]) -> Result<usize> {
         let mut ids: Vec<u64> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -101,7 +113,7 @@ impl Tx<'_> {
                 },
             );
         }
-        for g in cluster_with(pairs, &meta, self.engine.linkage) {
+        for g in cluster_with(pairs, apart, &meta, self.engine.linkage) {
             let rec = g.to_record(0);
             let json = serde_json::to_string(&rec)?;
             let rest = json

@@ -16,8 +16,8 @@ use crate::common::Log;
 pub const LOCK_FILE: &str = "index.lock";
 
 /// The tables an index has.
-const TABLES: [&str; 9] = [
-    "meta", "docs", "bands", "words", "tokens", "few", "pairs", "groups", "members",
+const TABLES: [&str; 10] = [
+    "meta", "docs", "bands", "words", "tokens", "few", "pairs", "apart", "groups", "members",
 ];
 
 const SCHEMA: &str = "
@@ -36,6 +36,8 @@ CREATE TABLE pairs(a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL,
   jaccard REAL NOT NULL, fuzzy REAL NOT NULL, copy INTEGER NOT NULL, rec TEXT NOT NULL,
   PRIMARY KEY(a, b)) WITHOUT ROWID;
 CREATE INDEX pairs_b ON pairs(b);
+CREATE TABLE apart(a INTEGER NOT NULL, b INTEGER NOT NULL, PRIMARY KEY(a, b)) WITHOUT ROWID;
+CREATE INDEX apart_b ON apart(b);
 CREATE TABLE groups(first INTEGER PRIMARY KEY, confidence REAL NOT NULL, rec TEXT NOT NULL);
 CREATE TABLE members(id INTEGER PRIMARY KEY, first INTEGER NOT NULL);
 CREATE INDEX members_first ON members(first);

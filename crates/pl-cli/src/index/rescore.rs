@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// What [`Tx::score`] gives: the kept pairs' records, in order, and the pairs held apart.
+#[derive(Default)]
+pub(super) struct Scored {
+    pub kept: Vec<(u64, u64, String)>,
+    pub apart: Vec<(u64, u64)>,
+}
+
 impl Tx<'_> {
     pub(super) fn score_file(
         &self,
@@ -33,6 +40,7 @@ impl Tx<'_> {
         let sinks = Sinks {
             kept: &mut kept_lines,
             rejected: None,
+            apart: Apart::All,
         };
         let counts = score_all(job, &mut inputs, &cands, sinks, log)?;
         for line in kept_lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
@@ -81,14 +89,15 @@ impl Tx<'_> {
     }
 
     /// Scores candidate pairs with the corpus counts in the index (`extra`: a document being
-    /// checked, counted as if it were added). Returns the kept pairs' records, in order.
+    /// checked, counted as if it were added). Returns the kept pairs' records, in order, and
+    /// the pairs held apart.
     pub(super) fn score(
         &self,
         list: &[(Candidate, bool)],
         extra: Option<&Prepared>,
-    ) -> Result<Vec<(u64, u64, String)>> {
+    ) -> Result<Scored> {
         if list.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Scored::default());
         }
         let (sigs, stored_extra) = self.signatures(list, extra)?;
         let inputs = Inputs {
@@ -129,12 +138,20 @@ impl Tx<'_> {
                 Some(scorer.score(sim, docs, job.fuzzy))
             })
             .collect();
-        let mut out = Vec::new();
+        let mut out = Scored::default();
         for (c, v) in cands.iter().zip(verdicts) {
-            if let Some(Verdict::Kept(d)) = v {
-                let mut rec = job.record(c, &d, &sides);
-                rec.pass_through(c.rest.to_obj());
-                out.push((c.a, c.b, serde_json::to_string(&rec)?));
+            match v {
+                Some(Verdict::Kept(d)) => {
+                    let mut rec = job.record(c, &d, &sides);
+                    rec.pass_through(c.rest.to_obj());
+                    out.kept.push((c.a, c.b, serde_json::to_string(&rec)?));
+                }
+                Some(Verdict::Dropped(d, Reason::Conflicts))
+                    if d.ledger.as_ref().is_some_and(|l| l.apart) =>
+                {
+                    out.apart.push((c.a, c.b));
+                }
+                _ => {}
             }
         }
         Ok(out)

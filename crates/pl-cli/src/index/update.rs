@@ -131,8 +131,14 @@ impl Tx<'_> {
         let mut touched: Vec<u64> = gone.iter().chain(&changing).copied().collect();
         for &id in &gone {
             touched.extend(self.partners(id)?);
-            self.exec("DELETE FROM pairs WHERE a=?1", [id as i64])?;
-            self.exec("DELETE FROM pairs WHERE b=?1", [id as i64])?;
+            for sql in [
+                "DELETE FROM pairs WHERE a=?1",
+                "DELETE FROM pairs WHERE b=?1",
+                "DELETE FROM apart WHERE a=?1",
+                "DELETE FROM apart WHERE b=?1",
+            ] {
+                self.exec(sql, [id as i64])?;
+            }
         }
         d.unpaired.sort_unstable();
         d.unpaired.dedup();
@@ -152,15 +158,19 @@ impl Tx<'_> {
             ids.len(),
             started.elapsed().as_secs_f64()
         ));
-        let kept = self.score(&list, None)?;
-        summary.pairs_kept = kept.len();
+        let scored = self.score(&list, None)?;
+        summary.pairs_kept = scored.kept.len();
         log.info(format!(
-            "scored, {} kept, at {:.2} s",
-            kept.len(),
+            "scored, {} kept, {} held apart, at {:.2} s",
+            scored.kept.len(),
+            scored.apart.len(),
             started.elapsed().as_secs_f64()
         ));
-        for (_, _, rec) in kept {
+        for (_, _, rec) in scored.kept {
             self.insert_pair(&rec)?;
+        }
+        for (a, b) in scored.apart {
+            self.hold_apart(a, b)?;
         }
         Ok(touched)
     }
@@ -423,8 +433,8 @@ impl Tx<'_> {
             .collect())
     }
 
-    /// The stored pairs of `id` once a bucket of its stopped pairing: a pair no band pairs
-    /// any more is dropped, the others keep their verdict with their new band count (pl-lsh's
+    /// The stored pairs of `id` once a bucket of its stopped pairing: a pair (kept or held
+    /// apart) no band pairs any more is dropped, the others keep their verdict with their new band count (pl-lsh's
     /// candidates looked up again, nothing scored). Pairs with a document of `redo` (scored
     /// again anyway) and copy pairs are left alone. The documents of the dropped pairs.
     pub(super) fn rebanded(&self, id: u64, redo: &FxHashSet<u64>) -> Result<Vec<u64>> {
@@ -465,6 +475,22 @@ impl Tx<'_> {
                         )?;
                     }
                 }
+            }
+        }
+        // Pairs held apart go with their band the same way.
+        let apart = self.rows(
+            "SELECT a, b FROM apart WHERE a=?1 OR b=?1",
+            [id as i64],
+            |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
+        )?;
+        for (a, b) in apart {
+            let other = if a == id { b } else { a };
+            if !redo.contains(&other) && !now.contains_key(&other) {
+                self.exec(
+                    "DELETE FROM apart WHERE a=?1 AND b=?2",
+                    [a as i64, b as i64],
+                )?;
+                dropped.extend([a, b]);
             }
         }
         Ok(dropped)
