@@ -20,6 +20,11 @@ use crate::sides::read_field;
 /// jaccard and fuzzy), and a primary, the document to keep: the earliest `added` (else
 /// `created`), then the one with the most metadata (title, correspondent, document type, tags,
 /// archive serial number), then the lowest id. Groups are sorted by confidence, highest first.
+///
+/// Pairs held apart (pl-score's `{"a","b","apart":true}` lines: the verifier dropped them and
+/// their numbers disagree, none agreeing) are never in one group: average linkage does not
+/// merge two groups with such a pair between them (--linkage single ignores them). A pair both
+/// kept and held apart is refused. Memory: the pairs, and 16 bytes per pair held apart.
 #[derive(Debug, Parser)]
 #[command(name = "pl-cluster", version)]
 pub struct Args {
