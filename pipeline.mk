@@ -35,6 +35,9 @@ EDGE_WORDS       ?= 60
 MIN_BAND_MATCHES ?= 1
 # A bucket of more documents than this pairs none of them: boilerplate (0: no limit).
 MAX_BUCKET       ?= 50
+# 1: two documents sharing two numbers that at most 6 documents hold are a candidate too
+# (pl-lsh --numbers); 0: the bands alone.
+NUMBERS          ?= 1
 THRESHOLD        ?= 0.65
 JACCARD_WEIGHT   ?= 0.55
 FUZZY_WEIGHT     ?= 0.45
@@ -67,7 +70,7 @@ endef
 $(eval $(call params,docs,$(DOCS)))
 $(eval $(call params,shingle,$(UNIT) $(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
 $(eval $(call params,minhash,$(PERMS) $(SEED) $(SCHEME)))
-$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES) $(MAX_BUCKET) $(EDGE_WORDS)))
+$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES) $(MAX_BUCKET) $(EDGE_WORDS) $(NUMBERS)))
 $(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(SCORE_FLAGS)))
 
 ifdef PAPERLESS_URL
@@ -103,9 +106,13 @@ $(WORK)/heads.bin $(WORK)/tails.bin: $(WORK)/%s.bin: $(WORK)/norm.ndjson $(WORK)
 	$(BIN)/pl-minhash -q $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) \
 	  --part $*:$(EDGE_WORDS) --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
 
-$(WORK)/cands.ndjson: $(WORK)/sigs.bin $(EDGE_SIGS) $(WORK)/lsh.params $(BIN)/pl-lsh
-	$(BIN)/pl-lsh $< $(addprefix --also ,$(EDGE_SIGS)) --perms $(PERMS) --bands $(BANDS) \
-	  --min-band-matches $(MIN_BAND_MATCHES) --max-bucket $(MAX_BUCKET) -o $@
+# Documents sharing rare numbers: a copy whose whole text's bands miss its original.
+NUMBER_NORM := $(if $(filter 1,$(NUMBERS)),$(WORK)/norm.ndjson)
+
+$(WORK)/cands.ndjson: $(WORK)/sigs.bin $(EDGE_SIGS) $(NUMBER_NORM) $(WORK)/lsh.params $(BIN)/pl-lsh
+	$(BIN)/pl-lsh $< $(addprefix --also ,$(EDGE_SIGS)) $(addprefix --numbers ,$(NUMBER_NORM)) \
+	  --perms $(PERMS) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
+	  --max-bucket $(MAX_BUCKET) -o $@
 
 $(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson $(WORK)/score.params $(BIN)/pl-score
 	$(BIN)/pl-score $< --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS) \
@@ -121,7 +128,7 @@ $(eval $(call params,cluster,$(CLUSTER_FLAGS)))
 INDEX       := $(WORK)/index
 INDEX_FLAGS  = --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) --perms $(PERMS) \
   --seed $(SEED) --scheme $(SCHEME) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
-  --max-bucket $(MAX_BUCKET) --edge-words $(EDGE_WORDS) --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) \
+  --max-bucket $(MAX_BUCKET) --edge-words $(EDGE_WORDS) --numbers $(NUMBERS) --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) \
   --fuzzy-weight $(FUZZY_WEIGHT) --fuzzy-sample $(FUZZY_SAMPLE)
 index_guard = $(if $(strip $(SCORE_FLAGS)$(SHINGLE_FLAGS)$(CLUSTER_FLAGS)),\
   $(error the index takes no SCORE_FLAGS, SHINGLE_FLAGS or CLUSTER_FLAGS: unset them, or move $(INDEX) away))

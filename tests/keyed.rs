@@ -69,6 +69,83 @@ fn band_keys_in_any_order_give_pl_lsh_candidates() {
     assert_eq!(as_cands, want);
 }
 
+/// pl-lsh --numbers on the real-OCR fixture: pairs sharing rare numbers are added with no
+/// band, the bands' pairs unchanged; the same pairs through band-key rows (as pl-spark runs
+/// it), and their number rows refused by a partial run.
+#[test]
+fn number_pairs_are_added_to_the_bands_and_found_from_key_rows_too() {
+    let d = tempfile::tempdir().unwrap();
+    let docs = repo().join("examples/ocr/docs.ndjson");
+    ok(sh(
+        d.path(),
+        &format!(
+            "pl-normalize -q {} -o norm.ndjson && pl-minhash -q norm.ndjson -o sigs.bin \
+             && pl-minhash -q norm.ndjson --part head:60 -o heads.bin",
+            docs.display()
+        ),
+    ));
+    let sketches = "sigs.bin --also heads.bin";
+    let bands = ndjson(&ok(sh(d.path(), &format!("pl-lsh -q {sketches}"))));
+    let out = sh(
+        d.path(),
+        &format!("pl-lsh -v {sketches} --numbers norm.ndjson"),
+    );
+    let log = String::from_utf8_lossy(&out.stderr).to_string();
+    let with = ok(out);
+    let both = ndjson(&with);
+    assert!(
+        log.contains("pairs share two numbers that at most 6 documents hold"),
+        "{log}"
+    );
+    let by_pair =
+        |v: &[serde_json::Value]| -> std::collections::BTreeMap<(u64, u64), serde_json::Value> {
+            v.iter().map(|r| (pair_of(r), r.clone())).collect()
+        };
+    let (old, new) = (by_pair(&bands), by_pair(&both));
+    for (p, r) in &old {
+        assert_eq!(new.get(p), Some(r), "a band's pair changed");
+    }
+    let added: Vec<&serde_json::Value> = new
+        .iter()
+        .filter(|(p, _)| !old.contains_key(p))
+        .map(|(_, r)| r)
+        .collect();
+    assert!(added.len() >= 100, "{} pairs added", added.len());
+    assert!(added
+        .iter()
+        .all(|r| r["bands"] == 0 && r.get("copy").is_none()));
+    // Many added pairs are duplicates the bands missed (the scorer sorts the rest out).
+    let truth: std::collections::BTreeMap<u64, u64> =
+        ndjson(&std::fs::read(repo().join("examples/ocr/truth.ndjson")).unwrap())
+            .iter()
+            .map(|t| (t["id"].as_u64().unwrap(), t["cluster"].as_u64().unwrap()))
+            .collect();
+    let true_pairs = added
+        .iter()
+        .filter(|r| truth[&r["a"].as_u64().unwrap()] == truth[&r["b"].as_u64().unwrap()])
+        .count();
+    assert!(true_pairs >= 50, "{true_pairs} of {} true", added.len());
+    // The rows of pl-spark's keys stage, in any order, give the same candidates.
+    let rows = ok(sh(
+        d.path(),
+        &format!(
+            "pl-lsh -q {sketches} --numbers norm.ndjson --emit band-keys | sort -r > rows.ndjson"
+        ),
+    ));
+    assert!(rows.is_empty());
+    let got = ok(sh(d.path(), "pl-lsh -q --from-keys rows.ndjson"));
+    assert_eq!(got, with, "candidates from the rows differ");
+    let out = sh(
+        d.path(),
+        "grep '\"number\"' rows.ndjson | pl-lsh -q --from-keys --partial",
+    );
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        !out.status.success() && err.contains("number rows are not taken with --partial"),
+        "{err}"
+    );
+}
+
 #[test]
 fn keyed_mode_errors_name_the_input_and_record() {
     let bad = [

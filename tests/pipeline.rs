@@ -4,7 +4,7 @@ use crate::util::*;
 
 const PIPE: &str =
     "pl-normalize < docs.ndjson | tee norm.ndjson | pl-shingle -q --unit chars --ngram 5 \
-    | pl-minhash | tee sigs.bin | pl-lsh \
+    | pl-minhash | tee sigs.bin | pl-lsh --numbers norm.ndjson \
     | pl-score --sigs sigs.bin --norm norm.ndjson --threshold 0.65 | pl-cluster --docs norm.ndjson";
 
 fn corpus_dir(n: u64) -> tempfile::TempDir {

@@ -150,7 +150,7 @@ for n in $SIZES; do
       "$MH --min-words $MIN_WORDS --scheme oph < '$D/norm.ndjson' | $LSH -o '$D/cands-fopipe-$t.ndjson'"
   done
   # The default pipeline as `make groups` runs it (character 5-grams, head and tail sketches,
-  # the verifier), stage by stage with 2 threads: what users get, and what scoring costs.
+  # the pairs by numbers, the verifier), stage by stage with 2 threads: what users get, and what scoring costs.
   if [ "${docs_n_default:-}" != skip ] && [ "$docs_n" -le "$DEFAULT_MAX" ]; then
     log "corpus $n: the default pipeline"
     DF="--unit chars --ngram 5 --min-words $MIN_WORDS --perms $PERMS --seed $SEED"
@@ -160,7 +160,8 @@ for n in $SIZES; do
       "$BIN/pl-minhash -q $DF --part head:$EDGE_WORDS '$D/norm.ndjson' -o '$D/dheads.bin' \
        && $BIN/pl-minhash -q $DF --part tail:$EDGE_WORDS '$D/norm.ndjson' -o '$D/dtails.bin'"
     measure "$D" "default: pl-lsh" 2 "$D/dcands.ndjson" -- $BIN/pl-lsh -q "$D/dsigs.bin" \
-      --also "$D/dheads.bin" --also "$D/dtails.bin" --bands $BANDS -o "$D/dcands.ndjson"
+      --also "$D/dheads.bin" --also "$D/dtails.bin" --numbers "$D/norm.ndjson" --bands $BANDS \
+      -o "$D/dcands.ndjson"
     measure "$D" "default: pl-score" 2 - -- $BIN/pl-score -q "$D/dcands.ndjson" \
       --sigs "$D/dsigs.bin" --norm "$D/norm.ndjson" --threshold $DEFAULT_THRESHOLD -o "$D/dscores.ndjson"
     measure "$D" "default: pl-cluster" 2 - -- $BIN/pl-cluster -q "$D/dscores.ndjson" \

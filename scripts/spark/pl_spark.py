@@ -23,9 +23,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # The pipeline's parameters, by pipeline.mk's names; their defaults are read from pipeline.mk.
-PARAMS = ["NGRAM", "UNIT", "MIN_WORDS", "PERMS", "SEED", "SCHEME", "BANDS", "EDGE_WORDS",
+PARAMS = ["NGRAM", "UNIT", "MIN_WORDS", "PERMS", "SEED", "SCHEME", "BANDS", "EDGE_WORDS", "NUMBERS",
           "MIN_BAND_MATCHES", "MAX_BUCKET", "THRESHOLD", "JACCARD_WEIGHT", "FUZZY_WEIGHT", "FUZZY_SAMPLE",
           "SCORE_FLAGS", "SHINGLE_FLAGS", "CLUSTER_FLAGS"]
+# pl-lsh --numbers (pl_core::lsh): a number held by at most this many documents pairs them, and
+# two documents sharing this many such numbers are a candidate.
+NUMBER_BUCKET, NUMBER_MATCHES = 6, 2
 TOOLS = ["pl-normalize", "pl-shingle", "pl-minhash", "pl-lsh", "pl-score", "pl-cluster"]
 
 
@@ -388,7 +391,8 @@ def stages(run, args, params, out, local):
     schema = T.StructType([T.StructField(k, t) for k, t in [
         ("sketch", T.IntegerType()), ("band", T.IntegerType()), ("key", T.StringType()),
         ("copy", T.StringType()), ("id", T.LongType()), ("token", T.StringType()),
-        ("word", T.StringType()), ("documents", T.LongType()), ("max_words", T.LongType())]])
+        ("word", T.StringType()), ("documents", T.LongType()), ("max_words", T.LongType()),
+        ("number", T.StringType())]])
 
     def keys():
         rows = run.pipe(norm.select("value"), "keys").select(F.from_json("value", schema).alias("r")).select("r.*")
@@ -457,6 +461,22 @@ def stages(run, args, params, out, local):
         pairs = (partial.groupBy("a", "b", "sketch").agg(F.sum("bands").alias("bands"))
                  .where(F.col("bands") >= int(params["MIN_BAND_MATCHES"]))
                  .groupBy("a", "b").agg(F.max("bands").alias("bands")).withColumn("copy", F.lit(False)))
+        if params["NUMBERS"] == "1":
+            # pl-lsh --numbers: every document's numbers counted, the banded documents (whole
+            # texts' band rows, copy members left out) sharing enough of the rare ones paired.
+            nums = rows.where(F.col("number").isNotNull()).select("number", "id")
+            rare = (nums.groupBy("number").agg(F.count(F.lit(1)).alias("n"))
+                    .where((F.col("n") >= 2) & (F.col("n") <= NUMBER_BUCKET)).select("number"))
+            whole = (rows.where((F.col("sketch") == 0) & F.col("band").isNotNull()).select("id").distinct()
+                     .join(members.select("id"), "id", "left_anti"))
+            held = nums.join(rare, "number").join(whole, "id")
+            x, y = held.alias("x"), held.alias("y")
+            by_numbers = (x.join(y, "number").where(F.col("x.id") < F.col("y.id"))
+                          .groupBy(F.col("x.id").alias("a"), F.col("y.id").alias("b"))
+                          .agg(F.count(F.lit(1)).alias("shared")).where(F.col("shared") >= NUMBER_MATCHES)
+                          .select("a", "b", F.lit(0).cast("long").alias("bands"), F.lit(False).alias("copy")))
+            # A band's count wins (pl-lsh's union).
+            pairs = pairs.unionByName(by_numbers.join(pairs.select("a", "b"), ["a", "b"], "left_anti"))
         copies = members.select(F.col("rep").alias("a"), F.col("id").alias("b"),
                                 F.lit(n_bands).cast("long").alias("bands"), F.lit(True).alias("copy"))
         cands = pairs.join(copies.select("a", "b"), ["a", "b"], "left_anti").unionByName(copies)

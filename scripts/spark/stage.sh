@@ -3,7 +3,8 @@
 # on them as pipeline.mk does on the whole corpus, writes NDJSON lines on stdout.
 #
 #   stage.sh normalize docs lines -> norm lines
-#   stage.sh keys      norm lines -> band-key rows (pl-lsh --emit band-keys) and corpus counts
+#   stage.sh keys      norm lines -> band-key rows (pl-lsh --emit band-keys; number rows with
+#                      NUMBERS=1) and corpus counts
 #   stage.sh from-keys buckets {"sketch","band","key","ids"} -> pairs' band counts
 #   stage.sh score     "N<TAB>norm line" and "P<TAB>candidate line" -> scored pairs, and
 #                      every pair held apart (--apart-all: the components are Spark's)
@@ -47,7 +48,9 @@ case $stage in
         also+=(--also "$tmp/$part.bin")
       done
     fi
-    "$bin/pl-lsh" -q "$tmp/sigs.bin" "${also[@]}" --perms "$PERMS" --bands "$BANDS" --emit band-keys
+    numbers=()
+    [ "$NUMBERS" = 1 ] && numbers=(--numbers "$tmp/norm.ndjson")
+    "$bin/pl-lsh" -q "$tmp/sigs.bin" "${also[@]}" "${numbers[@]}" --perms "$PERMS" --bands "$BANDS" --emit band-keys
     # shellcheck disable=SC2086
     "$bin/pl-score" -q --count-corpus --norm "$tmp/norm.ndjson" $SCORE_FLAGS
     ;;

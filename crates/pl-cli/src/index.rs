@@ -50,7 +50,7 @@ use serde_json::Value;
 
 use crate::candidates::Cand;
 use crate::common::Log;
-use crate::score_sides::{counted_words, sides_of_lines, NormTexts, SideOptions};
+use crate::score_sides::{counted_words, number_hashes, sides_of_lines, NormTexts, SideOptions};
 use crate::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 
 mod engine;
@@ -58,8 +58,10 @@ mod groups;
 mod open;
 mod rescore;
 mod update;
+
 pub use engine::{stored_line, Engine, Params, Prepared};
 pub use open::Access;
+use rescore::Counts;
 
 /// The index's format; another is refused with both numbers and the way out. 2: pairs with
 /// their clustering columns, documents stored as `{"id","norm"}` (1 was the first draft);
@@ -296,6 +298,19 @@ impl Index {
         for (other, bands) in ix.lookup(p.id, &p.keys)? {
             cands.insert((p.id.min(other), p.id.max(other)), (bands, false));
         }
+        if self.engine.numbers && p.sig.is_some() {
+            let stored = ix.stored(p.id)?.map(|(s, _)| s);
+            let counts = Counts {
+                tx: &ix,
+                extra: Some(p),
+                stored_extra: stored.as_ref(),
+            };
+            for other in ix.number_partners(p.id, &p.numbers, &counts)? {
+                cands
+                    .entry((p.id.min(other), p.id.max(other)))
+                    .or_insert((0, false));
+            }
+        }
         if let Some(s) = &p.sig {
             for (other, sig) in ix.same_text(p.fp)? {
                 if other != p.id && sig.as_deref() == Some(&s.sig[..]) {
@@ -531,6 +546,45 @@ impl Tx<'_> {
             }
         }
         Ok(best.into_iter().collect())
+    }
+
+    /// The banded documents sharing at least [`lsh::NUMBER_MATCHES`] of `numbers` (`id`'s)
+    /// that at most [`lsh::NUMBER_BUCKET`] documents hold under `counts`, as pl-lsh --numbers
+    /// pairs them: the postings of such numbers are kept (`few`).
+    fn number_partners(&self, id: u64, numbers: &[u64], counts: &Counts) -> Result<Vec<u64>> {
+        let mut shared: BTreeMap<u64, u32> = BTreeMap::new();
+        for &h in numbers {
+            let n = counts.n("words", h, |p| &p.words)?;
+            if n < 2 || n > lsh::NUMBER_BUCKET as i64 {
+                continue;
+            }
+            let others = self.ids(
+                "SELECT f.id FROM few f JOIN docs d ON d.id = f.id WHERE f.hash=?1 AND d.banded=1",
+                [h as i64],
+            )?;
+            for other in others.into_iter().filter(|&o| o != id) {
+                *shared.entry(other).or_default() += 1;
+            }
+        }
+        Ok(shared
+            .into_iter()
+            .filter(|&(_, n)| n >= lsh::NUMBER_MATCHES)
+            .map(|(o, _)| o)
+            .collect())
+    }
+
+    /// The numbers of a stored document as pl-lsh --numbers reads them.
+    fn stored_numbers(&self, id: u64) -> Result<Vec<u64>> {
+        let line: Option<String> =
+            self.row("SELECT line FROM docs WHERE id=?1", [id as i64], |r| {
+                r.get(0)
+            })?;
+        let Some(line) = line else {
+            return Ok(Vec::new());
+        };
+        let o = pl_core::fields::parse_object(&line).map_err(|e| anyhow!("{e}"))?;
+        let norm = o.get("norm").and_then(Value::as_str).unwrap_or_default();
+        Ok(number_hashes(norm, self.engine.scoring.opts.max_words))
     }
 
     /// Stores a line of pl-score's output: a kept pair (its record, and what clustering reads

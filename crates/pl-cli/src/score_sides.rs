@@ -428,15 +428,26 @@ pub fn counted_words(norm: &str, opts: &SideOptions) -> (Vec<u64>, Vec<u64>, Vec
         word_hashes(text, &mut hashes);
         hashes.sort_unstable();
         hashes.dedup();
-        numbers.extend(
-            pl_core::verify::words(text)
-                .filter(|w| pl_core::ledger::is_number(w))
-                .map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes())),
-        );
-        numbers.sort_unstable();
-        numbers.dedup();
+        numbers = text_numbers(text);
     }
     (tokens, hashes, numbers)
+}
+
+/// The hashes of the ledger's numbers in a norm text as the verifier reads it (cut to
+/// `max_words`, its two ends), sorted, each once: what pl-lsh --numbers pairs documents by.
+pub fn number_hashes(norm: &str, max_words: usize) -> Vec<u64> {
+    let sample = edge_sample(norm, max_words);
+    text_numbers(sample.as_deref().unwrap_or(norm))
+}
+
+fn text_numbers(text: &str) -> Vec<u64> {
+    let mut numbers: Vec<u64> = pl_core::verify::words(text)
+        .filter(|w| pl_core::ledger::is_number(w))
+        .map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes()))
+        .collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
 }
 
 /// The sides of some norm lines, weighed with the whole corpus's counts that the caller

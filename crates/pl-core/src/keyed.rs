@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::lsh::{is_empty_signature, union, with_copies, BandRule, Candidate};
+use crate::lsh::{is_empty_signature, number_pairs, union, with_copies, BandRule, Candidate};
 use crate::records::{fingerprint_hex, parse_fingerprint, parse_hash_hex, Fingerprint};
 
 /// A row of band keys: one document's key in one band of one sketch (`sketch` 0 is the
@@ -34,6 +34,9 @@ pub struct KeyRecord {
     /// The documents of a grouped bucket.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ids: Option<Vec<u64>>,
+    /// A number the document holds (`pl-lsh --numbers`): its hash, 16 hex digits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<String>,
 }
 
 /// A pair's band count in one sketch, over the buckets one run saw (`--from-keys --partial`):
@@ -87,6 +90,8 @@ pub struct Grouped {
     buckets: FxHashMap<Bucket, Vec<u64>>,
     copies: FxHashMap<(Fingerprint, u128), Vec<u64>>,
     sketches: u32,
+    /// (number hash, document) of the number rows.
+    numbers: Vec<(u64, u64)>,
 }
 
 /// What [`Grouped::candidates`] found besides the pairs.
@@ -108,6 +113,15 @@ impl Grouped {
             (None, Some(ids)) => ids,
             _ => return Err("a band-key row has \"id\" or \"ids\", one of them".into()),
         };
+        if let Some(number) = rec.number {
+            if rec.sketch.is_some() || rec.band.is_some() || rec.key.is_some() || rec.copy.is_some()
+            {
+                return Err("a number row has \"number\" and \"id\" alone".into());
+            }
+            let h = parse_hash_hex(&number).ok_or("\"number\" is not 16 hex digits")?;
+            self.numbers.extend(ids.into_iter().map(|id| (h, id)));
+            return Ok(());
+        }
         match (rec.sketch, rec.band, rec.key, rec.copy) {
             (Some(sketch), Some(band), Some(key), None) => {
                 let key = parse_hash_hex(&key).ok_or("\"key\" is not 16 hex digits")?;
@@ -210,6 +224,9 @@ impl Grouped {
         if !self.copies.is_empty() {
             return Err("copy rows are not taken with --partial: leave the members of copy sets out of the buckets before splitting them".into());
         }
+        if !self.numbers.is_empty() {
+            return Err("number rows are not taken with --partial: their pairs need every document's numbers".into());
+        }
         Ok(self.pair_bands(&[], rule)?.0)
     }
 
@@ -256,6 +273,13 @@ impl Grouped {
                     bands: p.bands as u32,
                 });
             }
+        }
+        // The pairs the numbers propose, among the banded documents (`--numbers`).
+        let numbers = std::mem::take(&mut self.numbers);
+        if !numbers.is_empty() {
+            let banded =
+                |d: u64| whole.binary_search(&d).is_ok() && members.binary_search(&d).is_err();
+            lists.push(number_pairs(numbers, banded));
         }
         let cands = union(lists);
         let out = with_copies(&cands, &copy_pairs, all_bands).collect();

@@ -74,6 +74,10 @@ pub struct ParamFlags {
     /// Words of each head and tail sketched apart, 0 for none (make's EDGE_WORDS).
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
     pub edge_words: Option<usize>,
+    /// 1: documents sharing two numbers that at most 6 documents hold are candidates too, 0:
+    /// the bands alone (make's NUMBERS, pl-lsh --numbers).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=1), help_heading = "Index parameters (recorded at creation)")]
+    pub numbers: Option<u8>,
     /// Score a pair needs (pl-score --threshold).
     #[arg(long, value_parser = numbers::unit, help_heading = "Index parameters (recorded at creation)")]
     pub threshold: Option<f64>,
@@ -116,6 +120,7 @@ impl ParamFlags {
             min_band_matches,
             max_bucket,
             edge_words,
+            numbers,
             threshold,
             jaccard_weight,
             fuzzy_weight,

@@ -1,11 +1,15 @@
 //! pl-lsh: signature stream → candidate pairs NDJSON.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Parser;
 use pl_core::keyed::{copy_key, Grouped, KeyRecord};
-use pl_core::lsh::{candidates, copy_sets, with_copies, BandRule, Banding, Candidate, CopySets};
+use pl_core::lsh::{
+    candidates, copy_sets, number_pairs, with_copies, BandRule, Banding, Candidate, CopySets,
+    NUMBER_BUCKET,
+};
 use pl_core::records::{expect_param, hash_hex, SigRec};
 use pl_core::stream::{Params, Part};
 use pl_core::text_records::CandRecord;
@@ -13,7 +17,8 @@ use rayon::prelude::*;
 
 use crate::common::{numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{write_obj, NdjsonReader};
+use crate::ndjson::{get_id, write_obj, NdjsonReader};
+use crate::score_sides::number_hashes;
 use crate::sides::{open_records, Records};
 
 /// Find candidate pairs: cut each signature into bands of rows; two documents whose band
@@ -93,6 +98,20 @@ pub struct Args {
     /// bands of any sketch is kept, and the copy pairs are added: scripts/spark does this).
     #[arg(long, requires = "from_keys")]
     pub partial: bool,
+    /// Normalized documents (pl-normalize output, the documents of the signatures): two
+    /// documents sharing at least 2 numbers (a digit and three characters: invoice numbers,
+    /// dates, amounts) that at most 6 documents hold are a candidate too, `"bands":0` when no
+    /// band proposed them. A copy with a page added or removed, or read badly, keeps its
+    /// original's numbers where its whole text's bands miss it. The numbers are read as
+    /// pl-score's verifier reads them (a text cut to --max-words). With --emit band-keys, a row
+    /// `{"number","id"}` per document and number.
+    #[arg(long, value_name = "FILE", conflicts_with = "from_keys")]
+    pub numbers: Option<PathBuf>,
+    /// With --numbers: the words of a text read, as pl-score's --max-words (a longer text on
+    /// its first and last halves of this).
+    #[arg(long, value_name = "N", default_value_t = pl_core::verify::DEFAULT_MAX_WORDS,
+          value_parser = crate::cmd::score::max_words_parser(), requires = "numbers")]
+    pub max_words: usize,
 }
 
 impl Args {
@@ -146,6 +165,35 @@ fn read_whole(args: &Args) -> Result<Whole> {
     })
 }
 
+/// (number hash, document) for every number of every document of --numbers. All count in
+/// how many documents hold a number; only those with a signature (`known`, sorted) are paired
+/// (pl-shingle gives an empty text none).
+fn read_numbers(args: &Args, known: &[u64], log: &Log) -> Result<Vec<(u64, u64)>> {
+    let Some(path) = &args.numbers else {
+        return Ok(Vec::new());
+    };
+    let mut reader = NdjsonReader::new(open_input(Some(path))?, false);
+    let (mut postings, mut unsigned) = (Vec::new(), 0usize);
+    while let Some((id, numbers)) = reader.next_with_id(|o| {
+        let id = get_id(&o)?;
+        let norm = o
+            .get("norm")
+            .and_then(serde_json::Value::as_str)
+            .ok_or("no \"norm\" text (give pl-normalize's output)")?;
+        Ok((id, number_hashes(norm, args.max_words)))
+    })? {
+        unsigned += usize::from(known.binary_search(&id).is_err());
+        postings.extend(numbers.into_iter().map(|h| (h, id)));
+    }
+    if unsigned > 0 {
+        log.info(format!(
+            "{}: {unsigned} documents have no signature: their numbers are counted, they are not paired",
+            reader.name()
+        ));
+    }
+    Ok(postings)
+}
+
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-lsh", &args.common);
@@ -168,6 +216,11 @@ pub fn run(args: Args) -> Result<()> {
         return from_keys(&args, &log);
     }
     let whole = read_whole(&args)?;
+    let postings = {
+        let mut known = whole.ids.clone();
+        known.sort_unstable();
+        read_numbers(&args, &known, &log)?
+    };
     let mut out = create_output(args.common.output.as_deref())?;
     let Some(params) = whole.params else {
         return out.finish();
@@ -190,11 +243,11 @@ pub fn run(args: Args) -> Result<()> {
         banding.rows
     ));
     if args.emit == Emit::BandKeys {
-        let rows = emit_band_keys(&args, whole, &params, &banding, &mut out)?;
+        let rows = emit_band_keys(&args, whole, postings, &params, &banding, &mut out)?;
         log.info(format!("{rows} band-key rows"));
         return out.finish();
     }
-    let (cands, copies) = find(&args, &log, whole, &params, &banding)?;
+    let (cands, copies) = find(&args, &log, whole, postings, &params, &banding)?;
     let copy_pairs: &[(u64, u64)] = copies.as_ref().map_or(&[], |c| &c.pairs);
     let mut written = 0usize;
     for (c, copy) in with_copies(&cands, copy_pairs, banding.bands as u32) {
@@ -214,12 +267,13 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// The candidate pairs of the banded documents (the whole texts', and the parts' of --also),
-/// and the copy sets collapsed before banding (none with --no-collapse).
+/// The candidate pairs of the banded documents (the whole texts', the parts' of --also, the
+/// numbers' of --numbers from `postings`), and the copy sets collapsed before banding (none with --no-collapse).
 fn find(
     args: &Args,
     log: &Log,
     whole: Whole,
+    postings: Vec<(u64, u64)>,
     params: &Params,
     banding: &Banding,
 ) -> Result<(Vec<Candidate>, Option<CopySets>)> {
@@ -253,19 +307,27 @@ fn find(
     drop(banded_sigs);
     let mut lists = vec![candidates(&banded_ids, &keys, args.rule())];
     drop(keys);
-    if args.also.is_empty() {
-        return Ok((lists.pop().expect("one list"), copies));
-    }
     let mut banded = banded_ids;
     banded.sort_unstable();
+    if args.numbers.is_some() {
+        let by_numbers = number_pairs(postings, |d| banded.binary_search(&d).is_ok());
+        log.info(format!(
+            "{} pairs share two numbers that at most {NUMBER_BUCKET} documents hold",
+            by_numbers.len()
+        ));
+        lists.push(by_numbers);
+    }
     for path in &args.also {
         let part = part_candidates(path, params, &known, &banded, banding, args.rule())?;
         lists.push(part);
     }
-    let from_parts: usize = lists[1..].iter().map(Vec::len).sum();
+    if lists.len() == 1 {
+        return Ok((lists.pop().expect("one list"), copies));
+    }
+    let from_others: usize = lists[1..].iter().map(Vec::len).sum();
     let cands = pl_core::lsh::union(lists);
     log.info(format!(
-        "{} candidate pairs from {} sketches ({from_parts} from the parts, before the union)",
+        "{} candidate pairs from {} sketches ({from_others} from the parts and numbers, before the union)",
         cands.len(),
         args.also.len() + 1
     ));
@@ -341,6 +403,7 @@ fn check_part_params(name: &str, p: Option<Params>, whole: &Params) -> Result<bo
 fn emit_band_keys(
     args: &Args,
     whole: Whole,
+    postings: Vec<(u64, u64)>,
     params: &Params,
     banding: &Banding,
     out: &mut impl Write,
@@ -390,7 +453,15 @@ fn emit_band_keys(
         }
         check_part_params(&name, reader.params(), params)?;
     }
-    Ok(rows + known.len() as u64)
+    for &(h, id) in &postings {
+        let rec = KeyRecord {
+            number: Some(hash_hex(h)),
+            id: Some(id),
+            ..KeyRecord::default()
+        };
+        write_obj(out, &rec)?;
+    }
+    Ok(rows + known.len() as u64 + postings.len() as u64)
 }
 
 /// --from-keys: the candidates (or with --partial the band counts) of band-key rows.

@@ -18,6 +18,9 @@ pub struct Params {
     #[serde(default)]
     pub max_bucket: usize,
     pub edge_words: usize,
+    /// 1: documents sharing two numbers at most 6 documents hold are candidates (pl-lsh
+    /// --numbers); 0: the bands alone.
+    pub numbers: u8,
     pub threshold: f64,
     pub jaccard_weight: f64,
     pub fuzzy_weight: f64,
@@ -39,6 +42,7 @@ impl Default for Params {
             min_band_matches: 1,
             max_bucket: pl_core::lsh::DEFAULT_MAX_BUCKET,
             edge_words: 60,
+            numbers: 1,
             threshold: pl_core::score::DEFAULT_THRESHOLD,
             jaccard_weight: Weights::default().jaccard,
             fuzzy_weight: Weights::default().fuzzy,
@@ -63,6 +67,7 @@ impl Params {
             ("--min-band-matches", self.min_band_matches.to_string()),
             ("--max-bucket", self.max_bucket.to_string()),
             ("--edge-words", self.edge_words.to_string()),
+            ("--numbers", self.numbers.to_string()),
             ("--threshold", self.threshold.to_string()),
             ("--jaccard-weight", self.jaccard_weight.to_string()),
             ("--fuzzy-weight", self.fuzzy_weight.to_string()),
@@ -92,6 +97,8 @@ pub struct Engine {
     pub(super) rule: BandRule,
     pub scoring: Scoring,
     pub(super) linkage: Linkage,
+    /// Pairs by shared rare numbers (pl-lsh --numbers).
+    pub(super) numbers: bool,
 }
 
 impl Engine {
@@ -176,6 +183,7 @@ impl Engine {
                 budget: 512 << 20,
             },
             linkage,
+            numbers: p.numbers == 1,
         })
     }
 

@@ -257,16 +257,16 @@ impl Tx<'_> {
 
 /// The corpus counts as they are with a checked document (`extra`) in the index: its own
 /// words counted, its stored version's (if any) not.
-struct Counts<'a, 'b> {
-    tx: &'a Tx<'b>,
-    extra: Option<&'a Prepared>,
-    stored_extra: Option<&'a Prepared>,
+pub(super) struct Counts<'a, 'b> {
+    pub(super) tx: &'a Tx<'b>,
+    pub(super) extra: Option<&'a Prepared>,
+    pub(super) stored_extra: Option<&'a Prepared>,
 }
 
 impl Counts<'_, '_> {
     /// Documents holding `h` (a hash of `table`: words or tokens); `of` gives a prepared
     /// document's hashes of that table.
-    fn n(&self, table: &str, h: u64, of: fn(&Prepared) -> &Vec<u64>) -> Result<i64> {
+    pub(super) fn n(&self, table: &str, h: u64, of: fn(&Prepared) -> &Vec<u64>) -> Result<i64> {
         let holds = |p: Option<&Prepared>| p.is_some_and(|p| of(p).binary_search(&h).is_ok());
         let delta = i64::from(holds(self.extra)) - i64::from(holds(self.stored_extra));
         let q = format!("SELECT n FROM {table} WHERE hash=?1");

@@ -47,6 +47,14 @@ impl Tx<'_> {
             }
             lists.push(lsh::candidates(&pids, &pkeys, self.engine.rule));
         }
+        // pl-lsh --numbers: every document's numbers counted, the banded ones paired.
+        if self.engine.numbers {
+            let postings: Vec<(u64, u64)> = docs
+                .iter()
+                .flat_map(|p| p.numbers.iter().map(move |&h| (h, p.id)))
+                .collect();
+            lists.push(lsh::number_pairs(postings, |d| banded.contains(&d)));
+        }
         let cands = lsh::union(lists);
         let list: Vec<(Candidate, bool)> =
             lsh::with_copies(&cands, &copies.pairs, bands as u32).collect();
@@ -150,7 +158,7 @@ impl Tx<'_> {
         let mut ids: Vec<u64> = d.affected.iter().copied().collect();
         ids.sort_unstable();
         summary.rescored_docs = ids.len();
-        let list = self.candidates_of(&ids, &mut d.keys)?;
+        let list = self.candidates_of(&ids, &mut d.keys, &d.numbers_of)?;
         summary.pairs_scored = list.len();
         log.info(format!(
             "{} candidate pairs of {} documents found in {:.2} s",
@@ -224,6 +232,7 @@ impl Tx<'_> {
             d.affected.insert(p.id);
         }
         d.keys = docs.iter().map(|p| (p.id, p.keys.clone())).collect();
+        d.numbers_of = docs.iter().map(|p| (p.id, p.numbers.clone())).collect();
         Ok(d)
     }
 
@@ -390,9 +399,15 @@ impl Tx<'_> {
         &self,
         ids: &[u64],
         keys: &mut FxHashMap<u64, Vec<(u32, u64)>>,
+        numbers_of: &FxHashMap<u64, Vec<u64>>,
     ) -> Result<Vec<(Candidate, bool)>> {
         let all = self.engine.banding.bands as u32;
         let mut cands: BTreeMap<(u64, u64), (u32, bool)> = BTreeMap::new();
+        let counts = Counts {
+            tx: self,
+            extra: None,
+            stored_extra: None,
+        };
         for &id in ids {
             let row: Option<(bool, Vec<u8>)> = self.row(
                 "SELECT banded, fp FROM docs WHERE id=?1",
@@ -404,7 +419,20 @@ impl Tx<'_> {
                 let k = self.keys_of(id, keys)?;
                 for (other, bands) in self.lookup(id, &k)? {
                     let key = (id.min(other), id.max(other));
-                    cands.entry(key).or_insert((bands, false));
+                    let c = cands.entry(key).or_insert((0, false));
+                    c.0 = c.0.max(bands);
+                }
+                // The pairs by numbers have no band: a band's count wins (pl-lsh's union).
+                if self.engine.numbers {
+                    let numbers = match numbers_of.get(&id) {
+                        Some(n) => n.clone(),
+                        None => self.stored_numbers(id)?,
+                    };
+                    for other in self.number_partners(id, &numbers, &counts)? {
+                        cands
+                            .entry((id.min(other), id.max(other)))
+                            .or_insert((0, false));
+                    }
                 }
             }
             let fp = u128::from_le_bytes(fp.try_into().map_err(|_| anyhow!("bad fingerprint"))?);
@@ -439,7 +467,18 @@ impl Tx<'_> {
     /// again anyway) and copy pairs are left alone. The documents of the dropped pairs.
     pub(super) fn rebanded(&self, id: u64, redo: &FxHashSet<u64>) -> Result<Vec<u64>> {
         let (doc, _) = self.stored(id)?.expect("a document of a bucket is stored");
-        let now: FxHashMap<u64, u32> = self.lookup(id, &doc.keys)?.into_iter().collect();
+        let mut now: FxHashMap<u64, u32> = self.lookup(id, &doc.keys)?.into_iter().collect();
+        // A pair the numbers still propose stays, with no band.
+        if self.engine.numbers {
+            let counts = Counts {
+                tx: self,
+                extra: None,
+                stored_extra: None,
+            };
+            for other in self.number_partners(id, &doc.numbers, &counts)? {
+                now.entry(other).or_insert(0);
+            }
+        }
         let pairs = self.rows(
             "SELECT a, b, rec FROM pairs WHERE (a=?1 OR b=?1) AND copy=0",
             [id as i64],
@@ -515,6 +554,8 @@ struct Delta {
     sizes: FxHashMap<(u32, u64), usize>,
     /// Band keys known without preparing a stored text again.
     keys: FxHashMap<u64, Vec<(u32, u64)>>,
+    /// The numbers of the documents this update puts in (pl-lsh --numbers).
+    numbers_of: FxHashMap<u64, Vec<u64>>,
     /// Documents of buckets that stopped pairing.
     unpaired: Vec<u64>,
 }
