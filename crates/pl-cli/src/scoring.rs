@@ -314,6 +314,9 @@ impl Scoring {
         if d.rescued {
             r.rescued = Some(true);
         }
+        if d.by_numbers && d.score < self.config.threshold {
+            r.by_numbers = Some(true);
+        }
         if self.explain {
             r.ledger = d.ledger.clone();
             if let (Some(x), Some(y)) = (sides.get(&c.a), sides.get(&c.b)) {

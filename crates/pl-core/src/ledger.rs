@@ -241,6 +241,16 @@ fn is_word(w: &str) -> bool {
     w.chars().count() >= 4 && w.chars().all(char::is_alphabetic)
 }
 
+/// Distinct numbers of `a` that `b` holds as they are and that at most [`WIDE_DF`] documents
+/// hold (`df` by word id): what pl-lsh --numbers pairs documents by, and what lets the verifier
+/// judge a pair whatever its score ([`crate::scorer`]).
+pub fn wide_shared(a: &str, pa: &Profile, pb: &Profile, df: impl Fn(u32) -> u32) -> usize {
+    let mut seen = rustc_hash::FxHashSet::default();
+    pa.numbers(a)
+        .filter(|&(_, id)| seen.insert(id) && pb.has_id(id) && df(id) <= WIDE_DF)
+        .count()
+}
+
 /// Tokens of one side that may be looked for beyond their id (substring, near): bounds what
 /// one pair costs, whatever its length. A side with more numbers against than this cannot be
 /// rescued (it would need over three times as many agreeing).

@@ -22,7 +22,7 @@
 
 use crate::distinct::weighted_similarity;
 use crate::evidence::{evidence_until, Evidence, Profile};
-use crate::ledger::{ledger, Ledger, Rescue};
+use crate::ledger::{ledger, wide_shared, Ledger, Rescue};
 use crate::score::{fuzzy_ratio_at_least, Weights};
 
 /// Default conflicts every pair may have.
@@ -175,6 +175,8 @@ pub struct Dims {
     pub ledger: Option<Ledger>,
     /// Kept on the order-free evidence against the verifier's rejection.
     pub rescued: bool,
+    /// Two rare numbers in both texts: the verifier decides, whatever the score.
+    pub by_numbers: bool,
 }
 
 /// Why a pair was dropped.
@@ -309,6 +311,7 @@ impl Scorer<'_> {
             evidence: None,
             ledger: None,
             rescued: false,
+            by_numbers: false,
         };
         if sim.identical {
             // The values comparing one text twice gives, without running the comparisons.
@@ -334,9 +337,14 @@ impl Scorer<'_> {
         if self.distinct_gated(dims.distinct) {
             return Verdict::Dropped(dims, Reason::Distinct);
         }
+        dims.by_numbers = self.by_numbers(docs);
         let cutoff = if fuzzy {
             let (x, y) = docs.expect("fuzzy needs texts");
-            let cutoff = self.fuzzy_needed(&dims) - 1e-9;
+            let cutoff = if dims.by_numbers {
+                0.0
+            } else {
+                self.fuzzy_needed(&dims) - 1e-9
+            };
             if cutoff > 1.0 || length_bound(x.sample_chars, y.sample_chars) < cutoff - 1e-12 {
                 dims.score = self.combine(sim.jaccard, sim.containment, Some(1.0), dims.distinct);
                 return Verdict::Dropped(dims, Reason::Score);
@@ -344,7 +352,7 @@ impl Scorer<'_> {
             Some(cutoff)
         } else {
             dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
-            if dims.score < cfg.threshold {
+            if dims.score < cfg.threshold && !dims.by_numbers {
                 return Verdict::Dropped(dims, Reason::Score);
             }
             None
@@ -354,6 +362,14 @@ impl Scorer<'_> {
                 dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
                 return Verdict::Dropped(dims, Reason::Conflicts);
             }
+            // The verifier forgives any damage, so only a pair it aligned as one text (a third
+            // of the shorter text's words matched, not two unrelated texts sharing two
+            // numbers) is its to judge whatever the score.
+            let shorter = x.profile.ids().len().min(y.profile.ids().len());
+            dims.by_numbers &= dims
+                .evidence
+                .as_ref()
+                .is_some_and(|e| 3 * e.matched >= shorter);
         }
         if let (Some(cutoff), Some((x, y))) = (cutoff, docs) {
             match fuzzy_ratio_at_least(x.sample, y.sample, cutoff) {
@@ -403,10 +419,24 @@ impl Scorer<'_> {
         )
     }
 
+    /// Whether two numbers that at most [`crate::ledger::WIDE_DF`] documents hold are in both
+    /// texts (with the verifier and the ledger on): then the verifier decides the pair,
+    /// whatever its score, if its alignment matches a third of the shorter text. A rough scan's similarity is low while its invoice number and
+    /// amounts survive; a template's siblings share the template's numbers, which more
+    /// documents hold.
+    fn by_numbers(&self, docs: Option<(Doc, Doc)>) -> bool {
+        let (Some(_), Some(_), Some((x, y))) = (self.config.verifier, self.config.rescue, docs)
+        else {
+            return false;
+        };
+        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        wide_shared(x.text, x.profile, y.profile, df) >= crate::lsh::NUMBER_MATCHES as usize
+    }
+
     fn gate(&self, dims: Dims) -> Verdict {
         if self.distinct_gated(dims.distinct) {
             Verdict::Dropped(dims, Reason::Distinct)
-        } else if dims.score >= self.config.threshold {
+        } else if dims.score >= self.config.threshold || dims.by_numbers {
             Verdict::Kept(dims)
         } else {
             Verdict::Dropped(dims, Reason::Score)
@@ -549,6 +579,57 @@ mod tests {
         }
     }
 
+    /// Two numbers only these texts hold let the verifier judge a pair whatever its score,
+    /// when it aligns them as one text; two unrelated texts quoting the same two numbers are
+    /// not aligned, and stay dropped.
+    #[test]
+    fn shared_rare_numbers_let_the_verifier_judge_a_low_score() {
+        let (d, v) = corpus(&[
+            "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende des monats",
+            "stadtwcrke rechnunq nr 47l1 vom 12032023 betraq 8812 zahibar bis endc des rnonats",
+            "mahnung zu ihrer bestellung 12032023 offen sind noch 8812 bitte sofort ueberweisen danke",
+            "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende des monats",
+        ]);
+        let cfg = Config {
+            threshold: 0.95,
+            ..config()
+        };
+        let s = Scorer {
+            config: &cfg,
+            doc_counts: v.doc_counts(),
+            explain: false,
+        };
+        let low = Similarity {
+            jaccard: 0.2,
+            containment: 0.2,
+            identical: false,
+        };
+        let pair = |i: usize, j: usize| Some((doc(&d[i]), doc(&d[j])));
+        match s.score(low, pair(0, 1), true) {
+            Verdict::Kept(dims) => {
+                assert!(dims.by_numbers && dims.score < cfg.threshold, "{dims:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            s.score(low, pair(0, 2), true),
+            Verdict::Dropped(_, Reason::Score)
+        ));
+        // Numbers in more than six documents are the template's: no say.
+        let mut many = vec!["stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar"; 7];
+        many.push("stadtwcrke rechnunq nr 47l1 vom 12032023 betraq 8812 zahibar");
+        let (d, v) = corpus(&many);
+        let s = Scorer {
+            config: &cfg,
+            doc_counts: v.doc_counts(),
+            explain: false,
+        };
+        assert!(matches!(
+            s.score(low, Some((doc(&d[0]), doc(&d[7]))), true),
+            Verdict::Dropped(_, Reason::Score)
+        ));
+    }
+
     #[test]
     fn a_rough_rescan_is_kept() {
         let (d, v) = corpus(&[
@@ -586,8 +667,11 @@ mod tests {
             containment: 0.0,
             identical: false,
         };
+        // Without the ledger (the numbers 4711, 12032023 and 8812 in both texts would let
+        // the verifier judge the pair whatever its score: `by_numbers`).
         let strict = Config {
             threshold: 0.99,
+            rescue: None,
             ..config()
         };
         let s = Scorer {

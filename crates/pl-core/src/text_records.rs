@@ -231,6 +231,10 @@ pub struct ScoreRecord {
     /// more conflicts than its damage allows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rescued: Option<bool>,
+    /// `true` when the pair scored under the threshold and was kept because two numbers that
+    /// at most six documents hold are in both texts (the verifier decided it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_numbers: Option<bool>,
     /// `--rejected`: the step that dropped the pair.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped: Option<String>,

@@ -39,6 +39,10 @@ use crate::sides::read_filtered;
 /// rarity in the --norm corpus; --distinct-min drops pairs whose D is under it;
 /// --distinct-penalty S multiplies the score by 1 − S·(1 − D) (the reference product's way).
 ///
+/// Two numbers that at most six documents hold, in both texts, let the verifier judge a pair
+/// under the threshold when its alignment matches a third of the shorter text (`"by_numbers"`):
+/// a badly read scan scores low while its invoice number and amounts survive.
+///
 /// A pair the verifier drops whose numbers disagree, with none agreeing (no rare number, none
 /// of the wide agreement, and two or more standing against each other), is held apart: two
 /// documents, not two readings of one. pl-cluster never puts such a pair in one group.
@@ -85,7 +89,8 @@ pub struct Args {
     pub no_verify: bool,
     /// Drop every pair the verifier's alignment rejects, instead of keeping those whose rare
     /// numbers agree wherever they stand in the text (a block read in another order, a number
-    /// split in two) far more than any stand against each other.
+    /// split in two) far more than any stand against each other. Turns the rest of the ledger
+    /// off too: no pair is held apart, and numbers have no say over the threshold.
     #[arg(long)]
     pub no_rescue: bool,
     /// Words of a document the verifier aligns: a longer one is compared on its first and

@@ -106,13 +106,13 @@ impl Tx<'_> {
             shingles: None,
             texts: None,
         };
-        let cands = self.hopeful(list, &inputs)?;
-        let lines = self.lines_of(&cands, extra)?;
         let counts = Counts {
             tx: self,
             extra,
             stored_extra: stored_extra.as_ref(),
         };
+        let cands = self.hopeful(list, &inputs, &counts)?;
+        let lines = self.lines_of(&cands, extra)?;
         let job = &self.engine.scoring;
         let df = counts.doc_freq(&lines, &job.opts)?;
         let refs: Vec<(u64, &str)> = lines.iter().map(|(id, l)| (*id, l.as_str())).collect();
@@ -205,10 +205,15 @@ impl Tx<'_> {
     /// The candidates the scorer may keep. Signatures first: a pair whose similarity cannot
     /// reach the threshold even with a perfect fuzzy ratio is dropped by the scorer's first
     /// step, before it reads a text, so only the other pairs' documents are read and counted.
-    fn hopeful(&self, list: &[(Candidate, bool)], inputs: &Inputs) -> Result<Vec<Cand>> {
+    fn hopeful(
+        &self,
+        list: &[(Candidate, bool)],
+        inputs: &Inputs,
+        counts: &Counts,
+    ) -> Result<Vec<Cand>> {
         let job = &self.engine.scoring;
         let cfg = &job.config;
-        let hopeless = |c: &Cand| -> bool {
+        let low = |c: &Cand| -> bool {
             if !inputs.sigs.contains_key(&c.a) || !inputs.sigs.contains_key(&c.b) {
                 return true;
             }
@@ -223,13 +228,53 @@ impl Tx<'_> {
             };
             !sim.identical && cfg.weights.fuzzy_needed(s, cfg.threshold) - 1e-9 > 1.0
         };
-        Ok(list
-            .iter()
-            .map(|&(c, copy)| cand_of(c, copy))
-            .collect::<Result<Vec<Cand>>>()?
-            .into_iter()
-            .filter(|c| !hopeless(c))
-            .collect())
+        // A pair whose texts share two rare numbers is the verifier's to judge, whatever its
+        // score (`Scorer::by_numbers`): its documents' numbers are read to find it.
+        let judged_by_numbers = cfg.verifier.is_some() && cfg.rescue.is_some();
+        let mut numbers: FxHashMap<u64, Vec<u64>> = FxHashMap::default();
+        let mut out = Vec::new();
+        for &(c, copy) in list {
+            let c = cand_of(c, copy)?;
+            let present = inputs.sigs.contains_key(&c.a) && inputs.sigs.contains_key(&c.b);
+            if !present
+                || (low(&c)
+                    && !(judged_by_numbers && self.share_numbers(&c, counts, &mut numbers)?))
+            {
+                continue;
+            }
+            out.push(c);
+        }
+        Ok(out)
+    }
+
+    /// Whether the pair's texts share [`lsh::NUMBER_MATCHES`] numbers that at most
+    /// [`pl_core::ledger::WIDE_DF`] documents hold, as the scorer counts them; `numbers`
+    /// caches each document's.
+    fn share_numbers(
+        &self,
+        c: &Cand,
+        counts: &Counts,
+        numbers: &mut FxHashMap<u64, Vec<u64>>,
+    ) -> Result<bool> {
+        for id in [c.a, c.b] {
+            if let std::collections::hash_map::Entry::Vacant(e) = numbers.entry(id) {
+                e.insert(match counts.extra.filter(|p| p.id == id) {
+                    Some(p) => p.numbers.clone(),
+                    None => self.stored_numbers(id)?,
+                });
+            }
+        }
+        let (x, y) = (&numbers[&c.a], &numbers[&c.b]);
+        let mut shared = 0;
+        for h in x.iter().filter(|h| y.binary_search(h).is_ok()) {
+            if counts.n("words", *h, |p| &p.words)? <= i64::from(pl_core::ledger::WIDE_DF) {
+                shared += 1;
+                if shared >= lsh::NUMBER_MATCHES {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
     }
 
     /// The stored lines of the documents of `cands` (`extra`'s own line for it), by id.
