@@ -181,6 +181,58 @@ fn keyed_mode_errors_name_the_input_and_record() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("copy rows are not taken with --partial"));
 }
 
+/// --numbers refuses what pl-lsh cannot read as pl-normalize's output, naming the file and
+/// its line, and a number row with other fields; writes nothing then.
+#[test]
+fn number_inputs_that_cannot_be_read_are_refused() {
+    let d = example_dir();
+    let norm = String::from_utf8(read(&d, "norm.ndjson")).unwrap();
+    let first = norm.lines().next().unwrap().to_string();
+    for (name, text, want) in [
+        (
+            "nonorm.ndjson",
+            format!("{first}\n{{\"id\":99999}}\n"),
+            "nonorm.ndjson: line 2: no \"norm\" text",
+        ),
+        (
+            "twice.ndjson",
+            format!("{first}\n{first}\n"),
+            "twice.ndjson: line 2:",
+        ),
+        (
+            "cut.ndjson",
+            format!("{first}\n{{\"id\":5,\"norm\":\"a"),
+            "cut.ndjson: line 2:",
+        ),
+    ] {
+        write(d.path(), name, text.as_bytes());
+        let out = sh(
+            d.path(),
+            &format!("pl-lsh -q sigs.bin --numbers {name} -o c.ndjson"),
+        );
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!out.status.success(), "{name}");
+        assert!(
+            err.contains(want) && err.lines().count() == 1,
+            "{name}: {err}"
+        );
+        assert!(
+            !d.path().join("c.ndjson").exists(),
+            "{name}: an output was left"
+        );
+    }
+    let out = run(
+        "pl-lsh",
+        &["-q", "--from-keys"],
+        b"{\"number\":\"00000000000000aa\",\"key\":\"00000000000000aa\",\"id\":1}\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        !out.status.success() && err.contains("line 1: a number row has"),
+        "{err}"
+    );
+}
+
 /// The corpus cut in three: the parts' counts added up are the corpus's, and the pairs of
 /// one part's documents, scored with a norm file of only those documents and the counts,
 /// score as in the whole corpus (and differently without the counts).
