@@ -517,8 +517,10 @@ pub fn ledger(
 }
 
 /// Whether two sides whose rare numbers cannot agree twice, and of which no number agrees
-/// widely, stand apart: their numbers looked for inside and near the other text, none agreeing
-/// and [`APART_NUMBERS`] against (counted no further).
+/// widely, stand apart: no rare number agrees (only the rare ones are looked for inside the
+/// other text), and [`APART_NUMBERS`] stand against each other (numbers sorted one by one, no
+/// more once that many are against: most rejected pairs are a template's siblings, whose first
+/// numbers already differ).
 fn stand_apart<'t>(
     sa: &mut SideCount<'t>,
     rest_a: Vec<(&'t str, u32)>,
@@ -528,16 +530,19 @@ fn stand_apart<'t>(
     rb: &Reading<'t>,
     df: &impl Fn(u32) -> u32,
 ) -> bool {
-    if sa.agree.min(sb.agree) > 0 {
+    // As `numbers_inside` finds them: the first `MAX_LOOKUPS` numbers, of four characters.
+    let agrees = |s: &SideCount, rest: &[(&str, u32)], other: &Reading| {
+        s.agree > 0
+            || rest
+                .iter()
+                .take(MAX_LOOKUPS)
+                .any(|&(w, id)| df(id) <= RARE_DF && w.len() >= 4 && other.has_inside(w))
+    };
+    if agrees(sa, &rest_a, rb) && agrees(sb, &rest_b, ra) {
         return false;
     }
-    let left_a = numbers_inside(sa, rest_a, rb, df, false);
-    let left_b = numbers_inside(sb, rest_b, ra, df, false);
-    if sa.agree.min(sb.agree) > 0 {
-        return false;
-    }
-    numbers_near(sa, &left_a, rb, APART_NUMBERS - 1);
-    numbers_near(sb, &left_b, ra, APART_NUMBERS - 1);
+    sort_until(sa, &rest_a, rb, df, APART_NUMBERS - 1);
+    sort_until(sb, &rest_b, ra, df, APART_NUMBERS - 1);
     sa.numbers.min(sb.numbers) >= APART_NUMBERS
 }
 

@@ -490,6 +490,7 @@ mod tests {
             ledger: Some(crate::ledger::Ledger::default()),
             rescued: Some(true),
             dropped: Some("score".into()),
+            by_numbers: Some(true),
             ..ScoreRecord::default()
         };
         agree("scores", keys(score));
