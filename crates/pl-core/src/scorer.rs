@@ -536,6 +536,15 @@ mod tests {
         }
     }
 
+    /// A scorer of `cfg` over the corpus counted into `v`, not explaining.
+    fn scorer<'a>(cfg: &'a Config, v: &'a Vocab) -> Scorer<'a> {
+        Scorer {
+            config: cfg,
+            doc_counts: v.doc_counts(),
+            explain: false,
+        }
+    }
+
     fn config() -> Config {
         Config {
             threshold: 0.5,
@@ -556,11 +565,7 @@ mod tests {
             "stadtwerke rechnung nr 4712 vom 12042023 betrag 9120 zahlbar bis ende",
         ]);
         let cfg = config();
-        let s = Scorer {
-            config: &cfg,
-            doc_counts: v.doc_counts(),
-            explain: false,
-        };
+        let s = scorer(&cfg, &v);
         match s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true) {
             Verdict::Dropped(dims, Reason::Conflicts) => {
                 let e = dims.evidence.unwrap();
@@ -594,11 +599,7 @@ mod tests {
             threshold: 0.95,
             ..config()
         };
-        let s = Scorer {
-            config: &cfg,
-            doc_counts: v.doc_counts(),
-            explain: false,
-        };
+        let s = scorer(&cfg, &v);
         let low = Similarity {
             jaccard: 0.2,
             containment: 0.2,
@@ -619,11 +620,7 @@ mod tests {
         let mut many = vec!["stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar"; 7];
         many.push("stadtwcrke rechnunq nr 47l1 vom 12032023 betraq 8812 zahibar");
         let (d, v) = corpus(&many);
-        let s = Scorer {
-            config: &cfg,
-            doc_counts: v.doc_counts(),
-            explain: false,
-        };
+        let s = scorer(&cfg, &v);
         assert!(matches!(
             s.score(low, Some((doc(&d[0]), doc(&d[7]))), true),
             Verdict::Dropped(_, Reason::Score)
@@ -637,11 +634,7 @@ mod tests {
             "stadtwcrke rechnunq nr 47l1 vom l2032023 betraq 8812 zahibar bis endc des rnonats",
         ]);
         let cfg = config();
-        let s = Scorer {
-            config: &cfg,
-            doc_counts: v.doc_counts(),
-            explain: false,
-        };
+        let s = scorer(&cfg, &v);
         let verdict = s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true);
         assert!(matches!(verdict, Verdict::Kept(_)), "{verdict:?}");
     }
@@ -654,11 +647,7 @@ mod tests {
             "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende",
         ]);
         let cfg = config();
-        let s = Scorer {
-            config: &cfg,
-            doc_counts: v.doc_counts(),
-            explain: false,
-        };
+        let s = scorer(&cfg, &v);
         let pair = |i: usize, j: usize| Some((doc(&d[i]), doc(&d[j])));
         assert_eq!(s.score(SIM, pair(0, 1), true).step(), Step::Settled);
         assert_eq!(s.score(SIM, pair(0, 2), true).step(), Step::Kept);
@@ -674,11 +663,7 @@ mod tests {
             rescue: None,
             ..config()
         };
-        let s = Scorer {
-            config: &strict,
-            doc_counts: v.doc_counts(),
-            explain: false,
-        };
+        let s = scorer(&strict, &v);
         assert_eq!(s.score(low, pair(0, 2), true).step(), Step::Bound);
         // Verified clean, then short of the threshold on the fuzzy ratio.
         let fair = Similarity {
@@ -691,11 +676,7 @@ mod tests {
             ..config()
         };
         let (e, w) = corpus(&["aaaa bbbb cccc dddd eeee", "eeee dddd cccc bbbb aaaa"]);
-        let s = Scorer {
-            config: &loose,
-            doc_counts: w.doc_counts(),
-            explain: false,
-        };
+        let s = scorer(&loose, &w);
         let verdict = s.score(fair, Some((doc(&e[0]), doc(&e[1]))), true);
         assert_eq!(verdict.step(), Step::Fuzzy, "{verdict:?}");
         // A pair the ledger kept is its own step; every step is listed once.
@@ -716,11 +697,7 @@ mod tests {
             threshold: 0.99,
             ..config()
         };
-        let s = Scorer {
-            config: &cfg,
-            doc_counts: v.doc_counts(),
-            explain: false,
-        };
+        let s = scorer(&cfg, &v);
         let low = Similarity {
             jaccard: 0.1,
             containment: 0.1,

@@ -308,7 +308,16 @@ pub(super) struct Counts<'a, 'b> {
     pub(super) stored_extra: Option<&'a Prepared>,
 }
 
-impl Counts<'_, '_> {
+impl<'a, 'b> Counts<'a, 'b> {
+    /// The counts as the index holds them (no document being checked).
+    pub(super) fn stored(tx: &'a Tx<'b>) -> Counts<'a, 'b> {
+        Counts {
+            tx,
+            extra: None,
+            stored_extra: None,
+        }
+    }
+
     /// Documents holding `h` (a hash of `table`: words or tokens); `of` gives a prepared
     /// document's hashes of that table.
     pub(super) fn n(&self, table: &str, h: u64, of: fn(&Prepared) -> &Vec<u64>) -> Result<i64> {

@@ -403,11 +403,7 @@ impl Tx<'_> {
     ) -> Result<Vec<(Candidate, bool)>> {
         let all = self.engine.banding.bands as u32;
         let mut cands: BTreeMap<(u64, u64), (u32, bool)> = BTreeMap::new();
-        let counts = Counts {
-            tx: self,
-            extra: None,
-            stored_extra: None,
-        };
+        let counts = Counts::stored(self);
         for &id in ids {
             let row: Option<(bool, Vec<u8>)> = self.row(
                 "SELECT banded, fp FROM docs WHERE id=?1",
@@ -462,19 +458,16 @@ impl Tx<'_> {
     }
 
     /// The stored pairs of `id` once a bucket of its stopped pairing: a pair (kept or held
-    /// apart) no band pairs any more is dropped, the others keep their verdict with their new band count (pl-lsh's
-    /// candidates looked up again, nothing scored). Pairs with a document of `redo` (scored
+    /// apart) that neither a band nor its numbers pair any more is dropped, the others keep
+    /// their verdict with their new band count (pl-lsh's candidates looked up again, nothing
+    /// scored). Pairs with a document of `redo` (scored
     /// again anyway) and copy pairs are left alone. The documents of the dropped pairs.
     pub(super) fn rebanded(&self, id: u64, redo: &FxHashSet<u64>) -> Result<Vec<u64>> {
         let (doc, _) = self.stored(id)?.expect("a document of a bucket is stored");
         let mut now: FxHashMap<u64, u32> = self.lookup(id, &doc.keys)?.into_iter().collect();
         // A pair the numbers still propose stays, with no band.
         if self.engine.numbers {
-            let counts = Counts {
-                tx: self,
-                extra: None,
-                stored_extra: None,
-            };
+            let counts = Counts::stored(self);
             for other in self.number_partners(id, &doc.numbers, &counts)? {
                 now.entry(other).or_insert(0);
             }
