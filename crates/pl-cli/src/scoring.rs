@@ -180,8 +180,14 @@ pub fn score_all<W: Write>(
         ));
     }
     let inputs = &*inputs;
+    // Writing only the pairs held apart inside the kept pairs' components, pl-score decides
+    // them at the end, for those pairs alone: most rejected pairs never need it.
+    let mut config = job.config.clone();
+    if let Some(r) = config.rescue.as_mut() {
+        r.apart = sinks.apart == Apart::All;
+    }
     let scorer = Scorer {
-        config: &job.config,
+        config: &config,
         doc_counts: inputs.texts.as_ref().map_or(&[], |(t, _)| t.doc_counts()),
         explain: job.explain,
     };
@@ -239,8 +245,11 @@ pub fn score_all<W: Write>(
                     kept += 1;
                     kept_pairs.push((c.a, c.b));
                 } else if reason == Some(Reason::Conflicts)
-                    && d.ledger.as_ref().is_some_and(|l| l.apart)
+                    && d.ledger.as_ref().is_some_and(|l| {
+                        l.apart || (!scorer.config.rescue.is_some_and(|r| r.apart) && l.wide == 0)
+                    })
                 {
+                    // Held apart, or (undecided) may be: no number agrees widely.
                     apart.push((c.a, c.b));
                 }
                 if reason.is_some() && sinks.rejected.is_none() {
@@ -272,7 +281,8 @@ pub fn score_all<W: Write>(
         })?;
     }
     if sinks.apart == Apart::InComponents {
-        apart = apart_in_components(&kept_pairs, &apart);
+        let maybe = apart_in_components(&kept_pairs, &apart);
+        apart = decide_apart(&scorer, maybe, held.as_ref(), inputs, job)?;
     } else {
         apart.sort_unstable();
     }
@@ -286,6 +296,37 @@ pub fn score_all<W: Write>(
         dropped,
         ladder,
     })
+}
+
+/// The pairs of `maybe` (dropped by the verifier, none of their numbers agreeing widely,
+/// inside a component of the kept pairs) that the ledger holds apart, in order; their texts
+/// from `held`, else read again from --norm.
+fn decide_apart(
+    scorer: &Scorer,
+    maybe: Vec<(u64, u64)>,
+    held: Option<&Sides>,
+    inputs: &Inputs,
+    job: &Scoring,
+) -> Result<Vec<(u64, u64)>> {
+    let loaded;
+    let sides = match (held, &inputs.texts) {
+        (Some(h), _) => h,
+        (None, Some((t, _))) => {
+            let mut ids: Vec<u64> = maybe.iter().flat_map(|&(a, b)| [a, b]).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            loaded = t.load(&ids, &job.opts)?;
+            &loaded
+        }
+        (None, None) => return Ok(Vec::new()),
+    };
+    Ok(maybe
+        .into_par_iter()
+        .filter(|(a, b)| match (sides.get(a), sides.get(b)) {
+            (Some(x), Some(y)) => scorer.held_apart(x.doc(), y.doc()),
+            _ => false,
+        })
+        .collect())
 }
 
 impl Scoring {

@@ -446,7 +446,7 @@ pub fn ledger(
     l.wide = sa.wide.min(sb.wide);
     if bound < rule.min_agree && !rule.wide_may_keep(l.wide) && !explain {
         l.agree = bound;
-        if l.wide == 0 {
+        if l.wide == 0 && rule.apart {
             l.apart = stand_apart(&mut sa, rest_a, &ra, &mut sb, rest_b, &rb, &df);
         }
         return l;
@@ -470,7 +470,7 @@ pub fn ledger(
             explain,
         ) {
             (None, false) => {
-                if l.agree == 0 && l.wide == 0 {
+                if l.agree == 0 && l.wide == 0 && rule.apart {
                     numbers_near(&mut sa, &left_a, &rb, APART_NUMBERS - 1);
                     numbers_near(&mut sb, &left_b, &ra, APART_NUMBERS - 1);
                     l.apart = sa.numbers.min(sb.numbers) >= APART_NUMBERS;
@@ -572,6 +572,9 @@ pub struct Rescue {
     pub wide_per_number: f64,
     /// Wide agreement needed per known word against.
     pub wide_per_word: f64,
+    /// Whether [`Ledger::apart`] is decided without `explain` (pl-score leaves it to the end,
+    /// for the pairs that can change a group: [`crate::scorer::Scorer::held_apart`]).
+    pub apart: bool,
 }
 
 impl Default for Rescue {
@@ -585,6 +588,7 @@ impl Default for Rescue {
             wide_margin: 9.0,
             wide_per_number: 2.0,
             wide_per_word: 0.25,
+            apart: true,
         }
     }
 }

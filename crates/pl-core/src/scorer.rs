@@ -405,6 +405,20 @@ impl Scorer<'_> {
         pass
     }
 
+    /// Whether a pair the verifier dropped is held apart ([`Ledger::apart`]): for a scorer
+    /// whose rule left it undecided ([`Rescue::apart`] false), asked for the few pairs that
+    /// can change a group.
+    pub fn held_apart(&self, x: Doc, y: Doc) -> bool {
+        let Some(rescue) = self.config.rescue else {
+            return false;
+        };
+        let rule = Rescue {
+            apart: true,
+            ..rescue
+        };
+        self.ledger_of(x, y, &rule).apart
+    }
+
     /// The order-free evidence of two texts (counted in full when explaining).
     fn ledger_of(&self, x: Doc, y: Doc, rescue: &Rescue) -> Ledger {
         let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
