@@ -554,8 +554,7 @@ impl Tx<'_> {
     fn number_partners(&self, id: u64, numbers: &[u64], counts: &Counts) -> Result<Vec<u64>> {
         let mut shared: BTreeMap<u64, u32> = BTreeMap::new();
         for &h in numbers {
-            let n = counts.n("words", h, |p| &p.words)?;
-            if n < 2 || n > lsh::NUMBER_BUCKET as i64 {
+            if !counts.pairing_number(h)? {
                 continue;
             }
             let others = self.ids(

@@ -246,7 +246,7 @@ pub fn score_all<W: Write>(
                     kept_pairs.push((c.a, c.b));
                 } else if reason == Some(Reason::Conflicts)
                     && d.ledger.as_ref().is_some_and(|l| {
-                        l.apart || (!scorer.config.rescue.is_some_and(|r| r.apart) && l.wide == 0)
+                        l.may_be_apart(scorer.config.rescue.is_some_and(|r| r.apart))
                     })
                 {
                     // Held apart, or (undecided) may be: no number agrees widely.

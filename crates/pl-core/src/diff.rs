@@ -77,17 +77,7 @@ fn walk<K: Copy + Eq + Into<u64>>(
     rows: &mut Vec<u64>,
 ) -> Vec<Hunk> {
     let (n, m) = (a.len(), b.len());
-    let words = n.div_ceil(64);
-    // The positions of each element of `a`, as a bit mask over `a`.
-    slot.clear();
-    masks.clear();
-    for (i, k) in a.iter().enumerate() {
-        let at = *slot.entry((*k).into()).or_insert_with(|| {
-            masks.resize(masks.len() + words, 0);
-            masks.len() - words
-        });
-        masks[at + i / 64] |= 1 << (i % 64);
-    }
+    let words = bit_masks(a, slot, masks);
     // rows[j * words..]: the state after b[..j]; a zero bit i means a[i] ends a common
     // subsequence one longer than a[..i] had, so LCS(a[..i], b[..j]) counts the zeros below i.
     rows.clear();
@@ -97,16 +87,7 @@ fn walk<K: Copy + Eq + Into<u64>>(
         let (prev, next) = (&done[j * words..], &mut next[..words]);
         match slot.get(&(*k).into()) {
             None => next.copy_from_slice(prev),
-            Some(&at) => {
-                let mut carry = false;
-                for w in 0..words {
-                    let (s, u) = (prev[w], prev[w] & masks[at + w]);
-                    let (sum, c1) = s.overflowing_add(u);
-                    let (sum, c2) = sum.overflowing_add(u64::from(carry));
-                    carry = c1 || c2;
-                    next[w] = sum | (s - u);
-                }
-            }
+            Some(&at) => step(prev, &masks[at..at + words], next),
         }
     }
     let lcs = |j: usize, i: usize| -> u32 {
@@ -148,6 +129,64 @@ fn walk<K: Copy + Eq + Into<u64>>(
     close(&mut open, 0, 0);
     out.reverse();
     out
+}
+
+/// The positions of each element of `a` as a bit mask over `a`, `words` machine words long,
+/// each starting at `slot[element]` in `masks`; returns `words`.
+fn bit_masks<K: Copy + Into<u64>>(
+    a: &[K],
+    slot: &mut FxHashMap<u64, usize>,
+    masks: &mut Vec<u64>,
+) -> usize {
+    let words = a.len().div_ceil(64);
+    slot.clear();
+    masks.clear();
+    for (i, k) in a.iter().enumerate() {
+        let at = *slot.entry((*k).into()).or_insert_with(|| {
+            masks.resize(masks.len() + words, 0);
+            masks.len() - words
+        });
+        masks[at + i / 64] |= 1 << (i % 64);
+    }
+    words
+}
+
+/// One row of the recurrence: the state after one more element of `b`, whose positions in
+/// `a` are `mask`.
+fn step(prev: &[u64], mask: &[u64], next: &mut [u64]) {
+    let mut carry = false;
+    for w in 0..prev.len() {
+        let (s, u) = (prev[w], prev[w] & mask[w]);
+        let (sum, c1) = s.overflowing_add(u);
+        let (sum, c2) = sum.overflowing_add(u64::from(carry));
+        carry = c1 || c2;
+        next[w] = sum | (s - u);
+    }
+}
+
+/// The length of a longest common subsequence of `a` and `b`: what [`hunks`] leaves matched,
+/// computed on one row (the shorter sequence's bits) instead of all of them.
+pub fn lcs_len<K: Copy + Eq + Into<u64>>(a: &[K], b: &[K]) -> usize {
+    let (a, b) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if a.is_empty() {
+        return 0;
+    }
+    SCRATCH.with(|scratch| {
+        let Scratch { slot, masks, rows } = &mut *scratch.borrow_mut();
+        let words = bit_masks(a, slot, masks);
+        rows.clear();
+        rows.resize(2 * words, !0);
+        let (mut prev, mut next) = rows.split_at_mut(words);
+        for k in b {
+            if let Some(&at) = slot.get(&(*k).into()) {
+                step(prev, &masks[at..at + words], next);
+                std::mem::swap(&mut prev, &mut next);
+            }
+        }
+        let ones: usize = prev.iter().map(|w| w.count_ones() as usize).sum();
+        // Bits past the end of `a` stay set.
+        words * 64 - ones
+    })
 }
 
 #[cfg(test)]
@@ -212,6 +251,19 @@ mod tests {
             let (rebuilt, edits) = apply(&a, &b, &hunks(&a, &b));
             proptest::prop_assert_eq!(rebuilt, b.clone());
             proptest::prop_assert_eq!(edits, edit_distance(&a, &b));
+        }
+    }
+
+    proptest::proptest! {
+        /// The longest common subsequence's length is what the edit script leaves matched.
+        #[test]
+        fn lcs_len_is_what_the_hunks_leave_matched(
+            a in proptest::collection::vec(0u8..5, 0..150),
+            b in proptest::collection::vec(0u8..5, 0..150),
+        ) {
+            let changed: usize = hunks(&a, &b).iter().map(|h| h.old.len()).sum();
+            proptest::prop_assert_eq!(lcs_len(&a, &b), a.len() - changed);
+            proptest::prop_assert_eq!(lcs_len(&b, &a), a.len() - changed);
         }
     }
 

@@ -245,6 +245,35 @@ pub fn evidence(
     evidence_until(a, pa, b, pb, known, |_| false)
 }
 
+/// Whether [`evidence`]'s alignment of two texts can match `n` of their words: the words
+/// they have in common (with repeats) are counted first, then the longest common
+/// subsequence of their word ids, which is what the alignment matches
+/// ([`crate::diff::lcs_len`], without the rows the alignment walks back through).
+pub fn may_match(pa: &Profile, pb: &Profile, n: usize) -> bool {
+    common_words(&pa.ids, &pb.ids) >= n && crate::diff::lcs_len(&pa.ids, &pb.ids) >= n
+}
+
+/// The ids two sequences have in common, each as often as the sequence holding it fewer
+/// times has it.
+fn common_words(a: &[u32], b: &[u32]) -> usize {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort_unstable();
+    b.sort_unstable();
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
 /// [`evidence`], stopped after the first replaced block for which `decided` says the counts
 /// so far settle the verdict (`stopped` is then set; the counts are those up to that block).
 /// Blocks are visited in the same order whichever text is given first.
@@ -669,6 +698,23 @@ mod tests {
                 fold_hash(&w, &mut Scratch::default()),
                 xxh3_64(folded.as_bytes())
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// The alignment can match `n` words exactly when it matches at least `n`: texts
+        /// over a few words, repeated and reordered.
+        #[test]
+        fn may_match_says_whether_the_alignment_matches_that_many(
+            a in proptest::collection::vec(0usize..6, 0..40),
+            b in proptest::collection::vec(0usize..6, 0..40),
+            n in 0usize..45,
+        ) {
+            let text = |v: &[usize]| v.iter().map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
+            let (ta, tb) = (text(&a), text(&b));
+            let (pa, pb) = profiles(&ta, &tb);
+            let matched = evidence(&ta, &pa, &tb, &pb, |_| true).matched;
+            proptest::prop_assert_eq!(may_match(&pa, &pb, n), matched >= n, "matched {}", matched);
         }
     }
 

@@ -71,6 +71,14 @@ pub struct Ledger {
     pub balance: Option<Balance>,
 }
 
+impl Ledger {
+    /// Whether the pair is held apart, or may be when its ledger was counted under a rule
+    /// that left it undecided (`decided` false, [`Rescue::apart`]): no number agrees widely.
+    pub fn may_be_apart(&self, decided: bool) -> bool {
+        self.apart || (!decided && self.wide == 0)
+    }
+}
+
 /// The counts of a [`Ledger`] weighed by a [`Rescue`] rule: the evidence for less the
 /// evidence against, each item with its weight; the pair is kept when either balance is at
 /// least 0 (the rare one only with [`Rescue::min_agree`] rare numbers and no clean refusal).
@@ -241,14 +249,17 @@ fn is_word(w: &str) -> bool {
     w.chars().count() >= 4 && w.chars().all(char::is_alphabetic)
 }
 
-/// Distinct numbers of `a` that `b` holds as they are and that at most [`WIDE_DF`] documents
-/// hold (`df` by word id): what pl-lsh --numbers pairs documents by, and what lets the verifier
-/// judge a pair whatever its score ([`crate::scorer`]).
-pub fn wide_shared(a: &str, pa: &Profile, pb: &Profile, df: impl Fn(u32) -> u32) -> usize {
+/// Whether `n` distinct numbers of `a` are in `b` as they are and in at most [`WIDE_DF`]
+/// documents (`df` by word id): what pl-lsh --numbers pairs documents by, and what lets the
+/// verifier judge a pair whatever its score ([`crate::scorer`]).
+pub fn shares_wide(a: &str, pa: &Profile, pb: &Profile, df: impl Fn(u32) -> u32, n: usize) -> bool {
     let mut seen = rustc_hash::FxHashSet::default();
+    // The cheap tests first: most numbers of a long text are in many documents.
     pa.numbers(a)
-        .filter(|&(_, id)| seen.insert(id) && pb.has_id(id) && df(id) <= WIDE_DF)
-        .count()
+        .filter(|&(_, id)| df(id) <= WIDE_DF && pb.has_id(id) && seen.insert(id))
+        .nth(n.saturating_sub(1))
+        .is_some()
+        || n == 0
 }
 
 /// Tokens of one side that may be looked for beyond their id (substring, near): bounds what

@@ -21,8 +21,8 @@
 //!    reach.
 
 use crate::distinct::weighted_similarity;
-use crate::evidence::{evidence_until, Evidence, Profile};
-use crate::ledger::{ledger, wide_shared, Ledger, Rescue};
+use crate::evidence::{evidence_until, may_match, Evidence, Profile};
+use crate::ledger::{ledger, shares_wide, Ledger, Rescue};
 use crate::score::{fuzzy_ratio_at_least, Weights};
 
 /// Default conflicts every pair may have.
@@ -337,42 +337,52 @@ impl Scorer<'_> {
         if self.distinct_gated(dims.distinct) {
             return Verdict::Dropped(dims, Reason::Distinct);
         }
-        dims.by_numbers = self.by_numbers(docs);
+        // Asked only of a pair under the threshold: most pairs never need it.
+        let numbers_say = std::cell::OnceCell::new();
+        let say = || *numbers_say.get_or_init(|| self.by_numbers(docs));
         let cutoff = if fuzzy {
             let (x, y) = docs.expect("fuzzy needs texts");
-            let cutoff = if dims.by_numbers {
-                0.0
+            let needed = self.fuzzy_needed(&dims) - 1e-9;
+            if needed > 1.0 || length_bound(x.sample_chars, y.sample_chars) < needed - 1e-12 {
+                if !say() {
+                    dims.score =
+                        self.combine(sim.jaccard, sim.containment, Some(1.0), dims.distinct);
+                    return Verdict::Dropped(dims, Reason::Score);
+                }
+                Some(0.0)
             } else {
-                self.fuzzy_needed(&dims) - 1e-9
-            };
-            if cutoff > 1.0 || length_bound(x.sample_chars, y.sample_chars) < cutoff - 1e-12 {
-                dims.score = self.combine(sim.jaccard, sim.containment, Some(1.0), dims.distinct);
-                return Verdict::Dropped(dims, Reason::Score);
+                Some(needed)
             }
-            Some(cutoff)
         } else {
             dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
-            if dims.score < cfg.threshold && !dims.by_numbers {
+            if dims.score < cfg.threshold && !say() {
                 return Verdict::Dropped(dims, Reason::Score);
             }
             None
         };
+        // The verifier forgives any damage, so only a pair it aligned as one text (a third of
+        // the shorter text's words matched, not two unrelated texts sharing two numbers) is
+        // its to judge whatever the score.
+        let mut aligned = false;
         if let (Some(v), Some((x, y))) = (cfg.verifier, docs) {
             if !self.verified(v, x, y, &mut dims) {
                 dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
                 return Verdict::Dropped(dims, Reason::Conflicts);
             }
-            // The verifier forgives any damage, so only a pair it aligned as one text (a third
-            // of the shorter text's words matched, not two unrelated texts sharing two
-            // numbers) is its to judge whatever the score.
             let shorter = x.profile.ids().len().min(y.profile.ids().len());
-            dims.by_numbers &= dims
+            aligned = dims
                 .evidence
                 .as_ref()
                 .is_some_and(|e| 3 * e.matched >= shorter);
         }
         if let (Some(cutoff), Some((x, y))) = (cutoff, docs) {
-            match fuzzy_ratio_at_least(x.sample, y.sample, cutoff) {
+            let ratio = fuzzy_ratio_at_least(x.sample, y.sample, cutoff).or_else(|| {
+                // Under the cutoff: the numbers may still judge the pair, with its ratio.
+                (cutoff > 0.0 && aligned && say())
+                    .then(|| fuzzy_ratio_at_least(x.sample, y.sample, 0.0))
+                    .flatten()
+            });
+            match ratio {
                 Some(f) => dims.fuzzy = Some(f),
                 None => {
                     dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
@@ -380,6 +390,8 @@ impl Scorer<'_> {
                 }
             }
         }
+        dims.score = self.combine(sim.jaccard, sim.containment, dims.fuzzy, dims.distinct);
+        dims.by_numbers = dims.score < cfg.threshold && aligned && say();
         dims.score = self.combine(sim.jaccard, sim.containment, dims.fuzzy, dims.distinct);
         self.gate(dims)
     }
@@ -434,17 +446,26 @@ impl Scorer<'_> {
     }
 
     /// Whether two numbers that at most [`crate::ledger::WIDE_DF`] documents hold are in both
-    /// texts (with the verifier and the ledger on): then the verifier decides the pair,
-    /// whatever its score, if its alignment matches a third of the shorter text. A rough scan's similarity is low while its invoice number and
-    /// amounts survive; a template's siblings share the template's numbers, which more
-    /// documents hold.
+    /// texts (with the verifier and the ledger on) and the alignment can match a third of the
+    /// shorter text ([`may_match`]): then the verifier decides the pair, whatever its score,
+    /// if its alignment does match that third. A rough scan's similarity is low while its
+    /// invoice number and amounts survive; a template's siblings share the template's
+    /// numbers, which more documents hold.
     fn by_numbers(&self, docs: Option<(Doc, Doc)>) -> bool {
         let (Some(_), Some(_), Some((x, y))) = (self.config.verifier, self.config.rescue, docs)
         else {
             return false;
         };
         let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
-        wide_shared(x.text, x.profile, y.profile, df) >= crate::lsh::NUMBER_MATCHES as usize
+        let shorter = x.profile.ids().len().min(y.profile.ids().len());
+        // Long texts quoting the same numbers are not aligned in full to learn it.
+        shares_wide(
+            x.text,
+            x.profile,
+            y.profile,
+            df,
+            crate::lsh::NUMBER_MATCHES as usize,
+        ) && may_match(x.profile, y.profile, shorter.div_ceil(3))
     }
 
     fn gate(&self, dims: Dims) -> Verdict {

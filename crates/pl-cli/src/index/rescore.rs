@@ -266,8 +266,8 @@ impl Tx<'_> {
         }
         let (x, y) = (&numbers[&c.a], &numbers[&c.b]);
         let mut shared = 0;
-        for h in x.iter().filter(|h| y.binary_search(h).is_ok()) {
-            if counts.n("words", *h, |p| &p.words)? <= i64::from(pl_core::ledger::WIDE_DF) {
+        for &h in x.iter().filter(|h| y.binary_search(h).is_ok()) {
+            if counts.pairing_number(h)? {
                 shared += 1;
                 if shared >= lsh::NUMBER_MATCHES {
                     return Ok(true);
@@ -326,6 +326,13 @@ impl<'a, 'b> Counts<'a, 'b> {
         let q = format!("SELECT n FROM {table} WHERE hash=?1");
         let stored: Option<i64> = self.tx.row(&q, [h as i64], |r| r.get(0))?;
         Ok(stored.unwrap_or(0) + delta)
+    }
+
+    /// Whether the number of hash `h` pairs the documents holding it (as pl-lsh --numbers
+    /// and the scorer's say over the threshold read it): two to [`lsh::NUMBER_BUCKET`] hold it.
+    pub(super) fn pairing_number(&self, h: u64) -> Result<bool> {
+        let n = self.n("words", h, |p| &p.words)?;
+        Ok((2..=lsh::NUMBER_BUCKET as i64).contains(&n))
     }
 
     /// The distinctive tokens' document frequencies over the documents of `lines`.
