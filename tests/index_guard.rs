@@ -450,3 +450,95 @@ fn index_flags_are_checked_as_the_stages_check_them() {
         assert!(!ix.exists(), "{flags:?} made no index");
     }
 }
+
+/// Copies the index folder `from` to `to` (the database and its WAL files).
+fn copy_index(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn damaged_rows_are_rewritten_by_an_update_or_refused_never_written_on() {
+    let d = tempfile::tempdir().unwrap();
+    let lines = corpus();
+    let docs = write(d.path(), "docs.ndjson", lines.concat().as_bytes());
+    let built = d.path().join("built");
+    ok(run(
+        "pl-index",
+        &["--index", &path(&built), &path(&docs), "-q"],
+        b"",
+    ));
+    // A rescan of document 5 arrives: it joins 5 and its rescan 1005.
+    let five: serde_json::Value = serde_json::from_str(&lines[4]).unwrap();
+    let mut new = five.clone();
+    new["id"] = 5005.into();
+    new["content"] = format!("{} w1 stamp", five["content"].as_str().unwrap()).into();
+    let new = write(d.path(), "new.ndjson", format!("{new}\n").as_bytes());
+    let add_then_groups = |ix: &Path| {
+        let out = run(
+            "pl-check",
+            &["--index", &path(ix), "--add", "-q", &path(&new)],
+            b"",
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(ok(run(
+            "pl-index",
+            &["--index", &path(ix), "--partial"],
+            b"",
+        )))
+        .unwrap()
+    };
+    let clean = d.path().join("clean");
+    copy_index(&built, &clean);
+    let want = add_then_groups(&clean);
+    assert!(want.contains("5005"), "{want}");
+    // Rows of the touched component damaged by hand: the update rescores and reclusters
+    // the component, so the groups are the undamaged index's.
+    for (i, damage) in [
+        "INSERT INTO apart VALUES(5, 1005)",
+        "INSERT INTO apart VALUES(5, 777777)",
+        "UPDATE pairs SET score = 7 WHERE a = 5 AND b = 1005",
+        "UPDATE pairs SET rec = 'garbage' WHERE a = 5 AND b = 1005",
+        "DELETE FROM pairs WHERE a = 5 AND b = 1005",
+        "DELETE FROM members WHERE id = 1005",
+        "UPDATE members SET first = 777777 WHERE id = 1005",
+        "INSERT INTO few VALUES(123, 777777)",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let ix = d.path().join(format!("damaged{i}"));
+        copy_index(&built, &ix);
+        let conn = rusqlite::Connection::open(ix.join("index.sqlite")).unwrap();
+        conn.execute_batch(damage).unwrap();
+        drop(conn);
+        assert_eq!(add_then_groups(&ix), want, "{damage}");
+    }
+    // A stored group's record damaged: refused, naming the table and the group.
+    let ix = d.path().join("badgroup");
+    copy_index(&built, &ix);
+    let conn = rusqlite::Connection::open(ix.join("index.sqlite")).unwrap();
+    conn.execute("UPDATE groups SET rec = 'garbage' WHERE first = 5", [])
+        .unwrap();
+    drop(conn);
+    let out = run("pl-index", &["--index", &path(&ix), "--partial"], b"");
+    fails(
+        out,
+        1,
+        "pl-index",
+        &[
+            "index.sqlite",
+            "table groups",
+            "document 5",
+            "damaged record",
+        ],
+    );
+}

@@ -194,15 +194,27 @@ impl Index {
     pub fn groups(&self, out: &mut impl Write) -> Result<usize> {
         // pl-cluster's order: confidence as written, highest first; then the smallest member,
         // as u64 (stored as i64, ids from 2^63 are negative: they come last, in their order).
-        let mut st = self.sql(
-            self.conn
-                .prepare("SELECT rec FROM groups ORDER BY confidence DESC, first < 0, first"),
-        )?;
-        let rows = self.sql(st.query_map([], |r| r.get::<_, String>(0)))?;
+        let mut st =
+            self.sql(self.conn.prepare(
+                "SELECT first, rec FROM groups ORDER BY confidence DESC, first < 0, first",
+            ))?;
+        let rows =
+            self.sql(st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))))?;
         let mut n = 0;
         for row in rows {
             n += 1;
-            writeln!(out, "{{\"group\":{n},{}", self.sql(row)?)?;
+            let (first, rec) = self.sql(row)?;
+            let line = format!("{{\"group\":{n},{rec}");
+            // A record damaged outside pl-index is refused, never written on as a group.
+            if let Err(e) = pl_core::fields::parse_object(&line) {
+                bail!(
+                    "{}: table groups, the group of document {}: damaged record ({e}): {}",
+                    self.dir.join(DB_FILE).display(),
+                    first as u64,
+                    open::rebuild(&self.dir)
+                );
+            }
+            writeln!(out, "{line}")?;
         }
         Ok(n)
     }

@@ -164,7 +164,7 @@ fn flock(f: &File, wait: bool) -> std::io::Result<bool> {
 }
 
 /// The way out, for the refusals of a file that is not a usable index.
-fn rebuild(dir: &Path) -> String {
+pub(super) fn rebuild(dir: &Path) -> String {
     format!(
         "remove it and build the index again (pl-index --index {} DOCS)",
         dir.display()
