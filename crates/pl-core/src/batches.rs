@@ -25,30 +25,7 @@ pub struct Batch {
 /// Every pair is in exactly one batch, and the plan depends only on its inputs.
 pub fn plan(pairs: &[(u32, u32)], costs: &[u64], budget: u64) -> Vec<Batch> {
     let n = costs.len();
-    let mut uf = UnionFind::new(n);
-    for &(a, b) in pairs {
-        uf.union(a, b);
-    }
-    // Components in the order of their first pair, each with its documents ascending.
-    let mut comp_of_root = vec![u32::MAX; n];
-    let mut comps: Vec<Vec<u32>> = Vec::new();
-    for &(a, b) in pairs {
-        for d in [a, b] {
-            let r = uf.find(d) as usize;
-            if comp_of_root[r] == u32::MAX {
-                comp_of_root[r] = comps.len() as u32;
-                comps.push(Vec::new());
-            }
-        }
-    }
-    let mut comp_of = vec![u32::MAX; n];
-    for d in 0..n as u32 {
-        let r = comp_of_root[uf.find(d) as usize];
-        if r != u32::MAX {
-            comp_of[d as usize] = r;
-            comps[r as usize].push(d);
-        }
-    }
+    let (comps, comp_of) = components(pairs, n);
     let cost = |docs: &[u32]| docs.iter().map(|&d| costs[d as usize]).sum::<u64>();
 
     let mut batches: Vec<Batch> = Vec::new();
@@ -110,6 +87,35 @@ pub fn plan(pairs: &[(u32, u32)], costs: &[u64], budget: u64) -> Vec<Batch> {
         b.docs.sort_unstable();
     }
     batches
+}
+
+/// The components of the pairs' graph over `n` documents, in the order of their first pair,
+/// each with its documents ascending; and each document's component (`u32::MAX`: in none).
+fn components(pairs: &[(u32, u32)], n: usize) -> (Vec<Vec<u32>>, Vec<u32>) {
+    let mut uf = UnionFind::new(n);
+    for &(a, b) in pairs {
+        uf.union(a, b);
+    }
+    let mut comp_of_root = vec![u32::MAX; n];
+    let mut comps: Vec<Vec<u32>> = Vec::new();
+    for &(a, b) in pairs {
+        for d in [a, b] {
+            let r = uf.find(d) as usize;
+            if comp_of_root[r] == u32::MAX {
+                comp_of_root[r] = comps.len() as u32;
+                comps.push(Vec::new());
+            }
+        }
+    }
+    let mut comp_of = vec![u32::MAX; n];
+    for d in 0..n as u32 {
+        let r = comp_of_root[uf.find(d) as usize];
+        if r != u32::MAX {
+            comp_of[d as usize] = r;
+            comps[r as usize].push(d);
+        }
+    }
+    (comps, comp_of)
 }
 
 /// A component cut into chunks, and the batch made for each pair of chunks met so far.

@@ -227,30 +227,10 @@ fn average_linkage(
     for d in 0..n as u32 {
         weight[uf.find(d) as usize] += 1;
     }
-    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for p in pairs.iter().filter(|p| !p.copy) {
-        let (u, v) = (uf.find(index[&p.a]), uf.find(index[&p.b]));
-        if u != v {
-            adj[u as usize].push(v);
-            adj[v as usize].push(u);
-        }
-    }
-    // One link per pair of units, however many of their document pairs were given.
-    for a in &mut adj {
-        a.sort_unstable();
-        a.dedup();
-    }
+    let kept = pairs.iter().filter(|p| !p.copy).map(|p| (p.a, p.b));
+    let adj = unit_graph(kept, index, uf);
     // The units held apart from each unit (documents in no kept pair cannot merge anyway).
-    let mut held: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (a, b) in apart {
-        if let (Some(&x), Some(&y)) = (index.get(a), index.get(b)) {
-            let (u, v) = (uf.find(x), uf.find(y));
-            if u != v {
-                held[u as usize].push(v);
-                held[v as usize].push(u);
-            }
-        }
-    }
+    let held = unit_graph(apart.iter().copied(), index, uf);
     // The units of each group, and its document count, by the group's root.
     let mut units: Vec<Vec<u32>> = (0..n as u32)
         .map(|i| {
@@ -306,6 +286,30 @@ fn average_linkage(
             used[i] = true;
         }
     }
+}
+
+/// The units each unit is linked to by the document pairs `edges` (those of documents not in
+/// `index` left out): one link per pair of units, however many document pairs were given.
+fn unit_graph(
+    edges: impl Iterator<Item = (u64, u64)>,
+    index: &FxHashMap<u64, u32>,
+    uf: &mut UnionFind,
+) -> Vec<Vec<u32>> {
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); index.len()];
+    for (a, b) in edges {
+        if let (Some(&x), Some(&y)) = (index.get(&a), index.get(&b)) {
+            let (u, v) = (uf.find(x), uf.find(y));
+            if u != v {
+                adj[u as usize].push(v);
+                adj[v as usize].push(u);
+            }
+        }
+    }
+    for a in &mut adj {
+        a.sort_unstable();
+        a.dedup();
+    }
+    adj
 }
 
 /// The primary rule: the earliest added document (one with a date before one without),

@@ -100,6 +100,18 @@ pub struct Report {
     pub by_noise: BTreeMap<String, ClassRecall>,
 }
 
+/// Recall by class label.
+type ByClass = BTreeMap<String, ClassRecall>;
+
+/// `a / b`, 1 when there is nothing to find.
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        1.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
 fn pairs_of(n: u64) -> u64 {
     n * n.saturating_sub(1) / 2
 }
@@ -164,7 +176,6 @@ pub fn evaluate(groups: &[Vec<u64>], truth: &[TruthDoc]) -> Report {
     let tp: u64 = cell.values().map(|&n| pairs_of(n)).sum();
     let predicted: u64 = group_size.values().map(|&n| pairs_of(n)).sum();
     let actual: u64 = cluster_size.values().map(|&n| pairs_of(n)).sum();
-    let ratio = |a: u64, b: u64| if b == 0 { 1.0 } else { a as f64 / b as f64 };
     let pairs = Prf::new(ratio(tp, predicted), ratio(tp, actual));
 
     let (mut bp, mut br) = (0.0, 0.0);
@@ -176,7 +187,25 @@ pub fn evaluate(groups: &[Vec<u64>], truth: &[TruthDoc]) -> Report {
     let docs = truth.len().max(1) as f64;
     let bcubed = Prf::new(bp / docs, br / docs);
 
-    // Hard negatives: same family, different cluster.
+    let (hard_negative_pairs, hard_negatives_grouped) = hard_negatives(truth, &group_of);
+    let (by_kind, by_noise) = class_recall(truth, &group_of);
+    let _ = by_id;
+    Report {
+        pairs,
+        true_pairs_found: tp,
+        false_pairs: predicted - tp,
+        missed_pairs: actual - tp,
+        bcubed,
+        hard_negative_pairs,
+        hard_negatives_grouped,
+        by_kind,
+        by_noise,
+    }
+}
+
+/// Hard negatives (documents of one family in different clusters): their pairs, and those
+/// of them put in one group (`group_of` a document's group).
+fn hard_negatives(truth: &[TruthDoc], group_of: &impl Fn(u64) -> usize) -> (u64, u64) {
     let (mut fam, mut fam_cluster) = (FxHashMap::default(), FxHashMap::default());
     let (mut gfam, mut gfam_cluster) = (FxHashMap::default(), FxHashMap::default());
     for t in truth {
@@ -195,16 +224,17 @@ pub fn evaluate(groups: &[Vec<u64>], truth: &[TruthDoc]) -> Report {
         sum(&mut fam.values().copied()) - sum(&mut fam_cluster.values().copied());
     let hard_negatives_grouped =
         sum(&mut gfam.values().copied()) - sum(&mut gfam_cluster.values().copied());
+    (hard_negative_pairs, hard_negatives_grouped)
+}
 
-    // Recall per class: true pairs are few (clusters are small), so enumerate them.
+/// Recall by the class of the true pairs: by kind and by noise level. True pairs are few
+/// (clusters are small), so they are enumerated.
+fn class_recall(truth: &[TruthDoc], group_of: &impl Fn(u64) -> usize) -> (ByClass, ByClass) {
     let mut members: BTreeMap<u64, Vec<&TruthDoc>> = BTreeMap::new();
     for t in truth {
         members.entry(t.cluster).or_default().push(t);
     }
-    let (mut by_kind, mut by_noise): (
-        BTreeMap<String, ClassRecall>,
-        BTreeMap<String, ClassRecall>,
-    ) = Default::default();
+    let (mut by_kind, mut by_noise): (ByClass, ByClass) = Default::default();
     for ms in members.values() {
         for (i, x) in ms.iter().enumerate() {
             for y in &ms[i + 1..] {
@@ -223,18 +253,7 @@ pub fn evaluate(groups: &[Vec<u64>], truth: &[TruthDoc]) -> Report {
     for c in by_kind.values_mut().chain(by_noise.values_mut()) {
         c.recall = ratio(c.found, c.pairs);
     }
-    let _ = by_id;
-    Report {
-        pairs,
-        true_pairs_found: tp,
-        false_pairs: predicted - tp,
-        missed_pairs: actual - tp,
-        bcubed,
-        hard_negative_pairs,
-        hard_negatives_grouped,
-        by_kind,
-        by_noise,
-    }
+    (by_kind, by_noise)
 }
 
 /// Pairs are evaluated as groups after union: a pair list is what pl-cluster would join.

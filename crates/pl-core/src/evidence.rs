@@ -369,10 +369,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     buf: &mut Scratch,
 ) {
     e.replaced += h.old.len() + h.new.len();
-    let around = |r: &Range<usize>, len: usize| {
-        r.start.saturating_sub(NEAR_WINDOW)..(r.end + NEAR_WINDOW).min(len)
-    };
-    let (near_a, near_b) = (around(&h.old, pa.ids.len()), around(&h.new, pb.ids.len()));
+    let (near_a, near_b) = (widened(&h.old, pa.ids.len()), widened(&h.new, pb.ids.len()));
     let all_a = all_a.upto(near_a.end);
     let all_b = all_b.upto(near_b.end);
     let (x, y) = (clamp(all_a, &h.old), clamp(all_b, &h.new));
@@ -398,8 +395,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
                 // A word of letters only this document uses (a rare name) can still
                 // stand against a known word on the other side.
                 if !digits
-                    && w.chars().filter(|c| c.is_alphabetic()).count() >= 4
-                    && w.chars().all(char::is_alphabetic)
+                    && is_name_like(w)
                     && !other.has(w, id, buf)
                     && matches!(
                         near_any(
@@ -439,22 +435,40 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     // cover sheets, two different added pages), not one value against another; a short
     // one (a date in the first line) is compared like any other.
     if inner || h.old.len().max(h.new.len()) < EDGE_BLOCK {
-        let d = count[0].0.min(count[1].0);
-        let w = count[0].1.min(count[1].1);
-        // Known words against rare ones (a name only this letter has); two rare ones are
-        // OCR noise as likely.
-        let with_rare = (count[0].1 + unknowns[0])
-            .min(count[1].1 + unknowns[1])
-            .min(count[0].1 + count[1].1);
-        e.rare_word_subs += with_rare - w;
-        let one = count[0].2.min(count[1].2).min(d);
-        e.digit_subs += d - one;
-        e.one_digit_subs += one;
-        e.word_subs += w;
-        let known_words = count[0].1 + count[1].1;
-        e.inner_added += count[0].0 + count[1].0 - 2 * d + known_words.saturating_sub(w);
-        e.inner_words += known_words.saturating_sub(w);
+        count_substitutions(e, count, unknowns);
     }
+}
+
+/// Adds a block's conflicts to `e` as substitutions, each side's `count` being its
+/// [`count_kinds`] and `unknowns` its rare words of letters: what stands against something on
+/// the other side is a substitution, the rest an insertion.
+fn count_substitutions(e: &mut Evidence, count: [(usize, usize, usize); 2], unknowns: [usize; 2]) {
+    let d = count[0].0.min(count[1].0);
+    let w = count[0].1.min(count[1].1);
+    // Known words against rare ones (a name only this letter has); two rare ones are
+    // OCR noise as likely.
+    let with_rare = (count[0].1 + unknowns[0])
+        .min(count[1].1 + unknowns[1])
+        .min(count[0].1 + count[1].1);
+    e.rare_word_subs += with_rare - w;
+    let one = count[0].2.min(count[1].2).min(d);
+    e.digit_subs += d - one;
+    e.one_digit_subs += one;
+    e.word_subs += w;
+    let known_words = count[0].1 + count[1].1;
+    e.inner_added += count[0].0 + count[1].0 - 2 * d + known_words.saturating_sub(w);
+    e.inner_words += known_words.saturating_sub(w);
+}
+
+/// `r` and [`NEAR_WINDOW`] words each side, within a text of `len` words: where a garbled
+/// word's counterpart may sit.
+fn widened(r: &Range<usize>, len: usize) -> Range<usize> {
+    r.start.saturating_sub(NEAR_WINDOW)..(r.end + NEAR_WINDOW).min(len)
+}
+
+/// Four letters or more and nothing else: what a name is made of.
+fn is_name_like(w: &str) -> bool {
+    w.chars().filter(|c| c.is_alphabetic()).count() >= 4 && w.chars().all(char::is_alphabetic)
 }
 
 /// `words[r]`, cut to the words there are.

@@ -507,24 +507,36 @@ pub fn ledger(
         count_words(&ra, &rb, &df, cap, &mut sa);
         count_words(&rb, &ra, &df, cap, &mut sb);
     }
-    // Without damage a word on one side only is a difference, not the scan's insertion; and
-    // the other side's word may turn up by chance inside a longer one (`koch` in `hochkoch`).
-    l.words_against = if damage < rule.clean_damage / 5.0 {
-        sa.words.max(sb.words)
-    } else {
-        sa.words.min(sb.words)
-    };
-    let own = |v: Vec<&str>| v.into_iter().take(20).map(str::to_owned).collect();
-    l.tokens = explain.then(|| LedgerTokens {
-        agreed: own(sa.agreed),
-        agreed_wide: own(sa.agreed_wide),
-        against_a: own(sa.against),
-        against_b: own(sb.against),
-    });
+    l.words_against = words_against(&sa, &sb, damage, rule);
+    l.tokens = explain.then(|| LedgerTokens::of(sa, sb));
     l.balance = explain.then(|| rule.balance(&l));
     // Without `explain` a pair gets here only with numbers agreeing.
     l.apart = l.agree == 0 && l.wide == 0 && l.numbers_against >= APART_NUMBERS;
     l
+}
+
+/// The known words standing against each other: without damage a word on one side only is
+/// a difference, not the scan's insertion; with it, the other side's word may turn up by
+/// chance inside a longer one (`koch` in `hochkoch`), so the smaller side counts.
+fn words_against(sa: &SideCount, sb: &SideCount, damage: f64, rule: &Rescue) -> usize {
+    if damage < rule.clean_damage / 5.0 {
+        sa.words.max(sb.words)
+    } else {
+        sa.words.min(sb.words)
+    }
+}
+
+impl LedgerTokens {
+    /// The first 20 tokens of each list of the two sides' counts.
+    fn of(sa: SideCount, sb: SideCount) -> LedgerTokens {
+        let own = |v: Vec<&str>| v.into_iter().take(20).map(str::to_owned).collect();
+        LedgerTokens {
+            agreed: own(sa.agreed),
+            agreed_wide: own(sa.agreed_wide),
+            against_a: own(sa.against),
+            against_b: own(sb.against),
+        }
+    }
 }
 
 /// Whether two sides whose rare numbers cannot agree twice, and of which no number agrees

@@ -314,24 +314,7 @@ impl Scorer<'_> {
             by_numbers: false,
         };
         if sim.identical {
-            // The values comparing one text twice gives, without running the comparisons.
-            dims.distinct = docs.filter(|(x, _)| !x.tokens.is_empty()).map(|_| 1.0);
-            dims.fuzzy = fuzzy.then_some(1.0);
-            // Every word matched, nothing else.
-            dims.evidence = docs
-                .filter(|_| cfg.verifier.is_some())
-                .map(|(x, _)| Evidence {
-                    matched: x.profile.ids().len(),
-                    ..Evidence::default()
-                });
-            dims.score = self.combine(1.0, 1.0, dims.fuzzy, dims.distinct);
-            // As comparing them would explain them.
-            if let (true, Some(_), Some(rescue), Some((x, y))) =
-                (self.explain, cfg.verifier, cfg.rescue, docs)
-            {
-                dims.ledger = Some(self.ledger_of(x, y, &rescue));
-            }
-            return self.gate(dims);
+            return self.identical(dims, docs, fuzzy);
         }
         dims.distinct = docs.and_then(|(x, y)| weighted_similarity(x.tokens, y.tokens));
         if self.distinct_gated(dims.distinct) {
@@ -393,6 +376,29 @@ impl Scorer<'_> {
         dims.score = self.combine(sim.jaccard, sim.containment, dims.fuzzy, dims.distinct);
         dims.by_numbers = dims.score < cfg.threshold && aligned && say();
         dims.score = self.combine(sim.jaccard, sim.containment, dims.fuzzy, dims.distinct);
+        self.gate(dims)
+    }
+
+    /// The verdict on one normalized text twice: the values comparing it with itself gives,
+    /// without running the comparisons.
+    fn identical(&self, mut dims: Dims, docs: Option<(Doc, Doc)>, fuzzy: bool) -> Verdict {
+        let cfg = self.config;
+        dims.distinct = docs.filter(|(x, _)| !x.tokens.is_empty()).map(|_| 1.0);
+        dims.fuzzy = fuzzy.then_some(1.0);
+        // Every word matched, nothing else.
+        dims.evidence = docs
+            .filter(|_| cfg.verifier.is_some())
+            .map(|(x, _)| Evidence {
+                matched: x.profile.ids().len(),
+                ..Evidence::default()
+            });
+        dims.score = self.combine(1.0, 1.0, dims.fuzzy, dims.distinct);
+        // As comparing them would explain them.
+        if let (true, Some(_), Some(rescue), Some((x, y))) =
+            (self.explain, cfg.verifier, cfg.rescue, docs)
+        {
+            dims.ledger = Some(self.ledger_of(x, y, &rescue));
+        }
         self.gate(dims)
     }
 
