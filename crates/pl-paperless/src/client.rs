@@ -184,13 +184,8 @@ impl std::fmt::Debug for Client {
 
 /// The outcome of one attempt that did not succeed.
 enum Failed {
-    /// Worth another try (after `wait`, or the backoff).
-    Retry {
-        msg: String,
-        status: Option<u16>,
-        body: String,
-        wait: Option<Duration>,
-    },
+    /// Worth another try (after its `wait`, or the backoff).
+    Retry(Retryable),
     /// Try once more at once with this API version.
     Renegotiate(u32),
     /// 406 without a version hint: ask once without a version to learn the server's.
@@ -199,16 +194,57 @@ enum Failed {
     Fatal(Error),
 }
 
+/// A failure worth another try: what went wrong, and how long the server asked us to wait.
+struct Retryable {
+    msg: String,
+    status: Option<u16>,
+    body: String,
+    wait: Option<Duration>,
+}
+
 impl Failed {
     /// A failure of the network or of the answer's transfer, worth another try.
     fn network(msg: String) -> Failed {
-        Failed::Retry {
+        Failed::Retry(Retryable {
             msg,
             status: None,
             body: String::new(),
             wait: None,
+        })
+    }
+}
+
+impl Retryable {
+    /// The error reported once no retry is left: the last status if there was one, else the
+    /// network trouble.
+    fn into_error(self, url: String, attempts: u32) -> Error {
+        match self.status {
+            Some(status) => Error::Status {
+                url,
+                status,
+                attempts,
+                body: self.body,
+            },
+            None => Error::Transport {
+                url,
+                msg: self.msg,
+                attempts,
+            },
         }
     }
+}
+
+/// An answer's status, the headers acted on (token redacted) and its body as read.
+struct Answer {
+    status: u16,
+    /// Lowercase; empty when the header is missing.
+    content_type: String,
+    /// `X-Api-Version`: the highest API version the server speaks.
+    offered: Option<String>,
+    location: Option<String>,
+    retry_after: Option<Duration>,
+    /// The body up to [`Options::max_answer`], or why it could not be read.
+    body: std::result::Result<Vec<u8>, ureq::Error>,
 }
 
 /// Normalizes a base URL: scheme required, trailing `/` and a trailing `/api` dropped.
@@ -395,35 +431,13 @@ impl Client {
                 Err(Failed::Fatal(e)) => return Err(e),
                 Err(Failed::Renegotiate(v)) if !renegotiated => {
                     renegotiated = true;
-                    (self.notify)(&format!(
-                        "the server refused API version {}; using version {v} that it offers",
-                        self.version.get()
-                    ));
-                    self.version.set(v);
+                    self.switch_version(v);
                     attempt -= 1;
                 }
                 Err(Failed::Probe(detail)) if !renegotiated => {
                     renegotiated = true;
-                    let requested = self.version.get();
-                    // Ask without a version: the answer's X-Api-Version names one it speaks.
-                    let _ = self.once(method, &url, body, None);
-                    match self.offered_version() {
-                        // Below 9 the answers have other shapes (`created` a datetime).
-                        Some(v) if v != requested && v >= 9 => {
-                            (self.notify)(&format!(
-                                "the server refused API version {requested}; using version {v} that it offers"
-                            ));
-                            self.version.set(v);
-                            attempt -= 1;
-                        }
-                        _ => {
-                            return Err(Error::ApiVersion {
-                                url,
-                                requested,
-                                detail,
-                            })
-                        }
-                    }
+                    self.probe_version(method, &url, body, detail)?;
+                    attempt -= 1;
                 }
                 Err(Failed::Renegotiate(_)) | Err(Failed::Probe(_)) => {
                     return Err(Error::ApiVersion {
@@ -432,39 +446,66 @@ impl Client {
                         detail: "refused again after switching versions".into(),
                     })
                 }
-                Err(Failed::Retry {
-                    msg,
-                    status,
-                    body: text,
-                    wait,
-                }) => {
+                Err(Failed::Retry(failure)) => {
                     if attempt > self.retry.retries {
-                        return Err(match status {
-                            Some(status) => Error::Status {
-                                url,
-                                status,
-                                attempts: attempt,
-                                body: text,
-                            },
-                            None => Error::Transport {
-                                url,
-                                msg,
-                                attempts: attempt,
-                            },
-                        });
+                        return Err(failure.into_error(url, attempt));
                     }
-                    let delay = wait
-                        .map(|w| w.min(self.retry.max_retry_after))
-                        .unwrap_or_else(|| self.retry.backoff(attempt));
-                    (self.notify)(&format!(
-                        "{url}: {msg}; retry {attempt} of {} in {:.1}s",
-                        self.retry.retries,
-                        delay.as_secs_f64()
-                    ));
-                    std::thread::sleep(delay);
+                    self.wait_before_retry(&url, attempt, &failure);
                 }
             }
         }
+    }
+
+    /// Moves to API version `v`, which the server offered after refusing the one in use,
+    /// and says so.
+    fn switch_version(&self, v: u32) {
+        (self.notify)(&format!(
+            "the server refused API version {}; using version {v} that it offers",
+            self.version.get()
+        ));
+        self.version.set(v);
+    }
+
+    /// After a 406 that named no version: asks once without one to learn a version the
+    /// server speaks and moves to it, or fails with the refusal's `detail`.
+    fn probe_version(
+        &self,
+        method: &str,
+        url: &str,
+        body: Option<&Value>,
+        detail: String,
+    ) -> Result<()> {
+        let requested = self.version.get();
+        // Ask without a version: the answer's X-Api-Version names one it speaks.
+        let _ = self.once(method, url, body, None);
+        match self.offered_version() {
+            // Below 9 the answers have other shapes (`created` a datetime).
+            Some(v) if v != requested && v >= 9 => {
+                self.switch_version(v);
+                Ok(())
+            }
+            _ => Err(Error::ApiVersion {
+                url: url.to_owned(),
+                requested,
+                detail,
+            }),
+        }
+    }
+
+    /// Says what failed and when the next try is, then sleeps until then: the server's
+    /// `Retry-After` (capped) if it sent one, else the backoff for `attempt`.
+    fn wait_before_retry(&self, url: &str, attempt: u32, failure: &Retryable) {
+        let delay = failure
+            .wait
+            .map(|w| w.min(self.retry.max_retry_after))
+            .unwrap_or_else(|| self.retry.backoff(attempt));
+        (self.notify)(&format!(
+            "{url}: {}; retry {attempt} of {} in {:.1}s",
+            failure.msg,
+            self.retry.retries,
+            delay.as_secs_f64()
+        ));
+        std::thread::sleep(delay);
     }
 
     fn once(
@@ -474,12 +515,39 @@ impl Client {
         body: Option<&Value>,
         version: Option<u32>,
     ) -> std::result::Result<Value, Failed> {
+        let sent = self.send(method, url, body, version);
+        // Everything the server says passes through the token's redaction before we look at
+        // it: its headers, its body, the transport's error text.
+        let resp = sent.map_err(|e| transport_failure(url, e, &self.token))?;
+        let answer = self.read_answer(resp);
+        let url = url.to_owned();
+        match answer.status {
+            200..=299 => self.accepted(method, url, answer),
+            300..=399 => Err(Failed::Fatal(Error::Redirect {
+                url,
+                status: answer.status,
+                location: answer
+                    .location
+                    .unwrap_or_else(|| "(no Location header)".into()),
+            })),
+            _ => Err(self.refused(method, url, version, answer)),
+        }
+    }
+
+    /// Sends one request with the token and the API version (`None`: no version) asked for.
+    fn send(
+        &self,
+        method: &str,
+        url: &str,
+        body: Option<&Value>,
+        version: Option<u32>,
+    ) -> std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error> {
         let accept = match version {
             Some(v) => format!("application/json; version={v}"),
             None => "application/json".to_owned(),
         };
         let auth = format!("Token {}", self.token.0);
-        let sent = match (method, body) {
+        match (method, body) {
             ("POST", Some(b)) => self
                 .agent
                 .post(url)
@@ -499,10 +567,12 @@ impl Client {
                 .header("Authorization", &auth)
                 .header("Accept", &accept)
                 .call(),
-        };
-        // Everything the server says passes through the token's redaction before we look at
-        // it: its headers, its body, the transport's error text.
-        let mut resp = sent.map_err(|e| transport_failure(url, e, &self.token))?;
+        }
+    }
+
+    /// Reads the headers acted on and the body (up to the size limit), token redacted, and
+    /// records what the server says about itself.
+    fn read_answer(&self, mut resp: ureq::http::Response<ureq::Body>) -> Answer {
         let status = resp.status().as_u16();
         let header = |name: &str| {
             resp.headers()
@@ -521,78 +591,95 @@ impl Client {
         }
         let location = header("location");
         let retry_after = parse_retry_after(header("retry-after").as_deref());
-        let read = resp
+        let body = resp
             .body_mut()
             .with_config()
             .limit(self.max_answer)
             .read_to_vec()
             .map(|b| self.token.redact(b));
-        let url = url.to_owned();
-        match status {
-            200..=299 => {
-                if status == 204 {
-                    return Ok(Value::Null);
-                }
-                if !content_type.is_empty() && !content_type.contains("json") {
-                    if content_type.starts_with("text/plain") && method != "GET" {
-                        // bulk_edit and friends answer plain text on some outcomes.
-                        let text = read.unwrap_or_default();
-                        return Ok(Value::String(String::from_utf8_lossy(&text).into_owned()));
-                    }
-                    return Err(Failed::Fatal(Error::NotJson { url, content_type }));
-                }
-                let bytes = read.map_err(|e| match e {
-                    ureq::Error::BodyExceedsLimit(_) => Failed::Fatal(Error::TooLarge {
-                        url: url.clone(),
-                        limit_mb: self.max_answer >> 20,
-                    }),
-                    ureq::Error::Timeout(t) => Failed::network(timed_out(t)),
-                    e => Failed::network(self.token.redact_str(format!("answer cut short: {e}"))),
-                })?;
-                serde_json::from_slice(&bytes).map_err(|e| {
-                    Failed::network(format!("answer is not valid JSON (cut short?): {e}"))
-                })
+        Answer {
+            status,
+            content_type,
+            offered,
+            location,
+            retry_after,
+            body,
+        }
+    }
+
+    /// A 2xx answer's value: its JSON, `null` for 204, or the text of a plain-text answer to
+    /// a write.
+    fn accepted(
+        &self,
+        method: &str,
+        url: String,
+        answer: Answer,
+    ) -> std::result::Result<Value, Failed> {
+        let Answer {
+            status,
+            content_type,
+            body: read,
+            ..
+        } = answer;
+        if status == 204 {
+            return Ok(Value::Null);
+        }
+        if !content_type.is_empty() && !content_type.contains("json") {
+            if content_type.starts_with("text/plain") && method != "GET" {
+                // bulk_edit and friends answer plain text on some outcomes.
+                let text = read.unwrap_or_default();
+                return Ok(Value::String(String::from_utf8_lossy(&text).into_owned()));
             }
-            300..=399 => Err(Failed::Fatal(Error::Redirect {
+            return Err(Failed::Fatal(Error::NotJson { url, content_type }));
+        }
+        let bytes = read.map_err(|e| match e {
+            ureq::Error::BodyExceedsLimit(_) => Failed::Fatal(Error::TooLarge {
+                url: url.clone(),
+                limit_mb: self.max_answer >> 20,
+            }),
+            ureq::Error::Timeout(t) => Failed::network(timed_out(t)),
+            e => Failed::network(self.token.redact_str(format!("answer cut short: {e}"))),
+        })?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| Failed::network(format!("answer is not valid JSON (cut short?): {e}")))
+    }
+
+    /// What a 4xx or 5xx answer means: give up, try another API version, or retry (5xx and
+    /// 429, after the server's `Retry-After` where it applies).
+    fn refused(&self, method: &str, url: String, version: Option<u32>, answer: Answer) -> Failed {
+        let status = answer.status;
+        let bytes = answer.body.unwrap_or_default();
+        let detail = detail_of(&bytes, &answer.content_type);
+        match status {
+            401 => Failed::Fatal(Error::Unauthorized { url, detail }),
+            403 => Failed::Fatal(Error::Forbidden {
+                url,
+                detail,
+                action: if method == "GET" { "view" } else { "change" },
+            }),
+            404 => Failed::Fatal(Error::NotFound { url, detail }),
+            406 => match answer.offered.and_then(|v| v.parse::<u32>().ok()) {
+                Some(v) if Some(v) != version && v >= 9 => Failed::Renegotiate(v),
+                _ => Failed::Probe(detail),
+            },
+            429 => Failed::Retry(Retryable {
+                msg: "HTTP 429 (too many requests)".into(),
+                status: Some(status),
+                body: detail,
+                wait: answer.retry_after,
+            }),
+            500..=599 => Failed::Retry(Retryable {
+                msg: format!("HTTP {status}"),
+                status: Some(status),
+                body: detail,
+                wait: answer.retry_after.filter(|_| status == 503),
+            }),
+            _ => Failed::Fatal(Error::Status {
                 url,
                 status,
-                location: location.unwrap_or_else(|| "(no Location header)".into()),
-            })),
-            _ => {
-                let bytes = read.unwrap_or_default();
-                let detail = detail_of(&bytes, &content_type);
-                Err(match status {
-                    401 => Failed::Fatal(Error::Unauthorized { url, detail }),
-                    403 => Failed::Fatal(Error::Forbidden {
-                        url,
-                        detail,
-                        action: if method == "GET" { "view" } else { "change" },
-                    }),
-                    404 => Failed::Fatal(Error::NotFound { url, detail }),
-                    406 => match offered.and_then(|v| v.parse::<u32>().ok()) {
-                        Some(v) if Some(v) != version && v >= 9 => Failed::Renegotiate(v),
-                        _ => Failed::Probe(detail),
-                    },
-                    429 => Failed::Retry {
-                        msg: "HTTP 429 (too many requests)".into(),
-                        status: Some(status),
-                        body: detail,
-                        wait: retry_after,
-                    },
-                    500..=599 => Failed::Retry {
-                        msg: format!("HTTP {status}"),
-                        status: Some(status),
-                        body: detail,
-                        wait: retry_after.filter(|_| status == 503),
-                    },
-                    _ => Failed::Fatal(Error::Status {
-                        url,
-                        status,
-                        attempts: 1,
-                        body: detail,
-                    }),
-                })
-            }
+                attempts: 1,
+                body: detail,
+            }),
         }
     }
 }

@@ -54,6 +54,43 @@ pub fn scan(root: &Path) -> Result<Corpus> {
         return Err(Error::file(root, "not a folder"));
     }
     let real_root = std::fs::canonicalize(root).map_err(|e| Error::file(root, e))?;
+    let Found {
+        mut files,
+        mut outside,
+    } = find_text_files(root, &real_root)?;
+    files.sort();
+    outside.sort();
+    let mut corpus = Corpus {
+        outside,
+        ..Corpus::default()
+    };
+    let mut by_id: BTreeMap<u64, String> = BTreeMap::new();
+    for (rel, path) in files {
+        let id = path_id(&rel);
+        if let Some(other) = by_id.insert(id, rel.clone()) {
+            return Err(Error::Config(format!(
+                "{rel} and {other} map to the same id {id}; rename one of them"
+            )));
+        }
+        let content = read_text(&path, &rel, &mut corpus.lossy)?;
+        corpus
+            .records
+            .insert(id, record_line(id, rel, &path, content));
+    }
+    Ok(corpus)
+}
+
+/// The text files a walk found, and the symlinked ones it refused to follow out of the folder.
+struct Found {
+    /// Relative path (components joined with `/`) and full path of each text file.
+    files: Vec<(String, PathBuf)>,
+    /// Relative paths of text files linked from outside the folder.
+    outside: Vec<String>,
+}
+
+/// Walks `root` depth first, unsorted; `real_root` is its canonical path, which a symlinked
+/// file must resolve inside to be read.
+fn find_text_files(root: &Path, real_root: &Path) -> Result<Found> {
     let mut outside = Vec::new();
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let mut stack = vec![root.to_path_buf()];
@@ -69,7 +106,7 @@ pub fn scan(root: &Path) -> Result<Corpus> {
             let ft = e.file_type().map_err(|err| Error::file(&path, err))?;
             let is_file = if ft.is_symlink() {
                 let file = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
-                let inside = std::fs::canonicalize(&path).is_ok_and(|t| t.starts_with(&real_root));
+                let inside = std::fs::canonicalize(&path).is_ok_and(|t| t.starts_with(real_root));
                 if file && !inside && is_text(&path).is_some() {
                     let rel = path.strip_prefix(root).unwrap_or(&path);
                     outside.push(rel.to_string_lossy().into_owned());
@@ -81,70 +118,76 @@ pub fn scan(root: &Path) -> Result<Corpus> {
             if ft.is_dir() {
                 stack.push(path);
             } else if is_file && is_text(&path).is_some() {
-                let rel = path.strip_prefix(root).unwrap_or(&path);
-                let rel: Vec<String> = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                files.push((rel.join("/"), path));
+                files.push((relative_name(root, &path), path));
             }
         }
     }
-    files.sort();
-    outside.sort();
-    let mut corpus = Corpus {
-        outside,
-        ..Corpus::default()
-    };
-    let mut by_id: BTreeMap<u64, String> = BTreeMap::new();
-    for (rel, path) in files {
-        let id = path_id(&rel);
-        if let Some(other) = by_id.insert(id, rel.clone()) {
-            return Err(Error::Config(format!(
-                "{rel} and {other} map to the same id {id}; rename one of them"
-            )));
+    Ok(Found { files, outside })
+}
+
+/// `path` relative to `root`, components joined with `/` whatever the platform: the input of
+/// [`path_id`], so it must not change.
+fn relative_name(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let rel: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    rel.join("/")
+}
+
+/// The file's text; bytes that are not UTF-8 are replaced by U+FFFD and `rel` is noted in
+/// `lossy`.
+fn read_text(path: &Path, rel: &str, lossy: &mut Vec<String>) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::file(path, e))?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            lossy.push(rel.to_owned());
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
         }
-        let bytes = std::fs::read(&path).map_err(|e| Error::file(&path, e))?;
-        let content = match String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => {
-                corpus.lossy.push(rel.clone());
-                String::from_utf8_lossy(e.as_bytes()).into_owned()
-            }
-        };
-        let modified = std::fs::metadata(&path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map(|d| Value::String(format_utc_secs(d.as_secs() as i64)))
-            .unwrap_or(Value::Null);
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let mut o = Map::new();
-        o.insert("id".into(), id.into());
-        o.insert("title".into(), Value::String(rel));
-        o.insert("content".into(), Value::String(content));
-        o.insert("created".into(), Value::Null);
-        o.insert("added".into(), Value::Null);
-        o.insert("modified".into(), modified);
-        o.insert("correspondent".into(), Value::Null);
-        o.insert("document_type".into(), Value::Null);
-        o.insert("tags".into(), Value::Array(Vec::new()));
-        o.insert("archive_serial_number".into(), Value::Null);
-        o.insert("original_file_name".into(), Value::String(file_name));
-        o.insert("page_count".into(), Value::Null);
-        o.insert(
-            "mime_type".into(),
-            Value::String(is_text(&path).unwrap_or("text/plain").into()),
-        );
-        o.insert("url".into(), Value::Null);
-        let mut line = serde_json::to_vec(&Value::Object(o)).expect("a JSON value serializes");
-        line.push(b'\n');
-        corpus.records.insert(id, line);
-    }
-    Ok(corpus)
+    })
+}
+
+/// The file's modification time as a UTC timestamp, or null when it cannot be had.
+fn modified_of(path: &Path) -> Value {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| Value::String(format_utc_secs(d.as_secs() as i64)))
+        .unwrap_or(Value::Null)
+}
+
+/// One docs NDJSON line (newline included) for a file: the fields a Paperless document has,
+/// null where a plain file has nothing to say.
+fn record_line(id: u64, rel: String, path: &Path, content: String) -> Vec<u8> {
+    let modified = modified_of(path);
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut o = Map::new();
+    o.insert("id".into(), id.into());
+    o.insert("title".into(), Value::String(rel));
+    o.insert("content".into(), Value::String(content));
+    o.insert("created".into(), Value::Null);
+    o.insert("added".into(), Value::Null);
+    o.insert("modified".into(), modified);
+    o.insert("correspondent".into(), Value::Null);
+    o.insert("document_type".into(), Value::Null);
+    o.insert("tags".into(), Value::Array(Vec::new()));
+    o.insert("archive_serial_number".into(), Value::Null);
+    o.insert("original_file_name".into(), Value::String(file_name));
+    o.insert("page_count".into(), Value::Null);
+    o.insert(
+        "mime_type".into(),
+        Value::String(is_text(path).unwrap_or("text/plain").into()),
+    );
+    o.insert("url".into(), Value::Null);
+    let mut line = serde_json::to_vec(&Value::Object(o)).expect("a JSON value serializes");
+    line.push(b'\n');
+    line
 }
 
 #[cfg(test)]

@@ -236,46 +236,20 @@ pub fn sync(
         client.upgrade_version(NEWEST_KNOWN_VERSION);
     }
     let base = client.base().to_owned();
-    let mut full_reason = local.full_reason.clone();
-    if opts.full {
-        full_reason = Some("--full".into());
-    } else if local
-        .state
-        .as_ref()
-        .is_some_and(|s| names.renamed_since(&s.names))
-    {
-        full_reason = Some("a correspondent, document type or tag was renamed or removed".into());
-    }
+    let full_reason = full_sync_reason(&local, opts, &names);
     let incremental = full_reason.is_none() && local.state.is_some();
     // No newest `modified` (the library was empty): fetch everything, which is cheap then.
     let since = match &local.state {
         Some(st) if incremental => st.last_modified.as_deref().and_then(parse_rfc3339),
         _ => None,
     };
-    let mut fetched: BTreeMap<u64, Record> = BTreeMap::new();
-    let mut done = 0u64;
-    let mut total = 0u64;
-    // Adds one page; `start` is `done` when its listing began, so `total` follows `count`.
-    let mut take = |page: crate::api::Page,
-                    start: u64,
-                    fetched: &mut BTreeMap<u64, Record>,
-                    done: &mut u64,
-                    total: &mut u64|
-     -> Result<bool> {
-        for d in &page.results {
-            let r = to_record(d, &names, &base).ok_or_else(|| Error::Shape {
-                url: format!("{base}/api/documents/"),
-                msg: "a document without a numeric id".into(),
-            })?;
-            fetched.insert(r.id, r);
-            *done += 1;
-        }
-        *total = (*total).max(start + page.count).max(*done);
-        progress(Progress {
-            done: *done,
-            total: *total,
-        });
-        Ok(true)
+    let mut received = Received {
+        names: &names,
+        base: &base,
+        progress,
+        fetched: BTreeMap::new(),
+        done: 0,
+        total: 0,
     };
     let filter = since.map(|t| {
         format!(
@@ -288,7 +262,7 @@ pub fn sync(
         None => format!("ordering=id&fields={DOC_FIELDS}"),
     };
     client.for_each_page("/api/documents/", &query, opts.page_size, |p| {
-        take(p, 0, &mut fetched, &mut done, &mut total)
+        received.take(p, 0)
     })?;
     // Page-number paging skips a document when one before it goes away between two pages.
     // The ids of the listing, asked for once more afterwards in one cheap request, show
@@ -300,24 +274,113 @@ pub fn sync(
     // The id list comes last, so documents added while paging are in it.
     let ids = client.document_ids()?;
     let known = |id: &u64| {
-        fetched.contains_key(id)
+        received.fetched.contains_key(id)
             || (incremental && local.records.contains_key(id) && !changed_ids.contains(id))
     };
     let missing: Vec<u64> = ids.iter().copied().filter(|id| !known(id)).collect();
     let filled = missing.len() as u64;
-    if !missing.is_empty() {
-        for chunk in missing.chunks(ID_CHUNK) {
-            let start = done;
-            let list: Vec<String> = chunk.iter().map(u64::to_string).collect();
-            let q = format!(
-                "ordering=id&fields={DOC_FIELDS}&id__in={}",
-                encode(&list.join(","))
-            );
-            client.for_each_page("/api/documents/", &q, opts.page_size, |p| {
-                take(p, start, &mut fetched, &mut done, &mut total)
-            })?;
-        }
+    fill_gaps(client, &mut received, &missing, opts.page_size)?;
+    let merged = merge(ids, received.fetched, &local, incremental);
+    Ok(Synced {
+        records: merged.records,
+        counts: merged.counts,
+        full: !incremental,
+        full_reason: if incremental {
+            None
+        } else {
+            full_reason.or_else(|| Some("no usable state".into()))
+        },
+        filled,
+        docs: merged.docs,
+        names,
+        base_url: base,
+    })
+}
+
+/// Why this sync must fetch everything (`--full`, a renamed name, or what the local copy
+/// lacks), or `None` when an incremental one may do.
+fn full_sync_reason(local: &Local, opts: &SyncOptions, names: &Names) -> Option<String> {
+    if opts.full {
+        Some("--full".into())
+    } else if local
+        .state
+        .as_ref()
+        .is_some_and(|s| names.renamed_since(&s.names))
+    {
+        Some("a correspondent, document type or tag was renamed or removed".into())
+    } else {
+        local.full_reason.clone()
     }
+}
+
+/// The documents fetched so far, as records, and the progress reported for them.
+struct Received<'a> {
+    names: &'a Names,
+    base: &'a str,
+    progress: &'a mut dyn FnMut(Progress),
+    fetched: BTreeMap<u64, Record>,
+    done: u64,
+    total: u64,
+}
+
+impl Received<'_> {
+    /// Adds one page; `start` is `done` when its listing began, so `total` follows `count`.
+    fn take(&mut self, page: crate::api::Page, start: u64) -> Result<bool> {
+        let base = self.base;
+        for d in &page.results {
+            let r = to_record(d, self.names, base).ok_or_else(|| Error::Shape {
+                url: format!("{base}/api/documents/"),
+                msg: "a document without a numeric id".into(),
+            })?;
+            self.fetched.insert(r.id, r);
+            self.done += 1;
+        }
+        self.total = self.total.max(start + page.count).max(self.done);
+        (self.progress)(Progress {
+            done: self.done,
+            total: self.total,
+        });
+        Ok(true)
+    }
+}
+
+/// Fetches the `missing` documents by id, [`ID_CHUNK`] to a request: those the listing
+/// skipped or did not cover.
+fn fill_gaps(
+    client: &Client,
+    received: &mut Received,
+    missing: &[u64],
+    page_size: u32,
+) -> Result<()> {
+    for chunk in missing.chunks(ID_CHUNK) {
+        let start = received.done;
+        let list: Vec<String> = chunk.iter().map(u64::to_string).collect();
+        let q = format!(
+            "ordering=id&fields={DOC_FIELDS}&id__in={}",
+            encode(&list.join(","))
+        );
+        client.for_each_page("/api/documents/", &q, page_size, |p| {
+            received.take(p, start)
+        })?;
+    }
+    Ok(())
+}
+
+/// The new output's lines and state entries, with the counts against the previous output.
+struct Merged {
+    records: BTreeMap<u64, Vec<u8>>,
+    docs: BTreeMap<u64, DocState>,
+    counts: Counts,
+}
+
+/// Puts together the documents on the server (`ids`): fetched ones as fetched, the others
+/// as the previous output has them when the sync is incremental.
+fn merge(
+    ids: Vec<u64>,
+    mut fetched: BTreeMap<u64, Record>,
+    local: &Local,
+    incremental: bool,
+) -> Merged {
     let mut records = BTreeMap::new();
     let mut docs = BTreeMap::new();
     let mut counts = Counts::default();
@@ -355,18 +418,9 @@ pub fn sync(
         .keys()
         .filter(|id| !alive.contains(id) || !records.contains_key(id))
         .count() as u64;
-    Ok(Synced {
+    Merged {
         records,
-        counts,
-        full: !incremental,
-        full_reason: if incremental {
-            None
-        } else {
-            full_reason.or_else(|| Some("no usable state".into()))
-        },
-        filled,
         docs,
-        names,
-        base_url: base,
-    })
+        counts,
+    }
 }
