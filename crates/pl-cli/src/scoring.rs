@@ -158,7 +158,7 @@ pub fn score_all<W: Write>(
     job: &Scoring,
     inputs: &mut Inputs,
     cands: &[Cand],
-    mut sinks: Sinks<'_, W>,
+    sinks: Sinks<'_, W>,
     log: &Log,
 ) -> Result<Counts> {
     let held = match inputs.texts.as_mut() {
@@ -171,21 +171,10 @@ pub fn score_all<W: Write>(
     };
     let (batches, doc_ids) = plan_batches(cands, to_read, job.budget)?;
     if let (Some((_, name)), true) = (&inputs.texts, batches.len() > 1) {
-        log.info(format!(
-            "the pairs' documents need more than --text-memory {} MB: scored in {} batches, {} texts read again from {name} for {} documents",
-            job.budget >> 20,
-            batches.len(),
-            batches.iter().map(|b| b.docs.len()).sum::<usize>(),
-            doc_ids.len()
-        ));
+        log.info(batches_said(&batches, doc_ids.len(), name, job.budget));
     }
     let inputs = &*inputs;
-    // Writing only the pairs held apart inside the kept pairs' components, pl-score decides
-    // them at the end, for those pairs alone: most rejected pairs never need it.
-    let mut config = job.config.clone();
-    if let Some(r) = config.rescue.as_mut() {
-        r.apart = sinks.apart == Apart::All;
-    }
+    let config = job.run_config(sinks.apart);
     let scorer = Scorer {
         config: &config,
         doc_counts: inputs.texts.as_ref().map_or(&[], |(t, _)| t.doc_counts()),
@@ -194,39 +183,22 @@ pub fn score_all<W: Write>(
     let ladder = Ladder::default();
     let score_pair = |c: &Cand, sides: &Sides| {
         let start = std::time::Instant::now();
-        let sim = inputs.similarity(c);
-        let docs = sides
-            .get(&c.a)
-            .zip(sides.get(&c.b))
-            .map(|(x, y)| (x.doc(), y.doc()));
-        let verdict = scorer.score(sim, docs, job.fuzzy);
-        let step = if sim.identical {
-            Step::Identical
-        } else {
-            verdict.step()
-        };
+        let (verdict, step) = score_one(&scorer, inputs, c, sides, job.fuzzy);
         ladder.add(step, start.elapsed());
         verdict
     };
-    // Lines of several batches come back in candidate order through a temporary file.
-    let mut reorder = match batches.len() {
-        0 | 1 => None,
-        _ => Some(Reorder::new(cands.len())?),
-    };
-    let (mut kept, mut dropped) = (0, [0; 3]);
-    let (mut kept_pairs, mut apart) = (Vec::new(), Vec::new());
-    let mut line = Vec::new();
+    let apart_decided = config.rescue.is_some_and(|r| r.apart);
+    let mut tally = Tally::default();
+    let mut out = PairOut::new(sinks, batches.len(), cands.len())?;
     for batch in &batches {
-        let loaded;
-        let sides = match (&held, &inputs.texts) {
-            (Some(held), _) => held,
-            (None, Some((t, _))) => {
-                let ids: Vec<u64> = batch.docs.iter().map(|&d| doc_ids[d as usize]).collect();
-                loaded = t.load(&ids, &job.opts)?;
-                &loaded
-            }
-            (None, None) => unreachable!("texts are held unless read from --norm"),
+        let loaded = match held {
+            Some(_) => None,
+            None => Some(read_again(inputs, batch, &doc_ids, job)?),
         };
+        let sides = held
+            .as_ref()
+            .or(loaded.as_ref())
+            .expect("texts held or read");
         for block in batch.pairs.chunks(SCORE_BLOCK) {
             let scored: Vec<Verdict> = block
                 .par_iter()
@@ -234,68 +206,172 @@ pub fn score_all<W: Write>(
                 .collect();
             for (&i, v) in block.iter().zip(scored) {
                 let c = &cands[i as usize];
-                let (d, reason) = match v {
-                    Verdict::Kept(d) => (d, None),
-                    Verdict::Dropped(d, r) => {
-                        dropped[r as usize] += 1;
-                        (d, Some(r))
-                    }
-                };
-                if reason.is_none() {
-                    kept += 1;
-                    kept_pairs.push((c.a, c.b));
-                } else if reason == Some(Reason::Conflicts)
-                    && d.ledger.as_ref().is_some_and(|l| {
-                        l.may_be_apart(scorer.config.rescue.is_some_and(|r| r.apart))
-                    })
-                {
-                    // Held apart, or (undecided) may be: no number agrees widely.
-                    apart.push((c.a, c.b));
-                }
-                if reason.is_some() && sinks.rejected.is_none() {
+                let (d, reason) = tally.count(c, v, apart_decided);
+                if reason.is_some() && out.sinks.rejected.is_none() {
                     continue;
                 }
                 let mut rec = job.record(c, &d, sides);
                 rec.dropped = reason.map(|r| r.as_str().to_string());
                 rec.pass_through(c.rest.to_obj());
-                match (reorder.as_mut(), reason, sinks.rejected.as_mut()) {
-                    (Some(r), _, _) => {
-                        line.clear();
-                        write_obj(&mut line, &rec)?;
-                        r.put(i as usize, u8::from(reason.is_some()), &line)?;
-                    }
-                    (None, None, _) => write_obj(sinks.kept, &rec)?,
-                    (None, Some(_), Some(w)) => write_obj(w, &rec)?,
-                    (None, Some(_), None) => {
-                        unreachable!("dropped pairs are skipped without --rejected")
-                    }
-                }
+                out.put(i as usize, &rec, reason.is_some())?;
             }
         }
     }
-    if let Some(r) = reorder {
+    out.drain()?;
+    let apart = match out.sinks.apart {
+        Apart::InComponents => {
+            let maybe = apart_in_components(&tally.kept_pairs, &tally.apart);
+            decide_apart(&scorer, maybe, held.as_ref(), inputs, job)?
+        }
+        Apart::All => {
+            let mut all = tally.apart;
+            all.sort_unstable();
+            all
+        }
+    };
+    out.apart(&apart)?;
+    Ok(Counts {
+        kept: tally.kept,
+        apart: apart.len() as u64,
+        dropped: tally.dropped,
+        ladder,
+    })
+}
+
+/// The verdict on candidate `c` and the step of the cascade that decided it.
+fn score_one(
+    scorer: &Scorer,
+    inputs: &Inputs,
+    c: &Cand,
+    sides: &Sides,
+    fuzzy: bool,
+) -> (Verdict, Step) {
+    let sim = inputs.similarity(c);
+    let docs = sides
+        .get(&c.a)
+        .zip(sides.get(&c.b))
+        .map(|(x, y)| (x.doc(), y.doc()));
+    let verdict = scorer.score(sim, docs, fuzzy);
+    let step = if sim.identical {
+        Step::Identical
+    } else {
+        verdict.step()
+    };
+    (verdict, step)
+}
+
+/// What `-v` says of a run in batches: how much is read again.
+fn batches_said(batches: &[Batch], docs: usize, name: &str, budget: u64) -> String {
+    format!(
+        "the pairs' documents need more than --text-memory {} MB: scored in {} batches, {} texts read again from {name} for {} documents",
+        budget >> 20,
+        batches.len(),
+        batches.iter().map(|b| b.docs.len()).sum::<usize>(),
+        docs
+    )
+}
+
+/// The texts of a batch's documents, read again from --norm (`doc_ids` by dense number).
+fn read_again(inputs: &Inputs, batch: &Batch, doc_ids: &[u64], job: &Scoring) -> Result<Sides> {
+    let Some((t, _)) = &inputs.texts else {
+        unreachable!("texts are held unless read from --norm")
+    };
+    let ids: Vec<u64> = batch.docs.iter().map(|&d| doc_ids[d as usize]).collect();
+    t.load(&ids, &job.opts)
+}
+
+/// What scoring has found so far: the pairs kept and dropped, and those that may be held
+/// apart. Memory: 16 bytes per kept pair and per pair that may be held apart.
+#[derive(Default)]
+struct Tally {
+    kept: u64,
+    dropped: [u64; 3],
+    kept_pairs: Vec<(u64, u64)>,
+    apart: Vec<(u64, u64)>,
+}
+
+impl Tally {
+    /// Counts the verdict on `c`; gives its dimensions and why it was dropped. `apart_decided`:
+    /// whether the ledgers decided the pairs held apart ([`pl_core::ledger::Rescue::apart`]).
+    fn count(&mut self, c: &Cand, v: Verdict, apart_decided: bool) -> (Dims, Option<Reason>) {
+        let (d, reason) = match v {
+            Verdict::Kept(d) => (d, None),
+            Verdict::Dropped(d, r) => {
+                self.dropped[r as usize] += 1;
+                (d, Some(r))
+            }
+        };
+        if reason.is_none() {
+            self.kept += 1;
+            self.kept_pairs.push((c.a, c.b));
+        } else if reason == Some(Reason::Conflicts)
+            && d.ledger
+                .as_ref()
+                .is_some_and(|l| l.may_be_apart(apart_decided))
+        {
+            // Held apart, or (undecided) may be: no number agrees widely.
+            self.apart.push((c.a, c.b));
+        }
+        (d, reason)
+    }
+}
+
+/// Where the scored pairs go: straight to their sinks, or, scored in several batches,
+/// through a temporary file that gives them back in candidate order.
+struct PairOut<'a, W: Write> {
+    sinks: Sinks<'a, W>,
+    reorder: Option<Reorder>,
+    line: Vec<u8>,
+}
+
+impl<'a, W: Write> PairOut<'a, W> {
+    /// Out to `sinks`, in candidate order for `records` candidates when in `batches`.
+    fn new(sinks: Sinks<'a, W>, batches: usize, records: usize) -> Result<PairOut<'a, W>> {
+        Ok(PairOut {
+            sinks,
+            reorder: match batches {
+                0 | 1 => None,
+                _ => Some(Reorder::new(records)?),
+            },
+            line: Vec::new(),
+        })
+    }
+
+    /// Writes candidate `i`'s record (`dropped`: to the rejected pairs' sink).
+    fn put(&mut self, i: usize, rec: &ScoreRecord, dropped: bool) -> Result<()> {
+        match (self.reorder.as_mut(), dropped, self.sinks.rejected.as_mut()) {
+            (Some(r), _, _) => {
+                self.line.clear();
+                write_obj(&mut self.line, rec)?;
+                r.put(i, u8::from(dropped), &self.line)?;
+            }
+            (None, false, _) => write_obj(self.sinks.kept, rec)?,
+            (None, true, Some(w)) => write_obj(w, rec)?,
+            (None, true, None) => unreachable!("dropped pairs are skipped without --rejected"),
+        }
+        Ok(())
+    }
+
+    /// Writes the records held back, in candidate order.
+    fn drain(&mut self) -> Result<()> {
+        let Some(r) = self.reorder.take() else {
+            return Ok(());
+        };
+        let sinks = &mut self.sinks;
         r.drain(|sink, line| match (sink, sinks.rejected.as_mut()) {
             (0, _) => Ok(sinks.kept.write_all(line)?),
             (_, Some(w)) => Ok(w.write_all(line)?),
             (_, None) => unreachable!("only kept pairs are put without --rejected"),
-        })?;
+        })
     }
-    if sinks.apart == Apart::InComponents {
-        let maybe = apart_in_components(&kept_pairs, &apart);
-        apart = decide_apart(&scorer, maybe, held.as_ref(), inputs, job)?;
-    } else {
-        apart.sort_unstable();
+
+    /// Writes the pairs held apart, after the kept ones.
+    fn apart(&mut self, apart: &[(u64, u64)]) -> Result<()> {
+        for &(a, b) in apart {
+            write_obj(self.sinks.kept, &ApartRecord { a, b, apart: true })?;
+        }
+        Ok(())
     }
-    for &(a, b) in &apart {
-        let rec = ApartRecord { a, b, apart: true };
-        write_obj(sinks.kept, &rec)?;
-    }
-    Ok(Counts {
-        kept,
-        apart: apart.len() as u64,
-        dropped,
-        ladder,
-    })
 }
 
 /// The pairs of `maybe` (dropped by the verifier, none of their numbers agreeing widely,
@@ -330,6 +406,17 @@ fn decide_apart(
 }
 
 impl Scoring {
+    /// The config a run scores with: writing only the pairs held apart inside the kept pairs'
+    /// components, pl-score decides them at the end, for those pairs alone (most rejected
+    /// pairs never need it); writing every one, while scoring.
+    fn run_config(&self, apart: Apart) -> Config {
+        let mut config = self.config.clone();
+        if let Some(r) = config.rescue.as_mut() {
+            r.apart = apart == Apart::All;
+        }
+        config
+    }
+
     /// The output record of a scored pair (without the candidate's passthrough fields).
     pub fn record(&self, c: &Cand, d: &Dims, sides: &Sides) -> ScoreRecord {
         let mut r = ScoreRecord {
