@@ -1,0 +1,202 @@
+use super::*;
+use crate::verify::Vocab;
+
+proptest::proptest! {
+    /// An ASCII word's folded hash, taken from its bytes, is the hash of its folded
+    /// characters.
+    #[test]
+    fn the_ascii_fold_hash_is_the_fold_hash(w in "[a-z0-9|]{0,12}") {
+        let mut chars = Vec::new();
+        fold_into(&[&w], &mut chars);
+        let folded: String = chars.into_iter().collect();
+        proptest::prop_assert_eq!(
+            fold_hash(&w, &mut Scratch::default()),
+            xxh3_64(folded.as_bytes())
+        );
+    }
+}
+
+proptest::proptest! {
+    /// The alignment can match `n` words exactly when it matches at least `n`: texts
+    /// over a few words, repeated and reordered.
+    #[test]
+    fn may_match_says_whether_the_alignment_matches_that_many(
+        a in proptest::collection::vec(0usize..6, 0..40),
+        b in proptest::collection::vec(0usize..6, 0..40),
+        n in 0usize..45,
+    ) {
+        let text = |v: &[usize]| v.iter().map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
+        let (ta, tb) = (text(&a), text(&b));
+        let (pa, pb) = profiles(&ta, &tb);
+        let matched = evidence(&ta, &pa, &tb, &pb, |_| true).matched;
+        proptest::prop_assert_eq!(may_match(&pa, &pb, n), matched >= n, "matched {}", matched);
+    }
+}
+
+#[test]
+fn seen_words_gives_the_words_by_range() {
+    let text = " alpha  beta gamma delta ";
+    let all: Vec<&str> = words(text).collect();
+    let mut s = seen_words(text);
+    assert_eq!(s.range(1..3), &all[1..3]);
+    assert_eq!(s.range(0..1), &all[0..1], "earlier words are kept");
+    assert!(s.range(4..5).is_empty(), "past the end");
+    assert_eq!(seen_words(text).range(0..9), &all[..]);
+}
+
+fn profiles(a: &str, b: &str) -> (Profile, Profile) {
+    let mut v = Vocab::default();
+    (Profile::counted(a, &mut v), Profile::counted(b, &mut v))
+}
+
+fn ev(a: &str, b: &str) -> Evidence {
+    let (pa, pb) = profiles(a, b);
+    evidence(a, &pa, b, &pb, |_| true)
+}
+
+fn conflicts(e: &Evidence) -> Vec<&str> {
+    e.conflicts.iter().map(|c| c.word.as_str()).collect()
+}
+
+#[test]
+fn another_number_is_a_conflict() {
+    let e = ev(
+        "rechnung nr 1234 vom 12032023 betrag 4711 ende",
+        "rechnung nr 1235 vom 12042023 betrag 4711 ende",
+    );
+    let mut got = conflicts(&e);
+    got.sort_unstable();
+    assert_eq!(got, vec!["12032023", "12042023", "1234", "1235"], "{e:?}");
+    assert_eq!(e.digit_conflicts(), 4);
+    assert_eq!(
+        (e.digit_subs, e.one_digit_subs),
+        (0, 2),
+        "each differs in one digit"
+    );
+}
+
+#[test]
+fn ocr_damage_is_not_a_conflict() {
+    let e = ev(
+        "rechnung nummer r19030987 kundennummer zimmermann gartenbau winkler",
+        "rechnung nurnmer ri9030987 kunden nummer zirnmermann gartenbau wlnkler",
+    );
+    assert!(e.conflicts.is_empty(), "{e:?}");
+    assert!(e.garbled > 0);
+}
+
+#[test]
+fn a_moved_block_is_not_a_conflict() {
+    let e = ev(
+        "alpha beta gamma delta 100 200 300 epsilon zeta",
+        "alpha beta 100 200 300 gamma delta epsilon zeta",
+    );
+    assert!(e.conflicts.is_empty(), "{e:?}");
+}
+
+#[test]
+fn another_name_is_a_conflict_when_the_corpus_knows_it() {
+    let a = "sehr geehrte frau zimmermann wir danken";
+    let b = "sehr geehrte frau hoffmann wir danken";
+    let e = ev(a, b);
+    let mut got = conflicts(&e);
+    got.sort_unstable();
+    assert_eq!(got, vec!["hoffmann", "zimmermann"]);
+    let (pa, pb) = profiles(a, b);
+    let unknown = evidence(a, &pa, b, &pb, |_| false);
+    assert!(unknown.conflicts.is_empty(), "words no other document has");
+    assert_eq!(unknown.word_subs, 0, "two rare words are no evidence");
+    let one = evidence(a, &pa, b, &pb, |id| id == pa.ids[3]);
+    assert_eq!(
+        (one.word_subs, one.rare_word_subs),
+        (0, 1),
+        "a known name against a rare one"
+    );
+    assert_eq!(e.word_subs, 1);
+}
+
+#[test]
+fn inserted_blocks_are_counted_apart() {
+    let e = ev("a b c d e", "a b c d e eingegangen 12 maerz 2023");
+    assert_eq!(e.added, 4);
+    assert!(e.conflicts.is_empty());
+    assert_eq!(e.matched, 5);
+}
+
+#[test]
+fn swapping_the_texts_swaps_the_sides() {
+    let (a, b) = ("x 1234 y zimmermann", "x 1235 y hoffmann q");
+    let (ab, ba) = (ev(a, b), ev(b, a));
+    assert_eq!(ab.conflicts.len(), ba.conflicts.len());
+    for (p, q) in ab.conflicts.iter().zip(&ba.conflicts) {
+        assert_eq!(p.word, q.word);
+        assert_ne!(p.side, q.side);
+    }
+    assert_eq!(
+        (ab.matched, ab.replaced, ab.added),
+        (ba.matched, ba.replaced, ba.added)
+    );
+}
+
+#[test]
+fn ocr_confusions_split_and_merged_words_are_not_conflicts() {
+    for (a, b) in [
+        (
+            "rechnung vom 01 03 2024 modern",
+            "rechnurig vom 0l o3 2024 modem",
+        ),
+        ("the upon window total 1234", "fhe upori vvindow tota1 1234"),
+        ("rechnung nummer 2012", "rech nung nummer 212"),
+        ("nelson family", "nelsonfamily"),
+        ("betrag 1a5702 eur", "betrag 145702 eur"),
+        // Tesseract reads a 4 as an `a` (examples/ocr: `145702` as `ia5702`, `864` as `86a`).
+        ("vertrag ia5702 eur", "vertrag 145702 eur"),
+        ("seite 864 von", "seite 86a von"),
+    ] {
+        let e = ev(a, b);
+        assert!(e.conflicts.is_empty(), "{a} / {b}: {e:?}");
+    }
+}
+
+#[test]
+fn other_numbers_and_names_are_conflicts() {
+    let e = ev("invoice re2024001 total", "invoice re2024002 total");
+    assert_eq!(e.conflicts.len(), 2, "{e:?}");
+    let e = ev("re2024001 total x", "re2024002 total x");
+    assert_eq!(
+        (e.digit_subs, e.one_digit_subs),
+        (0, 1),
+        "a short block at an edge"
+    );
+    let page = |n: u32| {
+        (0..12)
+            .map(|i| format!("w{}", n * 100 + i))
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (page(1).join(" "), page(2).join(" "));
+    let e = ev(&format!("{a} total x y"), &format!("{b} total x y"));
+    assert_eq!(
+        (e.digit_subs, e.conflicts.len()),
+        (0, 24),
+        "two different added pages at an edge"
+    );
+    let e = ev("invoice re2024001 total x", "invoice re2024002 total x");
+    assert_eq!((e.digit_subs, e.one_digit_subs), (0, 1), "{e:?}");
+    // Folding `4` with `a` does not make another digit the same number.
+    let e = ev("policy 145702 end x", "policy 145792 end x");
+    assert_eq!(e.digit_conflicts(), 2, "{e:?}");
+    let e = ev("date 01012019 end x", "date 14082019 end x");
+    assert_eq!((e.digit_subs, e.one_digit_subs), (1, 0), "{e:?}");
+    let e = ev("dear frau hannah meier x", "dear herrn bernd meier x");
+    assert!(e.word_subs >= 1, "{e:?}");
+}
+
+#[test]
+fn a_reordered_letterhead_is_not_a_conflict_in_either_order() {
+    let a = "city of camden clerks office records division 539 mill street camden pa 83623 \
+             phone 870 8321145 mr joshua ross 2196 walnut avenue";
+    let b = "records division 539 mill street phone 870 8321145 camden pa 83623 city of \
+             camden clerks office mr joshua ross 2196 walnut avenue";
+    assert!(ev(a, b).conflicts.is_empty());
+    assert!(ev(b, a).conflicts.is_empty());
+}

@@ -1,0 +1,232 @@
+use super::*;
+use crate::verify::Vocab;
+
+/// Ledger of `a` and `b` in a corpus of `a`, `b` and `others`.
+fn of(a: &str, b: &str, others: &[&str]) -> Ledger {
+    let mut vocab = Vocab::default();
+    let pa = Profile::counted(a, &mut vocab);
+    let pb = Profile::counted(b, &mut vocab);
+    for o in others {
+        Profile::counted(o, &mut vocab);
+    }
+    let df = vocab.doc_counts().to_vec();
+    ledger(
+        a,
+        &pa,
+        b,
+        &pb,
+        |id| df[id as usize],
+        &Rescue::default(),
+        true,
+    )
+}
+
+const BOILER: &str = "rechnung kundennummer betrag datum zahlbar innerhalb tagen";
+
+#[test]
+fn moved_and_split_numbers_agree() {
+    let a = format!("{BOILER} 4711 9988123 summe 66870 iban de44500105175407324931");
+    // The totals line first, the reference split in two, the IBAN misread in two digits.
+    let b = format!("summe 66870 {BOILER} 4711 99 88123 iban de44500105175401324981");
+    let l = of(&a, &b, &[BOILER, BOILER]);
+    assert_eq!((l.agree, l.numbers_against), (3, 0), "{l:?}");
+    assert_eq!(l.near, 1, "the IBAN is near, not against: {l:?}");
+}
+
+#[test]
+fn sibling_numbers_stand_against_each_other() {
+    let a = format!("{BOILER} 10023 12032024 15480");
+    let b = format!("{BOILER} 20871 14042024 9920");
+    let l = of(&a, &b, &[]);
+    // The other date weighs as two numbers.
+    assert_eq!((l.agree, l.numbers_against), (0, 4), "{l:?}");
+    assert!(!Rescue::default().keeps(&l));
+}
+
+#[test]
+fn dates_are_told_from_other_numbers() {
+    for d in [
+        "28042019", "20190428", "280419", "2019", "01011900", "31122099",
+    ] {
+        assert!(is_date(d), "{d}");
+    }
+    for n in [
+        "32042019", "28132019", "28041899", "9920", "15480", "2804201", "2o19",
+    ] {
+        assert!(!is_date(n), "{n}");
+    }
+}
+
+#[test]
+fn another_years_notice_is_not_rescued_by_its_unchanged_amounts() {
+    // The same policy billed for another year, the amounts unchanged: the four dates
+    // stand against as eight numbers, which fifteen agreeing amounts do not outweigh
+    // (counted as four, they would).
+    let same = "57867 10995 68862 4351 27249 42826 71324 3742 6774 22898 31175 5689 1174 \
+                1579 60492";
+    let a = format!("{BOILER} {same} 28042019 2019 01012019 31122019");
+    let b = format!("{BOILER} {same} 25012021 2021 01012021 31122021");
+    let l = of(&a, &b, &[BOILER, BOILER, "2019 2021 2020"]);
+    assert_eq!((l.agree, l.numbers_against), (15, 8), "{l:?}");
+    let rough = Ledger { damage: 0.2, ..l };
+    assert!(!Rescue::default().keeps(&rough), "{rough:?}");
+}
+
+#[test]
+fn a_pristine_pair_counts_a_word_on_either_side_against() {
+    // One letter to two people, no OCR damage at all: `koch` turns up inside `hochkoch`
+    // on the other side, `bergmann` nowhere; the word stands against all the same.
+    let body = "hochkoch vielen dank 10023 12032024 15480 55501 66602 77703 88804";
+    let a = format!("frau hannah koch {body}");
+    let b = format!("frau hannah bergmann {body}");
+    let others = [a.as_str(), b.as_str(), "koch bergmann", "koch bergmann"];
+    let l = of(&a, &b, &others);
+    assert_eq!((l.words_against, l.damage), (1, 0.0), "{l:?}");
+    assert!(!Rescue::default().keeps(&l), "{l:?}");
+}
+
+#[test]
+fn content_on_one_side_is_not_against() {
+    let a = format!("{BOILER} 10023 12032024 15480 7788 9911");
+    let b = format!("{BOILER} 10023 12032024 15480");
+    let l = of(&a, &b, &[]);
+    assert_eq!((l.agree, l.numbers_against), (3, 0), "{l:?}");
+    assert_eq!(l.tokens.unwrap().against_a, vec!["7788", "9911"]);
+}
+
+#[test]
+fn a_clean_name_swap_is_never_rescued() {
+    let body = "vielen dank 10023 12032024 15480 55501 66602 77703 88804";
+    let a = format!("sehr geehrte frau miriam {body}");
+    let b = format!("sehr geehrter herr tobias {body}");
+    let others = [
+        "frau miriam",
+        "herr tobias",
+        "frau miriam herr tobias",
+        "geehrte geehrter",
+    ];
+    let l = of(&a, &b, &others);
+    assert!(l.words_against >= 1 && l.damage < 0.05, "{l:?}");
+    assert!(l.agree >= 7);
+    assert!(!Rescue::default().keeps(&l), "{l:?}");
+}
+
+#[test]
+fn a_clean_near_date_is_never_rescued() {
+    // Next year's notice of one policy: the policy and customer numbers agree, the date
+    // of issue is near another date of the other notice, the start date differs.
+    let a = "police 57867 kunde 10995 beitrag 68862 datum 05012023";
+    let b = "police 57867 kunde 10995 beitrag 68862 datum 05012024 beginn 20092023";
+    let l = of(a, b, &["beginn 05012023 05012024 20092023"]);
+    assert_eq!((l.agree, l.near, l.numbers_against), (3, 1, 0), "{l:?}");
+    assert_eq!(l.damage, 0.0);
+    assert!(!Rescue::default().keeps(&l), "{l:?}");
+    let rough = Ledger { damage: 0.2, ..l };
+    assert!(
+        Rescue::default().keeps(&rough),
+        "the same counts on a rough scan"
+    );
+}
+
+#[test]
+fn common_numbers_are_no_evidence() {
+    let a = "betrag 2024 1000 5000 ende";
+    let others = ["2024 1000 5000", "2024 1000 5000", "2024 1000 5000"];
+    let l = of(a, a, &others);
+    assert_eq!(l.agree, 0, "{l:?}");
+}
+
+/// Ten numbers of one document: its own, or its template's.
+const TEN: &str = "57867 10995 68862 4351 27249 42826 71324 3742 6774 22898";
+
+#[test]
+fn a_copy_among_six_is_kept_by_the_numbers_its_copies_share() {
+    // Six copies put each of their numbers in six documents: none is rare, all are
+    // shared widely. One rough scan read a stamp's number the other lacks.
+    let a = format!("{BOILER} {TEN} 88120");
+    let b = format!("{BOILER} {TEN}");
+    let copies = [TEN, TEN, TEN, TEN];
+    let l = of(&a, &b, &copies);
+    assert_eq!((l.agree, l.wide, l.numbers_against), (0, 10, 0), "{l:?}");
+    let rough = Ledger { damage: 0.2, ..l };
+    assert!(Rescue::default().keeps(&rough), "{rough:?}");
+    // A seventh copy: the numbers are no longer the cluster's own.
+    let l = of(&a, &b, &[TEN, TEN, TEN, TEN, TEN]);
+    assert_eq!(l.wide, 0, "{l:?}");
+    assert!(!Rescue::default().keeps(&Ledger { damage: 0.2, ..l }));
+}
+
+#[test]
+fn siblings_sharing_their_templates_numbers_are_not_kept_widely() {
+    // Six invoices of one template: the template's ten numbers agree, each invoice's
+    // number and date stand against the other's (a date weighs two).
+    let a = format!("{BOILER} {TEN} 100231 12032024");
+    let b = format!("{BOILER} {TEN} 208719 14042024");
+    let l = of(&a, &b, &[TEN, TEN, TEN, TEN]);
+    assert_eq!((l.wide, l.numbers_against), (10, 3), "{l:?}");
+    assert!(!Rescue::default().keeps(&Ledger { damage: 0.2, ..l }));
+}
+
+#[test]
+fn the_wide_agreement_counts_what_the_verdict_counts_without_explaining() {
+    // The settled count (no explanation) reaches the same verdict as the full one.
+    let a = format!("{BOILER} {TEN} 88120");
+    let b = format!("{BOILER} {TEN} 99311");
+    let mut vocab = Vocab::default();
+    let pa = Profile::counted(&a, &mut vocab);
+    let pb = Profile::counted(&b, &mut vocab);
+    for _ in 0..4 {
+        Profile::counted(TEN, &mut vocab);
+    }
+    let df = vocab.doc_counts().to_vec();
+    let rule = Rescue::default();
+    let quick = ledger(&a, &pa, &b, &pb, |id| df[id as usize], &rule, false);
+    let full = ledger(&a, &pa, &b, &pb, |id| df[id as usize], &rule, true);
+    assert_eq!(
+        (quick.wide, quick.numbers_against),
+        (full.wide, full.numbers_against)
+    );
+    assert_eq!(rule.keeps(&quick), rule.keeps(&full));
+}
+
+proptest::proptest! {
+    /// Counting only until the verdict is settled never changes it: random pairs of
+    /// texts over a few numbers (some dates, some misread by a digit or split), words and
+    /// OCR noise, the first text's numbers put in up to eight documents by its copies.
+    #[test]
+    fn the_settled_count_gives_the_full_counts_verdict(
+        a in proptest::collection::vec(0usize..40, 5..60),
+        b in proptest::collection::vec(0usize..40, 5..60),
+        others in proptest::collection::vec(proptest::collection::vec(0usize..40, 3..20), 0..4),
+        copies in 0usize..6,
+    ) {
+        const VOCAB: [&str; 40] = [
+            "57867", "10995", "68862", "4351", "27249", "42826", "71324", "3742", "6774",
+            "22898", "31175", "5689", "1174", "1579", "60492", "12032024", "14042024", "2019",
+            "2021", "100231", "100281", "208719", "de44500105175407324931",
+            "de44500105175401324981", "99", "88123", "9988123", "rechnung", "kundennummer",
+            "betrag", "miriam", "tobias", "hannah", "bergmann", "koch", "xqzt", "vvrn",
+            "fiir", "zahlbar", "datum",
+        ];
+        let text = |v: &[usize]| v.iter().map(|&i| VOCAB[i]).collect::<Vec<_>>().join(" ");
+        let (ta, tb) = (text(&a), text(&b));
+        let mut vocab = Vocab::default();
+        let pa = Profile::counted(&ta, &mut vocab);
+        let pb = Profile::counted(&tb, &mut vocab);
+        for o in &others {
+            Profile::counted(&text(o), &mut vocab);
+        }
+        // Copies of the first text: its numbers in 1 + `copies` documents or more.
+        for _ in 0..copies {
+            Profile::counted(&ta, &mut vocab);
+        }
+        let df = vocab.doc_counts().to_vec();
+        let rule = Rescue { wide_margin: 3.0, ..Rescue::default() };
+        for rule in [Rescue::default(), rule] {
+            let quick = ledger(&ta, &pa, &tb, &pb, |id| df[id as usize], &rule, false);
+            let full = ledger(&ta, &pa, &tb, &pb, |id| df[id as usize], &rule, true);
+            proptest::prop_assert_eq!(rule.keeps(&quick), rule.keeps(&full), "{:?} {:?}", quick, full);
+            proptest::prop_assert_eq!(quick.apart, full.apart, "{:?} {:?}", quick, full);
+        }
+    }
+}
