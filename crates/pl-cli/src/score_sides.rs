@@ -136,6 +136,78 @@ fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, Strin
     })
 }
 
+/// One line as the counting pass makes it: the document's id, its distinctive tokens and word
+/// hashes, and its side when it is wanted and the sides are still held.
+type Made = (u64, Vec<u64>, Vec<u64>, Option<Side>);
+
+/// A chunk of lines, where each starts in the file, and what was made of each.
+type ParsedChunk = (Vec<(u64, String)>, Vec<u64>, Vec<Result<Made, String>>);
+
+/// What the counting pass of [`NormTexts::read`] carries from chunk to chunk besides the
+/// counts: which documents are wanted, and what holding their sides costs so far.
+struct Counting<'a> {
+    wanted: &'a FxHashSet<u64>,
+    opts: &'a SideOptions,
+    /// Bytes the held sides may cost.
+    budget: u64,
+    /// Bytes the wanted documents' sides cost so far.
+    held_cost: u64,
+    /// The word ids of the line last counted, until its side takes them.
+    ids: Vec<u32>,
+}
+
+impl Counting<'_> {
+    /// Counts the lines of a parsed chunk in file order, and notes where each wanted document
+    /// is, holding its side while they fit the budget.
+    fn consume(
+        &mut self,
+        r: &mut NdjsonReader,
+        t: &mut NormTexts,
+        (chunk, starts, parsed): ParsedChunk,
+    ) -> Result<()> {
+        for (((line, text), &start), p) in chunk.iter().zip(&starts).zip(parsed) {
+            let (id, tokens, hashes, side) = match p {
+                Ok(p) => p,
+                Err(msg) => {
+                    r.invalid(*line, &msg)?;
+                    continue;
+                }
+            };
+            if !r.check_id(*line, id)? {
+                continue;
+            }
+            t.df.add(&tokens);
+            if self.opts.verify {
+                t.vocab.add(&hashes, &mut self.ids);
+            }
+            if !self.wanted.contains(&id) {
+                continue;
+            }
+            let len = u32::try_from(text.len())
+                .map_err(|_| anyhow!("{}: line {line}: over 4 GB", t.name))?;
+            t.at.insert(id, (start, len));
+            self.held_cost += side_cost(len);
+            if self.held_cost > self.budget && t.file.is_some() {
+                t.held = None;
+            }
+            if let (Some(held), Some(mut side)) = (t.held.as_mut(), side) {
+                side.ids = std::mem::take(&mut self.ids);
+                held.insert(id, side);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The norm file opened again, to read its documents by offset; `None` when it cannot be.
+fn reopenable(path: &Path) -> Option<File> {
+    // Stdin, a pipe or a device cannot be read again: its documents are held.
+    (path != Path::new("-"))
+        .then(|| File::open(path).ok())
+        .flatten()
+        .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))
+}
+
 impl NormTexts {
     /// Reads the norm file once: the rarity of distinctive tokens and (for the verifier) of
     /// words over every document, and the documents in `wanted`, held while their sides cost
@@ -151,11 +223,7 @@ impl NormTexts {
         counts: Option<&CorpusCounts>,
     ) -> Result<NormTexts> {
         const CHUNK: usize = 2048;
-        // Stdin, a pipe or a device cannot be read again: its documents are held.
-        let file = (path != Path::new("-"))
-            .then(|| File::open(path).ok())
-            .flatten()
-            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()));
+        let file = reopenable(path);
         let mut r = NdjsonReader::new(open_input(Some(path))?, false);
         let mut t = NormTexts {
             name: r.name().to_string(),
@@ -165,63 +233,28 @@ impl NormTexts {
             at: FxHashMap::default(),
             file,
         };
-        let mut held_cost = 0u64;
-        let mut ids = Vec::new();
-        type Made = (u64, Vec<u64>, Vec<u64>, Option<Side>);
         let make = |text: &str, keep: bool| -> Result<Made, String> {
             let mut p = parse_line(text, opts)?;
             let side = (keep && wanted.contains(&p.id)).then(|| side(&mut p, opts));
             Ok((p.id, p.tokens, p.hashes, side))
         };
+        let mut counting = Counting {
+            wanted,
+            opts,
+            budget,
+            held_cost: 0,
+            ids: Vec::new(),
+        };
         // Counting is serial (ids are given in file order): it runs on one thread while the
         // next chunk is parsed on the others.
-        let mut consume = |r: &mut NdjsonReader,
-                           t: &mut NormTexts,
-                           chunk: &[(u64, String)],
-                           starts: &[u64],
-                           parsed: Vec<Result<Made, String>>|
-         -> Result<()> {
-            for (((line, text), &start), p) in chunk.iter().zip(starts).zip(parsed) {
-                let (id, tokens, hashes, side) = match p {
-                    Ok(p) => p,
-                    Err(msg) => {
-                        r.invalid(*line, &msg)?;
-                        continue;
-                    }
-                };
-                if !r.check_id(*line, id)? {
-                    continue;
-                }
-                t.df.add(&tokens);
-                if opts.verify {
-                    t.vocab.add(&hashes, &mut ids);
-                }
-                if !wanted.contains(&id) {
-                    continue;
-                }
-                let len = u32::try_from(text.len())
-                    .map_err(|_| anyhow!("{}: line {line}: over 4 GB", t.name))?;
-                t.at.insert(id, (start, len));
-                held_cost += side_cost(len);
-                if held_cost > budget && t.file.is_some() {
-                    t.held = None;
-                }
-                if let (Some(held), Some(mut side)) = (t.held.as_mut(), side) {
-                    side.ids = std::mem::take(&mut ids);
-                    held.insert(id, side);
-                }
-            }
-            Ok(())
-        };
-        type ParsedChunk = (Vec<(u64, String)>, Vec<u64>, Vec<Result<Made, String>>);
         let mut current: Option<ParsedChunk> = None;
         loop {
             let (mut chunk, mut starts) = (Vec::with_capacity(CHUNK), Vec::new());
             let more = match r.next_chunk_at(&mut chunk, &mut starts, CHUNK) {
                 Ok(more) => more,
                 Err(e) => {
-                    if let Some((c, s, p)) = current.take() {
-                        consume(&mut r, &mut t, &c, &s, p)?;
+                    if let Some(c) = current.take() {
+                        counting.consume(&mut r, &mut t, c)?;
                     }
                     return Err(e);
                 }
@@ -232,7 +265,7 @@ impl NormTexts {
                     chunk.par_iter().map(|(_, text)| make(text, keep)).collect()
                 },
                 || match current.take() {
-                    Some((c, s, p)) => consume(&mut r, &mut t, &c, &s, p),
+                    Some(c) => counting.consume(&mut r, &mut t, c),
                     None => Ok(()),
                 },
             );
@@ -245,14 +278,20 @@ impl NormTexts {
         if let Some(c) = counts {
             t.use_counts(c, opts)?;
         }
-        if let Some(held) = t.held.as_mut() {
-            let df = &t.df;
+        t.weigh_held();
+        Ok(t)
+    }
+
+    /// Gives the held sides their word ids and weighs their tokens, once every document is
+    /// counted.
+    fn weigh_held(&mut self) {
+        if let Some(held) = self.held.as_mut() {
+            let df = &self.df;
             held.par_iter_mut().for_each(|(_, s)| {
                 s.profile.set_ids(std::mem::take(&mut s.ids));
                 df.weigh(&mut s.tokens);
             });
         }
-        Ok(t)
     }
 
     /// Takes the rarities of `c`, the counts of a corpus that holds this file's documents:

@@ -43,21 +43,7 @@ fn kernels(c: &mut Criterion) {
         let mut out = Vec::new();
         b.iter(|| shingles(black_box(&norm), 3, &mut out))
     });
-    for (scheme, name) in [(Scheme::Classic, "classic"), (Scheme::Oph, "oph")] {
-        let h = MinHasher::with_scheme(256, DEFAULT_SEED, scheme);
-        let mut sig = vec![0u32; 256];
-        c.bench_function(
-            &format!("minhash {name} K=256, {} shingles", set.len()),
-            |b| b.iter(|| h.signature(black_box(&set), &mut sig)),
-        );
-    }
-    let h = MinHasher::new(256, DEFAULT_SEED);
-    let mut sig = vec![0u32; 256];
-    h.signature(&set, &mut sig);
-    let banding = Banding::new(256, 32).expect("256 = 32 x 8");
-    c.bench_function("lsh 32 band keys", |b| {
-        b.iter(|| (0..32).fold(0u64, |acc, band| acc ^ banding.key(black_box(&sig), band)))
-    });
+    bench_minhash_and_bands(c, &set);
     let (x, y) = (
         fuzzy_sample(&norm, 10_000, false).into_owned(),
         fuzzy_sample(&rescan, 10_000, false).into_owned(),
@@ -65,6 +51,32 @@ fn kernels(c: &mut Criterion) {
     c.bench_function(&format!("fuzzy ratio, {} chars", x.len()), |b| {
         b.iter(|| fuzzy_ratio(black_box(&x), black_box(&y)))
     });
+    bench_scorer(c, norm, rescan);
+}
+
+/// Both MinHash schemes on the shingle set `set`, and the LSH band keys of its classic
+/// signature.
+fn bench_minhash_and_bands(c: &mut Criterion, set: &[u64]) {
+    for (scheme, name) in [(Scheme::Classic, "classic"), (Scheme::Oph, "oph")] {
+        let h = MinHasher::with_scheme(256, DEFAULT_SEED, scheme);
+        let mut sig = vec![0u32; 256];
+        c.bench_function(
+            &format!("minhash {name} K=256, {} shingles", set.len()),
+            |b| b.iter(|| h.signature(black_box(set), &mut sig)),
+        );
+    }
+    let h = MinHasher::new(256, DEFAULT_SEED);
+    let mut sig = vec![0u32; 256];
+    h.signature(set, &mut sig);
+    let banding = Banding::new(256, 32).expect("256 = 32 x 8");
+    c.bench_function("lsh 32 band keys", |b| {
+        b.iter(|| (0..32).fold(0u64, |acc, band| acc ^ banding.key(black_box(&sig), band)))
+    });
+}
+
+/// The scorer, verifier included, on `norm` against its rescan and against a template
+/// sibling made of it.
+fn bench_scorer(c: &mut Criterion, norm: String, rescan: String) {
     // A sibling: the same text with a dozen numbers changed.
     let sibling = (0..12).fold(norm.clone(), |t, i| {
         t.replacen(&format!("wort{}", 100 + i), &format!("{}", 4711 + i), 1)

@@ -33,26 +33,12 @@ fn best_of_3(mut f: impl FnMut() -> u64) -> f64 {
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: kernels NORM_NDJSON");
-    let text = std::fs::read_to_string(&path).expect("readable norm NDJSON");
-    let norms: Vec<String> = text
-        .lines()
-        .filter_map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
-            (v["words"].as_u64()? >= MIN_WORDS).then(|| v["norm"].as_str().map(String::from))?
-        })
-        .collect();
-    let docs = norms.len();
-    let bytes: usize = norms.iter().map(String::len).sum();
-    let line = |label: &str, threads: usize, s: f64| {
-        println!("{label}\t{threads}\t{s:.6}\t{docs}\t{bytes}");
+    let norms = read_norms(&path);
+    let report = Report {
+        docs: norms.len(),
+        bytes: norms.iter().map(String::len).sum(),
     };
 
-    let pool = |n| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .expect("thread pool")
-    };
     let sets: Vec<Vec<u64>> = norms
         .iter()
         .map(|n| {
@@ -68,25 +54,13 @@ fn main() {
             acc ^ out.len() as u64
         })
     });
-    line("tokenize+hash word 3-grams (physical limit)", 1, t);
+    report.line("tokenize+hash word 3-grams (physical limit)", 1, t);
 
     for (scheme, name) in [(Scheme::Classic, "classic"), (Scheme::Oph, "oph")] {
         let h = MinHasher::with_scheme(PERMS, DEFAULT_SEED, scheme);
         for threads in [1, 2] {
-            let t = pool(threads).install(|| {
-                best_of_3(|| {
-                    sets.par_iter()
-                        .map_init(
-                            || vec![0u32; PERMS],
-                            |sig, s| {
-                                h.signature(s, sig);
-                                u64::from(sig[0])
-                            },
-                        )
-                        .reduce(|| 0, |a, b| a ^ b)
-                })
-            });
-            line(
+            let t = pool(threads).install(|| best_of_3(|| signatures_in_parallel(&h, &sets)));
+            report.line(
                 &format!("MinHash {name} K=256 from shingle hashes"),
                 threads,
                 t,
@@ -95,16 +69,7 @@ fn main() {
     }
 
     // What rensa's RMinHash.update is given: the shingle strings. Hash each, then the kernel.
-    let strings: Vec<Vec<String>> = norms
-        .iter()
-        .map(|n| {
-            let w: Vec<&str> = n.split(' ').collect();
-            let mut s: Vec<String> = w.windows(NGRAM).map(|g| g.join(" ")).collect();
-            s.sort_unstable();
-            s.dedup();
-            s
-        })
-        .collect();
+    let strings = shingle_strings(&norms);
     for (scheme, name) in [(Scheme::Classic, "classic"), (Scheme::Oph, "oph")] {
         let h = MinHasher::with_scheme(PERMS, DEFAULT_SEED, scheme);
         let t = best_of_3(|| {
@@ -116,6 +81,67 @@ fn main() {
                 acc ^ u64::from(sig[0])
             })
         });
-        line(&format!("MinHash {name} K=256 from shingle strings"), 1, t);
+        report.line(&format!("MinHash {name} K=256 from shingle strings"), 1, t);
     }
+}
+
+/// The norm texts of the documents of at least [`MIN_WORDS`] words in the norm NDJSON.
+fn read_norms(path: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(path).expect("readable norm NDJSON");
+    text.lines()
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            (v["words"].as_u64()? >= MIN_WORDS).then(|| v["norm"].as_str().map(String::from))?
+        })
+        .collect()
+}
+
+/// The corpus timed, named on every TSV line.
+struct Report {
+    docs: usize,
+    bytes: usize,
+}
+
+impl Report {
+    /// Prints one kernel's TSV line: label, threads, best seconds, documents, text bytes.
+    fn line(&self, label: &str, threads: usize, s: f64) {
+        println!("{label}\t{threads}\t{s:.6}\t{}\t{}", self.docs, self.bytes);
+    }
+}
+
+/// A rayon pool of `n` threads.
+fn pool(n: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .expect("thread pool")
+}
+
+/// The signatures of every shingle set, on the current pool's threads; their first minima
+/// xor-ed, as a checksum.
+fn signatures_in_parallel(h: &MinHasher, sets: &[Vec<u64>]) -> u64 {
+    sets.par_iter()
+        .map_init(
+            || vec![0u32; PERMS],
+            |sig, s| {
+                h.signature(s, sig);
+                u64::from(sig[0])
+            },
+        )
+        .reduce(|| 0, |a, b| a ^ b)
+}
+
+/// Each text's word 3-grams as strings, sorted and unique: what rensa's `RMinHash.update` is
+/// given.
+fn shingle_strings(norms: &[String]) -> Vec<Vec<String>> {
+    norms
+        .iter()
+        .map(|n| {
+            let w: Vec<&str> = n.split(' ').collect();
+            let mut s: Vec<String> = w.windows(NGRAM).map(|g| g.join(" ")).collect();
+            s.sort_unstable();
+            s.dedup();
+            s
+        })
+        .collect()
 }

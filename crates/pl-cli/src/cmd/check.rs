@@ -1,6 +1,6 @@
 //! pl-check: documents → their near-duplicates in the persistent index.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
@@ -75,24 +75,7 @@ pub fn run(args: Args) -> Result<Checked> {
         None => open_input(args.common.input.as_deref())?,
     };
     let mut reader = NdjsonReader::new(input, args.common.skip_invalid);
-    let mut docs: Vec<Prepared> = Vec::new();
-    let mut raw = String::new();
-    let mut seen = rustc_hash::FxHashSet::default();
-    while let Some((line, text)) = reader.next_line()? {
-        let bad = |e: String| anyhow!("{}: line {line}: invalid record: {e}", reader.name());
-        let o = pl_core::fields::parse_object(&text).map_err(|e| bad(e.to_string()))?;
-        let doc = DocRecord::from_obj(o).map_err(|e| bad(e.to_string()))?;
-        if !seen.insert(doc.id) {
-            return Err(anyhow!(
-                "{}: line {line}: id {} repeated",
-                reader.name(),
-                doc.id
-            ));
-        }
-        docs.push(index.engine.prepare_doc(doc).map_err(bad)?);
-        raw.push_str(&text);
-        raw.push('\n');
-    }
+    let (docs, raw) = read_docs(&mut reader, &index)?;
     let mut out = create_output(args.common.output.as_deref())?;
     let mut found = 0usize;
     for p in &docs {
@@ -116,32 +99,63 @@ pub fn run(args: Args) -> Result<Checked> {
     }
     out.finish()?;
     if args.add && !docs.is_empty() {
-        // The same reading as pl-index --partial, of the records already read.
-        let input = crate::io::Input {
-            name: reader.name().to_string(),
-            reader: Box::new(std::io::Cursor::new(raw.into_bytes())),
-        };
-        let changes = read_changes(&mut NdjsonReader::new(input, false), &index, false)?;
-        let s = index.update(
-            changes.docs,
-            changes.relabeled,
-            changes.deleted,
-            &changes.sources,
-            &log,
-        )?;
-        log.info(format!(
-            "{} added, {} changed in {}; {} groups",
-            s.added,
-            s.changed,
-            args.index.display(),
-            s.groups
-        ));
+        add_docs(&mut index, &args.index, reader.name(), raw, &log)?;
     }
     log.info(format!(
         "{} checked, {found} with near-duplicates",
         crate::common::count(docs.len() as u64, "document")
     ));
     Ok(Checked { found })
+}
+
+/// The docs records read, each prepared for the index, and their lines as read (for --add);
+/// an id given twice is refused.
+fn read_docs(reader: &mut NdjsonReader, index: &Index) -> Result<(Vec<Prepared>, String)> {
+    let mut docs: Vec<Prepared> = Vec::new();
+    let mut raw = String::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    while let Some((line, text)) = reader.next_line()? {
+        let bad = |e: String| anyhow!("{}: line {line}: invalid record: {e}", reader.name());
+        let o = pl_core::fields::parse_object(&text).map_err(|e| bad(e.to_string()))?;
+        let doc = DocRecord::from_obj(o).map_err(|e| bad(e.to_string()))?;
+        if !seen.insert(doc.id) {
+            return Err(anyhow!(
+                "{}: line {line}: id {} repeated",
+                reader.name(),
+                doc.id
+            ));
+        }
+        docs.push(index.engine.prepare_doc(doc).map_err(bad)?);
+        raw.push_str(&text);
+        raw.push('\n');
+    }
+    Ok((docs, raw))
+}
+
+/// Adds the checked documents' records (`raw`, read from `name`) to the index in `dir`
+/// (--add), their groups updated.
+fn add_docs(index: &mut Index, dir: &Path, name: &str, raw: String, log: &Log) -> Result<()> {
+    // The same reading as pl-index --partial, of the records already read.
+    let input = crate::io::Input {
+        name: name.to_string(),
+        reader: Box::new(std::io::Cursor::new(raw.into_bytes())),
+    };
+    let changes = read_changes(&mut NdjsonReader::new(input, false), index, false)?;
+    let s = index.update(
+        changes.docs,
+        changes.relabeled,
+        changes.deleted,
+        &changes.sources,
+        log,
+    )?;
+    log.info(format!(
+        "{} added, {} changed in {}; {} groups",
+        s.added,
+        s.changed,
+        dir.display(),
+        s.groups
+    ));
+    Ok(())
 }
 
 /// One document from Paperless, as a docs record.

@@ -151,37 +151,13 @@ impl Engine {
                 p.bands
             );
         }
-        let config = Config {
-            threshold: p.threshold,
-            weights: Weights {
-                jaccard: p.jaccard_weight,
-                fuzzy: p.fuzzy_weight,
-            },
-            containment: true,
-            verifier: Some(Verifier::default()),
-            distinct_min: 0.0,
-            distinct_penalty: 0.0,
-            rescue: Some(pl_core::ledger::Rescue::default()),
-        };
         Ok(Engine {
             whole,
             parts,
             hasher: MinHasher::with_scheme(p.perms, p.seed, scheme),
             banding,
             rule: BandRule::new(p.min_band_matches, p.max_bucket),
-            scoring: Scoring {
-                config,
-                fuzzy: p.fuzzy_weight > 0.0,
-                explain,
-                opts: SideOptions {
-                    verify: true,
-                    max_words: p.max_words,
-                    fuzzy_sample: p.fuzzy_sample,
-                    sort_words: false,
-                    explain,
-                },
-                budget: 512 << 20,
-            },
+            scoring: scoring(p, explain),
             linkage,
             numbers: p.numbers == 1,
         })
@@ -252,6 +228,36 @@ impl Engine {
     /// The sketch a band slot belongs to: 0 whole text, 1 head, 2 tail.
     pub(super) fn part_of_slot(&self, slot: u32) -> usize {
         slot as usize / self.banding.bands
+    }
+}
+
+/// The scoring the parameters ask for, with the verifier and the ledger's rescue on: sides
+/// held up to 512 MB at once, and the verifier's explanation kept when `explain`.
+fn scoring(p: &Params, explain: bool) -> Scoring {
+    let config = Config {
+        threshold: p.threshold,
+        weights: Weights {
+            jaccard: p.jaccard_weight,
+            fuzzy: p.fuzzy_weight,
+        },
+        containment: true,
+        verifier: Some(Verifier::default()),
+        distinct_min: 0.0,
+        distinct_penalty: 0.0,
+        rescue: Some(pl_core::ledger::Rescue::default()),
+    };
+    Scoring {
+        config,
+        fuzzy: p.fuzzy_weight > 0.0,
+        explain,
+        opts: SideOptions {
+            verify: true,
+            max_words: p.max_words,
+            fuzzy_sample: p.fuzzy_sample,
+            sort_words: false,
+            explain,
+        },
+        budget: 512 << 20,
     }
 }
 
