@@ -165,7 +165,8 @@ pub fn score_all<W: Write>(
         Some((t, _)) => t.take_held(),
         None => Some(Sides::default()),
     };
-    let to_read = match &held {
+    // Texts not held are read again from --norm, batch by batch.
+    let to_read = match held {
         None => inputs.texts.as_ref().map(|(t, _)| t),
         Some(_) => None,
     };
@@ -181,12 +182,7 @@ pub fn score_all<W: Write>(
         explain: job.explain,
     };
     let ladder = Ladder::default();
-    let score_pair = |c: &Cand, sides: &Sides| {
-        let start = std::time::Instant::now();
-        let (verdict, step) = score_one(&scorer, inputs, c, sides, job.fuzzy);
-        ladder.add(step, start.elapsed());
-        verdict
-    };
+    let score_pair = |c: &Cand, s: &Sides| score_one(&scorer, job.fuzzy, inputs, c, s, &ladder);
     let apart_decided = config.rescue.is_some_and(|r| r.apart);
     let mut tally = Tally::default();
     let mut out = PairOut::new(sinks, batches.len(), cands.len())?;
@@ -238,14 +234,16 @@ pub fn score_all<W: Write>(
     })
 }
 
-/// The verdict on candidate `c` and the step of the cascade that decided it.
+/// The verdict on candidate `c`, its time added to the step of the cascade that decided it.
 fn score_one(
     scorer: &Scorer,
+    fuzzy: bool,
     inputs: &Inputs,
     c: &Cand,
     sides: &Sides,
-    fuzzy: bool,
-) -> (Verdict, Step) {
+    ladder: &Ladder,
+) -> Verdict {
+    let start = std::time::Instant::now();
     let sim = inputs.similarity(c);
     let docs = sides
         .get(&c.a)
@@ -257,7 +255,8 @@ fn score_one(
     } else {
         verdict.step()
     };
-    (verdict, step)
+    ladder.add(step, start.elapsed());
+    verdict
 }
 
 /// What `-v` says of a run in batches: how much is read again.
