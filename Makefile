@@ -272,6 +272,8 @@ spark-bench: $(BINS)
 # generated corpus, the exact baseline and recall on the smallest; writes BENCH.md.
 #   make bench                            10k documents
 #   BENCH_SIZES="10000 100000" make bench  adds 100k (1000000 works too)
+#   BENCH_SIZES=real BENCH_DEFAULT_REAL=1 BENCH_SPLICE=1 make bench
+#                                         the real-text section alone, default pipeline included
 .PHONY: bench
 
 bench:

@@ -11,6 +11,9 @@
 #   BENCH_PEERS_MAX=100000       peers (datasketch, rensa, gaoya) only on corpora up to this many
 #                                documents (datasketch alone would take ~30 min on 1,000,000)
 #   BENCH_OUT=BENCH.md           where the report goes
+#   BENCH_SPLICE=1               replace only the measured corpora's sections of an existing
+#                                BENCH_OUT (scripts/bench/splice_sections.py), README untouched
+#   BENCH_DEFAULT_REAL=1         the default pipeline's rows on the real-text corpus too
 #   BENCH_WORK=work/bench        venv, corpora, outputs, timings (git-ignored)
 set -euo pipefail
 export PYTHONDONTWRITEBYTECODE=1
@@ -205,6 +208,15 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
   done
 } > "$W/meta.txt"
 python3 scripts/bench/report.py "$RESULTS" "$W/meta.txt" "$KERNELS" "$W/summary.md" > "$OUT.tmp"
+if [ -n "${BENCH_SPLICE:-}" ] && [ -s "$OUT" ]; then
+  # Only the measured corpora's sections are replaced; the header and README keep the full run.
+  note="\`BENCH_SIZES=\"$SIZES\"$([ "${BENCH_DEFAULT_REAL:-0}" = 1 ] && echo ' BENCH_DEFAULT_REAL=1') BENCH_SPLICE=1 make bench\`, $(date -u +%F), ours commit $BUILT_COMMIT, load average $LOAD_START at the start, $LOAD_END at the end"
+  python3 scripts/bench/splice_sections.py "$OUT" "$OUT.tmp" "$note" > "$OUT.new"
+  rm "$OUT.tmp"
+  mv "$OUT.new" "$OUT"
+  log "spliced the sections of $SIZES into $OUT"
+  exit 0
+fi
 mv "$OUT.tmp" "$OUT"
 log "wrote $OUT"
 if [ "$OUT" = BENCH.md ]; then
