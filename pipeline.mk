@@ -42,6 +42,9 @@ THRESHOLD        ?= 0.65
 JACCARD_WEIGHT   ?= 0.55
 FUZZY_WEIGHT     ?= 0.45
 FUZZY_SAMPLE     ?= 10000
+# Words of a document the verifier aligns (a longer one on its first and last halves of this),
+# and of which pl-lsh --numbers reads the numbers: one setting for both.
+MAX_WORDS        ?= 20000
 SCORE_FLAGS      ?=
 SHINGLE_FLAGS    ?=
 CLUSTER_FLAGS    ?=
@@ -70,8 +73,8 @@ endef
 $(eval $(call params,docs,$(DOCS)))
 $(eval $(call params,shingle,$(UNIT) $(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
 $(eval $(call params,minhash,$(PERMS) $(SEED) $(SCHEME)))
-$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES) $(MAX_BUCKET) $(EDGE_WORDS) $(NUMBERS)))
-$(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(SCORE_FLAGS)))
+$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES) $(MAX_BUCKET) $(EDGE_WORDS) $(NUMBERS) $(MAX_WORDS)))
+$(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(MAX_WORDS) $(SCORE_FLAGS)))
 
 ifdef PAPERLESS_URL
 # From a Paperless-NGX server (PAPERLESS_TOKEN in the environment): asked every run, synced
@@ -111,13 +114,14 @@ NUMBER_NORM := $(if $(filter 1,$(NUMBERS)),$(WORK)/norm.ndjson)
 
 $(WORK)/cands.ndjson: $(WORK)/sigs.bin $(EDGE_SIGS) $(NUMBER_NORM) $(WORK)/lsh.params $(BIN)/pl-lsh
 	$(BIN)/pl-lsh $< $(addprefix --also ,$(EDGE_SIGS)) $(addprefix --numbers ,$(NUMBER_NORM)) \
+	  $(if $(NUMBER_NORM),--max-words $(MAX_WORDS)) \
 	  --perms $(PERMS) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
 	  --max-bucket $(MAX_BUCKET) -o $@
 
 $(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson $(WORK)/score.params $(BIN)/pl-score
 	$(BIN)/pl-score $< --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS) \
 	  --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) --fuzzy-weight $(FUZZY_WEIGHT) \
-	  --fuzzy-sample $(FUZZY_SAMPLE) $(SCORE_FLAGS) -o $@
+	  --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS) $(SCORE_FLAGS) -o $@
 
 $(eval $(call params,cluster,$(CLUSTER_FLAGS)))
 
@@ -129,7 +133,7 @@ INDEX       := $(WORK)/index
 INDEX_FLAGS  = --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) --perms $(PERMS) \
   --seed $(SEED) --scheme $(SCHEME) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
   --max-bucket $(MAX_BUCKET) --edge-words $(EDGE_WORDS) --numbers $(NUMBERS) --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) \
-  --fuzzy-weight $(FUZZY_WEIGHT) --fuzzy-sample $(FUZZY_SAMPLE)
+  --fuzzy-weight $(FUZZY_WEIGHT) --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS)
 index_guard = $(if $(strip $(SCORE_FLAGS)$(SHINGLE_FLAGS)$(CLUSTER_FLAGS)),\
   $(error the index takes no SCORE_FLAGS, SHINGLE_FLAGS or CLUSTER_FLAGS: unset them, or move $(INDEX) away))
 

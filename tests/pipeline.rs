@@ -420,3 +420,32 @@ fn score_reports_which_step_decided_each_pair() {
     assert_eq!(steps[6].1, rescued, "{err}");
     assert!(steps[7].1 > 0, "{err}");
 }
+
+#[test]
+fn max_words_is_one_setting_for_the_numbers_and_the_verifier() {
+    let d = corpus_dir(100);
+    let work = d.path().join("work");
+    ok(make_groups(d.path(), &[]));
+    let whole = std::fs::read_to_string(work.join("scores.ndjson")).unwrap();
+    assert!(
+        !whole.contains("\"sampled\":true"),
+        "texts under 20000 words"
+    );
+    // Cut to 40 words: both stages rerun with it (their parameter stamps name it), and the
+    // verifier's pairs say they compared samples.
+    ok(make_groups(d.path(), &["MAX_WORDS=40"]));
+    for stage in ["lsh", "score"] {
+        let params = std::fs::read_to_string(work.join(format!("{stage}.params"))).unwrap();
+        assert!(
+            params.split(' ').any(|p| p.trim() == "40"),
+            "{stage}: {params}"
+        );
+    }
+    let cut = std::fs::read_to_string(work.join("scores.ndjson")).unwrap();
+    assert!(cut.contains("\"sampled\":true"), "{cut}");
+    // Set twice, through SCORE_FLAGS too: refused, not one stage with one and one with another.
+    let out = make_groups(d.path(), &["MAX_WORDS=40", "SCORE_FLAGS=--max-words 50"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--max-words"), "{err}");
+}

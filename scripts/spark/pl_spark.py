@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # The pipeline's parameters, by pipeline.mk's names; their defaults are read from pipeline.mk.
 PARAMS = ["NGRAM", "UNIT", "MIN_WORDS", "PERMS", "SEED", "SCHEME", "BANDS", "EDGE_WORDS", "NUMBERS",
           "MIN_BAND_MATCHES", "MAX_BUCKET", "THRESHOLD", "JACCARD_WEIGHT", "FUZZY_WEIGHT", "FUZZY_SAMPLE",
-          "SCORE_FLAGS", "SHINGLE_FLAGS", "CLUSTER_FLAGS"]
+          "MAX_WORDS", "SCORE_FLAGS", "SHINGLE_FLAGS", "CLUSTER_FLAGS"]
 # pl-lsh --numbers (pl_core::lsh): a number held by at most this many documents pairs them, and
 # two documents sharing this many such numbers are a candidate.
 NUMBER_BUCKET, NUMBER_MATCHES = 6, 2

@@ -49,10 +49,10 @@ case $stage in
       done
     fi
     numbers=()
-    [ "$NUMBERS" = 1 ] && numbers=(--numbers "$tmp/norm.ndjson")
+    [ "$NUMBERS" = 1 ] && numbers=(--numbers "$tmp/norm.ndjson" --max-words "$MAX_WORDS")
     "$bin/pl-lsh" -q "$tmp/sigs.bin" "${also[@]}" "${numbers[@]}" --perms "$PERMS" --bands "$BANDS" --emit band-keys
     # shellcheck disable=SC2086
-    "$bin/pl-score" -q --count-corpus --norm "$tmp/norm.ndjson" $SCORE_FLAGS
+    "$bin/pl-score" -q --count-corpus --norm "$tmp/norm.ndjson" --max-words "$MAX_WORDS" $SCORE_FLAGS
     ;;
   score)
     split N P
@@ -60,7 +60,8 @@ case $stage in
     # shellcheck disable=SC2086
     "$bin/pl-score" -q "$tmp/P" --sigs "$tmp/sigs.bin" --norm "$tmp/N" --corpus-counts "${PL_COUNTS:?}" \
       --perms "$PERMS" --threshold "$THRESHOLD" --jaccard-weight "$JACCARD_WEIGHT" \
-      --fuzzy-weight "$FUZZY_WEIGHT" --fuzzy-sample "$FUZZY_SAMPLE" --threads 1 --apart-all $SCORE_FLAGS
+      --fuzzy-weight "$FUZZY_WEIGHT" --fuzzy-sample "$FUZZY_SAMPLE" --max-words "$MAX_WORDS" --threads 1 \
+      --apart-all $SCORE_FLAGS
     ;;
   cluster)
     split D S
