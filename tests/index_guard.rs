@@ -1,7 +1,7 @@
 //! The persistent index under attack: recognised by its own meta table (an empty, damaged or
-//! partial file is refused, never rebuilt), guarded against a full input that would empty
-//! it, shared by writers running at once, readable when the user may not write it, and
-//! exact for ids up to 2^64 − 1.
+//! partial file is refused, never rebuilt), its rows edited by hand rewritten or refused,
+//! guarded against a full input that would empty it, shared by writers running at once,
+//! readable when the user may not write it, and exact for ids up to 2^64 − 1.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
