@@ -255,11 +255,12 @@ fn is_word(w: &str) -> bool {
 pub fn shares_wide(a: &str, pa: &Profile, pb: &Profile, df: impl Fn(u32) -> u32, n: usize) -> bool {
     let mut seen = rustc_hash::FxHashSet::default();
     // The cheap tests first: most numbers of a long text are in many documents.
-    pa.numbers(a)
-        .filter(|&(_, id)| df(id) <= WIDE_DF && pb.has_id(id) && seen.insert(id))
-        .nth(n.saturating_sub(1))
-        .is_some()
-        || n == 0
+    n == 0
+        || pa
+            .numbers(a)
+            .filter(|&(_, id)| df(id) <= WIDE_DF && pb.has_id(id) && seen.insert(id))
+            .nth(n - 1)
+            .is_some()
 }
 
 /// Tokens of one side that may be looked for beyond their id (substring, near): bounds what

@@ -233,26 +233,9 @@ pub fn estimate_jaccard(a: &[u32], b: &[u32]) -> f64 {
     equal as f64 / a.len() as f64
 }
 
-/// The number of elements two sorted, deduplicated sets share (a merge walk).
-pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut inter) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                inter += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    inter
-}
-
 /// The exact Jaccard similarity of two sorted, deduplicated sets.
 pub fn exact_jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let inter = intersection_size(a, b);
+    let inter = crate::trigram::overlap(a, b);
     let union = a.len() + b.len() - inter;
     if union == 0 {
         0.0

@@ -108,7 +108,7 @@ pub fn exact_containment(a: &[u64], b: &[u64]) -> f64 {
     if min == 0 {
         return 0.0;
     }
-    crate::minhash::intersection_size(a, b) as f64 / min as f64
+    crate::trigram::overlap(a, b) as f64 / min as f64
 }
 
 /// Rounds a score for output, so NDJSON stays readable (six decimals).

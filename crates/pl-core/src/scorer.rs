@@ -145,6 +145,12 @@ pub struct Doc<'a> {
     pub profile: &'a Profile,
 }
 
+/// Words an alignment of `x` and `y` matches when it aligned one text, not two unrelated
+/// texts sharing a few words: a third of the shorter one's.
+fn aligned_words(x: Doc, y: Doc) -> usize {
+    x.profile.ids().len().min(y.profile.ids().len()).div_ceil(3)
+}
+
 /// What the signatures say of a pair.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Similarity {
@@ -352,11 +358,10 @@ impl Scorer<'_> {
                 dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
                 return Verdict::Dropped(dims, Reason::Conflicts);
             }
-            let shorter = x.profile.ids().len().min(y.profile.ids().len());
             aligned = dims
                 .evidence
                 .as_ref()
-                .is_some_and(|e| 3 * e.matched >= shorter);
+                .is_some_and(|e| e.matched >= aligned_words(x, y));
         }
         if let (Some(cutoff), Some((x, y))) = (cutoff, docs) {
             let ratio = fuzzy_ratio_at_least(x.sample, y.sample, cutoff).or_else(|| {
@@ -463,7 +468,6 @@ impl Scorer<'_> {
             return false;
         };
         let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
-        let shorter = x.profile.ids().len().min(y.profile.ids().len());
         // Long texts quoting the same numbers are not aligned in full to learn it.
         shares_wide(
             x.text,
@@ -471,7 +475,7 @@ impl Scorer<'_> {
             y.profile,
             df,
             crate::lsh::NUMBER_MATCHES as usize,
-        ) && may_match(x.profile, y.profile, shorter.div_ceil(3))
+        ) && may_match(x.profile, y.profile, aligned_words(x, y))
     }
 
     fn gate(&self, dims: Dims) -> Verdict {

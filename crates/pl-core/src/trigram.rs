@@ -62,7 +62,8 @@ pub fn trigrams(norm: &str, out: &mut Vec<Trigram>) {
     out.dedup();
 }
 
-/// Size of the intersection of two sorted, deduplicated slices.
+/// Size of the intersection of two sorted slices; with repeats, an element counts as often
+/// as the slice holding it fewer times has it (a multiset intersection).
 pub fn overlap<T: Ord>(a: &[T], b: &[T]) -> usize {
     overlap_at_least(a, b, 0).expect("every overlap is at least 0")
 }
