@@ -164,12 +164,20 @@ fn pairs_held_apart_keep_siblings_out_of_one_group() {
     );
     assert!(apart.iter().all(|p| every.contains(p)));
     assert_eq!(pairs(&scores), pairs(&all));
-    // Each was dropped by the verifier, and its ledger says why.
+    // Each was dropped by the verifier, or by its numbers before it (five or more standing
+    // against each other), and its ledger says why.
     let dropped: BTreeMap<(u64, u64), &Value> = rejected.iter().map(|r| (pair_of(r), r)).collect();
+    let mut refused = 0;
     for p in &every {
         let r = dropped[p];
         let l = &r["ledger"];
-        assert_eq!(r["dropped"], "conflicts", "{r}");
+        if r["dropped"] == "numbers" {
+            refused += 1;
+            assert!(l["numbers_against"].as_u64().unwrap() >= 5, "{r}");
+            assert!(r["evidence"].is_null(), "never aligned: {r}");
+        } else {
+            assert_eq!(r["dropped"], "conflicts", "{r}");
+        }
         assert_eq!(l["apart"], true, "{r}");
         assert_eq!(
             (l["agree"].as_u64(), l["wide"].as_u64()),
@@ -178,6 +186,7 @@ fn pairs_held_apart_keep_siblings_out_of_one_group() {
         );
         assert!(l["numbers_against"].as_u64().unwrap() >= 2, "{r}");
     }
+    assert!(refused > 0, "no pair refused by its numbers");
     assert_eq!(
         rejected
             .iter()

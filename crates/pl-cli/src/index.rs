@@ -38,7 +38,7 @@ use pl_core::minhash::{MinHasher, Scheme};
 use pl_core::normalize::{fingerprint, normalize};
 use pl_core::records::SigRec;
 use pl_core::score::Weights;
-use pl_core::scorer::{Config, Reason, Scorer, Verdict, Verifier};
+use pl_core::scorer::{Config, Scorer, Verdict, Verifier};
 use pl_core::shingle::{ShingleConfig, Shingler, Short, Unit};
 use pl_core::stream::Part;
 use pl_core::text_records::{CandRecord, DocRecord};

@@ -142,12 +142,12 @@ pub enum Apart {
     All,
 }
 
-/// Pairs kept, and dropped by each reason (score, distinct, conflicts); the pairs held apart
+/// Pairs kept, and dropped by each reason (score, distinct, conflicts, numbers); the pairs held apart
 /// written; the steps that decided them.
 pub struct Counts {
     pub kept: u64,
     pub apart: u64,
-    pub dropped: [u64; 3],
+    pub dropped: [u64; 4],
     pub ladder: Ladder,
 }
 
@@ -284,7 +284,7 @@ fn read_again(inputs: &Inputs, batch: &Batch, doc_ids: &[u64], job: &Scoring) ->
 #[derive(Default)]
 struct Tally {
     kept: u64,
-    dropped: [u64; 3],
+    dropped: [u64; 4],
     kept_pairs: Vec<(u64, u64)>,
     apart: Vec<(u64, u64)>,
 }
@@ -303,11 +303,7 @@ impl Tally {
         if reason.is_none() {
             self.kept += 1;
             self.kept_pairs.push((c.a, c.b));
-        } else if reason == Some(Reason::Conflicts)
-            && d.ledger
-                .as_ref()
-                .is_some_and(|l| l.may_be_apart(apart_decided))
-        {
+        } else if reason.is_some_and(|r| r.may_be_apart(&d, apart_decided)) {
             // Held apart, or (undecided) may be: no number agrees widely.
             self.apart.push((c.a, c.b));
         }

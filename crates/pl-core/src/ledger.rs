@@ -40,6 +40,9 @@ pub const WIDE_DF: u32 = 6;
 pub const KNOWN_DF: u32 = 3;
 /// Numbers standing against each other, with none agreeing, that hold a pair apart.
 pub const APART_NUMBERS: usize = 2;
+/// Numbers standing against each other, with none agreeing in any way, that refuse a pair
+/// before it is aligned ([`refuses`]; a date counts two).
+pub const REFUSE_NUMBERS: usize = 5;
 
 /// What the distinctive tokens of two texts say, counted.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -129,7 +132,7 @@ struct Reading<'t> {
     by_len: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Vec<Vec<char>>>>,
     text: &'t str,
     /// The numbers, OCR-folded: made when first asked.
-    numbers: std::cell::OnceCell<Vec<Vec<char>>>,
+    numbers: std::cell::OnceCell<Folded>,
     profile: &'t Profile,
 }
 
@@ -148,12 +151,16 @@ impl<'t> Reading<'t> {
         words(self.text).zip(self.profile.ids().iter().copied())
     }
 
-    fn numbers(&self) -> &[Vec<char>] {
+    fn numbers(&self) -> &Folded {
         self.numbers.get_or_init(|| {
-            self.profile
-                .numbers(self.text)
-                .map(|(w, _)| w.chars().map(fold_char).collect())
-                .collect()
+            let mut f = Folded::default();
+            for (w, _) in self.profile.numbers(self.text) {
+                let start = f.chars.len();
+                f.chars.extend(w.chars().map(fold_char));
+                let sig = counts_sig(&f.chars[start..]);
+                f.spans.push((start as u32, f.chars.len() as u32, sig));
+            }
+            f
         })
     }
 
@@ -198,14 +205,50 @@ impl<'t> Reading<'t> {
             return false;
         }
         let folded: Vec<char> = w.chars().map(fold_char).collect();
-        self.numbers().iter().any(|v| {
+        let sig = counts_sig(&folded);
+        let numbers = self.numbers();
+        numbers.spans.iter().any(|&(start, end, other)| {
+            let v = &numbers.chars[start as usize..end as usize];
             v.len().abs_diff(n) <= tol
+                && counts_apart(sig, other) <= 2 * tol
                 && rapidfuzz::distance::levenshtein::distance(
                     folded.iter().copied(),
                     v.iter().copied(),
                 ) <= tol
         })
     }
+}
+
+/// A text's numbers OCR-folded, in one buffer: each one's span and [`counts_sig`].
+#[derive(Default)]
+struct Folded {
+    chars: Vec<char>,
+    spans: Vec<(u32, u32, u64)>,
+}
+
+/// How many times each character occurs, in 16 buckets of 4 bits (by code modulo 16, counts
+/// saturating at 15): an edit changes the counts by at most 2 in all, so two strings whose
+/// signatures are further apart than twice an edit tolerance ([`counts_apart`]) are further
+/// apart than it; collisions and saturation only bring signatures closer.
+fn counts_sig(chars: &[char]) -> u64 {
+    let mut sig = 0u64;
+    for &c in chars {
+        let shift = (c as u32 % 16) * 4;
+        if (sig >> shift) & 0xf < 0xf {
+            sig += 1 << shift;
+        }
+    }
+    sig
+}
+
+/// The sum over the 16 buckets of the two signatures' count differences.
+fn counts_apart(a: u64, b: u64) -> usize {
+    (0..16)
+        .map(|i| {
+            let (x, y) = ((a >> (i * 4)) & 0xf, (b >> (i * 4)) & 0xf);
+            x.abs_diff(y) as usize
+        })
+        .sum()
 }
 
 /// Edits a number of `chars` characters may be away from another to count as near.
@@ -570,6 +613,50 @@ fn stand_apart<'t>(
     sa.numbers.min(sb.numbers) >= APART_NUMBERS
 }
 
+/// Whether the numbers alone refuse a pair, before any alignment: no number of one text is
+/// in the other by id (none in at most [`WIDE_DF`] documents, so no rare one either), none
+/// of the first [`MAX_LOOKUPS`] rare ones of either side is inside the other text, and on
+/// each side at least `need` numbers (a date counts two) are neither there nor near one of
+/// the other's. A template's siblings differ in every field; two readings of one paper,
+/// however rough, share a number or misread it near. Cheap: a pair of siblings is settled
+/// here in a few lookups instead of an alignment of its two texts.
+pub fn refuses(
+    a: &str,
+    pa: &Profile,
+    b: &str,
+    pb: &Profile,
+    df: impl Fn(u32) -> u32,
+    need: usize,
+) -> bool {
+    if need == 0 {
+        return false;
+    }
+    let (ra, rb) = (Reading::new(a, pa), Reading::new(b, pb));
+    let (mut sa, rest_a) = numbers_by_id(&ra, &rb, &df, false);
+    if sa.wide > 0 || sa.agree > 0 || rest_a.len() < need.div_ceil(2) {
+        return false;
+    }
+    let (mut sb, rest_b) = numbers_by_id(&rb, &ra, &df, false);
+    if sb.wide > 0 || sb.agree > 0 || rest_b.len() < need.div_ceil(2) {
+        return false;
+    }
+    sort_until(&mut sa, &rest_a, &rb, &df, need - 1);
+    if sa.numbers < need || sa.agree > 0 {
+        return false;
+    }
+    sort_until(&mut sb, &rest_b, &ra, &df, need - 1);
+    if sb.numbers < need || sb.agree > 0 {
+        return false;
+    }
+    // As the ledger looks for them: none of the first rare ones inside the other text.
+    let inside = |rest: &[(&str, u32)], other: &Reading| {
+        rest.iter()
+            .take(MAX_LOOKUPS)
+            .any(|&(w, id)| df(id) <= RARE_DF && w.len() >= 4 && other.has_inside(w))
+    };
+    !inside(&rest_a, &rb) && !inside(&rest_b, &ra)
+}
+
 /// When the ledger overrules the alignment's rejection: rare numbers that agree outweigh
 /// `per_number` times the numbers and `per_word` times the known words that stand against
 /// each other, by `margin` (a date against weighs as two numbers). A clean pair (less damage
@@ -599,6 +686,9 @@ pub struct Rescue {
     /// Whether [`Ledger::apart`] is decided without `explain` (pl-score leaves it to the end,
     /// for the pairs that can change a group: [`crate::scorer::Scorer::held_apart`]).
     pub apart: bool,
+    /// Numbers standing against each other that refuse a pair before it is aligned
+    /// ([`refuses`]; 0: never).
+    pub refuse_numbers: usize,
 }
 
 impl Default for Rescue {
@@ -613,6 +703,7 @@ impl Default for Rescue {
             wide_per_number: 2.0,
             wide_per_word: 0.25,
             apart: true,
+            refuse_numbers: REFUSE_NUMBERS,
         }
     }
 }

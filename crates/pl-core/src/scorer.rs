@@ -22,7 +22,7 @@
 
 use crate::distinct::weighted_similarity;
 use crate::evidence::{evidence_until, may_match, Evidence, Profile};
-use crate::ledger::{ledger, shares_wide, Ledger, Rescue};
+use crate::ledger::{ledger, refuses, shares_wide, Ledger, Rescue};
 use crate::score::{fuzzy_ratio_at_least, Weights};
 
 /// Default conflicts every pair may have.
@@ -194,6 +194,8 @@ pub enum Reason {
     Distinct,
     /// More conflicts than its OCR damage allows.
     Conflicts,
+    /// Refused by its numbers before the alignment ([`crate::ledger::refuses`]).
+    Numbers,
 }
 
 impl Reason {
@@ -203,6 +205,21 @@ impl Reason {
             Reason::Score => "score",
             Reason::Distinct => "distinct",
             Reason::Conflicts => "conflicts",
+            Reason::Numbers => "numbers",
+        }
+    }
+
+    /// Whether a pair dropped for this reason is held apart, or (a ledger counted under a rule
+    /// that left it undecided, `decided` false) may be ([`Ledger::may_be_apart`]): one refused
+    /// by its numbers always is.
+    pub fn may_be_apart(self, dims: &Dims, decided: bool) -> bool {
+        match self {
+            Reason::Numbers => true,
+            Reason::Conflicts => dims
+                .ledger
+                .as_ref()
+                .is_some_and(|l| l.may_be_apart(decided)),
+            Reason::Score | Reason::Distinct => false,
         }
     }
 }
@@ -226,6 +243,8 @@ pub enum Step {
     Bound,
     /// Distinctive tokens under `distinct_min`.
     Distinct,
+    /// Refused by its numbers before the alignment.
+    Numbers,
     /// The verifier, settled at a differing block before the end of the alignment.
     Settled,
     /// The verifier, after the whole alignment.
@@ -240,10 +259,11 @@ pub enum Step {
 
 impl Step {
     /// Every step, in cascade order.
-    pub const ALL: [Step; 8] = [
+    pub const ALL: [Step; 9] = [
         Step::Identical,
         Step::Bound,
         Step::Distinct,
+        Step::Numbers,
         Step::Settled,
         Step::Conflicts,
         Step::Fuzzy,
@@ -257,6 +277,7 @@ impl Step {
             Step::Identical => "identical texts (kept unmeasured)",
             Step::Bound => "score bound (dropped before comparing texts)",
             Step::Distinct => "distinctive tokens",
+            Step::Numbers => "numbers against each other (dropped before aligning)",
             Step::Settled => "verifier, settled at an early block",
             Step::Conflicts => "verifier, whole alignment",
             Step::Fuzzy => "fuzzy ratio",
@@ -274,6 +295,7 @@ impl Verdict {
             Verdict::Kept(d) if d.rescued => Step::Rescued,
             Verdict::Kept(_) => Step::Kept,
             Verdict::Dropped(_, Reason::Distinct) => Step::Distinct,
+            Verdict::Dropped(_, Reason::Numbers) => Step::Numbers,
             Verdict::Dropped(d, Reason::Conflicts) => {
                 if d.evidence.as_ref().is_some_and(|e| e.stopped) {
                     Step::Settled
@@ -354,6 +376,12 @@ impl Scorer<'_> {
         // its to judge whatever the score.
         let mut aligned = false;
         if let (Some(v), Some((x, y))) = (cfg.verifier, docs) {
+            if let Some(rescue) = self.refused(x, y) {
+                dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
+                // Explaining shows what the ledger counted; the verdict is the same.
+                dims.ledger = self.explain.then(|| self.ledger_of(x, y, &rescue));
+                return Verdict::Dropped(dims, Reason::Numbers);
+            }
             if !self.verified(v, x, y, &mut dims) {
                 dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
                 return Verdict::Dropped(dims, Reason::Conflicts);
@@ -440,6 +468,22 @@ impl Scorer<'_> {
             ..rescue
         };
         self.ledger_of(x, y, &rule).apart
+    }
+
+    /// The rule by which the pair's numbers refuse it before the alignment ([`refuses`]),
+    /// if they do.
+    fn refused(&self, x: Doc, y: Doc) -> Option<Rescue> {
+        let rescue = self.config.rescue?;
+        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        refuses(
+            x.text,
+            x.profile,
+            y.text,
+            y.profile,
+            df,
+            rescue.refuse_numbers,
+        )
+        .then_some(rescue)
     }
 
     /// The order-free evidence of two texts (counted in full when explaining).
@@ -629,6 +673,50 @@ mod tests {
         }
     }
 
+    /// A sibling whose every number differs is refused before any alignment (and held
+    /// apart); explaining gives the same verdict with the ledger's counts; without the
+    /// ledger the verifier drops it.
+    #[test]
+    fn a_sibling_differing_in_every_number_is_refused_before_the_alignment() {
+        let (d, v) = corpus(&[
+            "stadtwerke rechnung nr 470011 vom 12032023 betrag 8812 kunde 5531 zahlbar bis ende",
+            "stadtwerke rechnung nr 529734 vom 14042023 betrag 9120 kunde 7702 zahlbar bis ende",
+        ]);
+        let cfg = config();
+        let pair = Some((doc(&d[0]), doc(&d[1])));
+        let verdict = scorer(&cfg, &v).score(SIM, pair, true);
+        match &verdict {
+            Verdict::Dropped(dims, Reason::Numbers) => {
+                assert!(dims.evidence.is_none(), "never aligned: {dims:?}");
+                assert!(Reason::Numbers.may_be_apart(dims, true));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(verdict.step(), Step::Numbers);
+        let explaining = Scorer {
+            explain: true,
+            ..scorer(&cfg, &v)
+        };
+        match explaining.score(SIM, pair, true) {
+            Verdict::Dropped(dims, Reason::Numbers) => {
+                let l = dims.ledger.expect("explained");
+                assert!(
+                    l.apart && l.numbers_against >= crate::ledger::REFUSE_NUMBERS,
+                    "{l:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let no_ledger = Config {
+            rescue: None,
+            ..config()
+        };
+        assert_eq!(
+            scorer(&no_ledger, &v).score(SIM, pair, true).step(),
+            Step::Settled
+        );
+    }
+
     /// Two numbers only these texts hold let the verifier judge a pair whatever its score,
     /// when it aligns them as one text; two unrelated texts quoting the same two numbers are
     /// not aligned, and stay dropped.
@@ -731,7 +819,7 @@ mod tests {
         };
         assert_eq!(Verdict::Kept(rescued).step(), Step::Rescued);
         assert_eq!(Verdict::Kept(Dims::default()).step(), Step::Kept);
-        assert_eq!(Step::ALL.len(), 8);
+        assert_eq!(Step::ALL.len(), 9);
         assert!(Step::ALL.iter().enumerate().all(|(i, &s)| s as usize == i));
     }
 

@@ -90,7 +90,8 @@ pub struct Args {
     /// Drop every pair the verifier's alignment rejects, instead of keeping those whose rare
     /// numbers agree wherever they stand in the text (a block read in another order, a number
     /// split in two) far more than any stand against each other. Turns the rest of the ledger
-    /// off too: no pair is held apart, and numbers have no say over the threshold.
+    /// off too: no pair is held apart, none is refused by its numbers before the alignment,
+    /// and numbers have no say over the threshold.
     #[arg(long)]
     pub no_rescue: bool,
     /// Words of a document the verifier aligns: a longer one is compared on its first and
@@ -133,7 +134,7 @@ pub struct Args {
     #[arg(long)]
     pub explain: bool,
     /// Also write the dropped candidates here, each with its dimensions and `"dropped"`: the
-    /// step that dropped it (score, distinct, conflicts).
+    /// step that dropped it (score, distinct, numbers, conflicts).
     #[arg(long, value_name = "FILE")]
     pub rejected: Option<PathBuf>,
     /// Write every pair held apart, not only those whose documents the kept pairs connect:
@@ -225,9 +226,9 @@ pub fn run(args: Args) -> Result<()> {
     }
     reader.report_skipped(&log);
     counts.ladder.report(&log);
-    let [score, distinct, conflicts] = counts.dropped;
+    let [score, distinct, conflicts, numbers] = counts.dropped;
     log.info(format!(
-        "{} pairs at or over {}; dropped: {score} by score, {distinct} by distinctive tokens, {conflicts} by conflicts; {} held apart",
+        "{} pairs at or over {}; dropped: {score} by score, {distinct} by distinctive tokens, {conflicts} by conflicts, {numbers} by numbers before aligning; {} held apart",
         counts.kept, args.threshold, counts.apart
     ));
     Ok(())

@@ -146,9 +146,7 @@ impl Tx<'_> {
                     rec.pass_through(c.rest.to_obj());
                     out.kept.push((c.a, c.b, serde_json::to_string(&rec)?));
                 }
-                Some(Verdict::Dropped(d, Reason::Conflicts))
-                    if d.ledger.as_ref().is_some_and(|l| l.apart) =>
-                {
+                Some(Verdict::Dropped(d, r)) if r.may_be_apart(&d, true) => {
                     out.apart.push((c.a, c.b));
                 }
                 _ => {}

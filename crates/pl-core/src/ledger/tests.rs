@@ -43,6 +43,56 @@ fn sibling_numbers_stand_against_each_other() {
     assert!(!Rescue::default().keeps(&l));
 }
 
+/// Whether `a` and `b`'s numbers refuse them, in a corpus of `a`, `b` and `others`.
+fn refused(a: &str, b: &str, others: &[&str], need: usize) -> bool {
+    let mut vocab = Vocab::default();
+    let pa = Profile::counted(a, &mut vocab);
+    let pb = Profile::counted(b, &mut vocab);
+    for o in others {
+        Profile::counted(o, &mut vocab);
+    }
+    let df = vocab.doc_counts().to_vec();
+    refuses(a, &pa, b, &pb, |id| df[id as usize], need)
+}
+
+#[test]
+fn siblings_are_refused_by_their_numbers_before_any_alignment() {
+    let a = format!("{BOILER} 100231 12032024 15480 7734");
+    let b = format!("summe 91215 {BOILER} 208719 14042024 9920 4122");
+    // Five and six against (a date counts two), none agreeing: refused, in any order.
+    assert!(refused(&a, &b, &[], REFUSE_NUMBERS));
+    assert!(refused(&b, &a, &[], REFUSE_NUMBERS));
+    // Never with the refusal off, nor with fewer against than asked.
+    assert!(!refused(&a, &b, &[], 0));
+    assert!(!refused(&a, &b, &[], REFUSE_NUMBERS + 2));
+    // One number in both texts, or one near another (a misread digit), and it is not.
+    assert!(!refused(&a, &format!("{b} 7734"), &[], REFUSE_NUMBERS));
+    assert!(!refused(
+        &a,
+        &b.replace("208719", "100281"),
+        &[],
+        REFUSE_NUMBERS
+    ));
+    // A rare number of one text split in two in the other: the alignment decides.
+    assert!(!refused(&a, &format!("{b} 1002 31"), &[], REFUSE_NUMBERS));
+    // A number both texts share with many documents (the template's phone) agrees on
+    // nothing, yet in more than six documents it is no agreement either.
+    let phone = "0800123456";
+    let others = [phone; 8];
+    assert!(refused(
+        &format!("{a} {phone}"),
+        &format!("{b} {phone}"),
+        &others,
+        REFUSE_NUMBERS
+    ));
+    assert!(!refused(
+        &format!("{a} {phone}"),
+        &format!("{b} {phone}"),
+        &[],
+        REFUSE_NUMBERS
+    ));
+}
+
 #[test]
 fn dates_are_told_from_other_numbers() {
     for d in [
@@ -227,6 +277,14 @@ proptest::proptest! {
             let full = ledger(&ta, &pa, &tb, &pb, |id| df[id as usize], &rule, true);
             proptest::prop_assert_eq!(rule.keeps(&quick), rule.keeps(&full), "{:?} {:?}", quick, full);
             proptest::prop_assert_eq!(quick.apart, full.apart, "{:?} {:?}", quick, full);
+            // A pair its numbers refuse before the alignment is one the ledger holds apart
+            // and would never keep.
+            for need in [2, 3, REFUSE_NUMBERS] {
+                if refuses(&ta, &pa, &tb, &pb, |id| df[id as usize], need) {
+                    proptest::prop_assert!(full.apart && full.numbers_against >= need, "{:?}", full);
+                    proptest::prop_assert!(!rule.keeps(&full), "{:?}", full);
+                }
+            }
         }
     }
 }
