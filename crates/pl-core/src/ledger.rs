@@ -407,18 +407,19 @@ fn damage(pa: &Profile, pb: &Profile, df: &impl Fn(u32) -> u32) -> f64 {
 
 /// [`numbers_inside`] then [`numbers_near`] with `limit`, number by number: the numbers past
 /// the limit are not looked for inside the other text either. The counts against are those
-/// of the two steps; the agreement may stop short (it is not asked for).
+/// of the two steps; the agreement may stop short (it is not asked for). Gives how many
+/// numbers of `rest` were sorted.
 fn sort_until<'t>(
     s: &mut SideCount<'t>,
     rest: &[(&'t str, u32)],
     other: &Reading<'_>,
     df: &impl Fn(u32) -> u32,
     limit: usize,
-) {
+) -> usize {
     let mut left = 0;
     for (i, &(w, id)) in rest.iter().enumerate() {
         if s.numbers > limit {
-            return;
+            return i;
         }
         if i < MAX_LOOKUPS && w.len() >= 4 && other.has_inside(w) {
             s.agree_rare(w, df(id), false);
@@ -432,6 +433,7 @@ fn sort_until<'t>(
             s.against.push(w);
         }
     }
+    rest.len()
 }
 
 /// Counts the known words of `mine` that `other` has nowhere, up to `cap`; past `4 ×`
@@ -640,21 +642,23 @@ pub fn refuses(
     if sb.wide > 0 || sb.agree > 0 || rest_b.len() < need.div_ceil(2) {
         return false;
     }
-    sort_until(&mut sa, &rest_a, &rb, &df, need - 1);
+    let sorted_a = sort_until(&mut sa, &rest_a, &rb, &df, need - 1);
     if sa.numbers < need || sa.agree > 0 {
         return false;
     }
-    sort_until(&mut sb, &rest_b, &ra, &df, need - 1);
+    let sorted_b = sort_until(&mut sb, &rest_b, &ra, &df, need - 1);
     if sb.numbers < need || sb.agree > 0 {
         return false;
     }
-    // As the ledger looks for them: none of the first rare ones inside the other text.
-    let inside = |rest: &[(&str, u32)], other: &Reading| {
+    // As the ledger looks for them: none of the first rare ones inside the other text (those
+    // sorted already were looked for).
+    let inside = |rest: &[(&str, u32)], sorted: usize, other: &Reading| {
         rest.iter()
             .take(MAX_LOOKUPS)
+            .skip(sorted)
             .any(|&(w, id)| df(id) <= RARE_DF && w.len() >= 4 && other.has_inside(w))
     };
-    !inside(&rest_a, &rb) && !inside(&rest_b, &ra)
+    !inside(&rest_a, sorted_a, &rb) && !inside(&rest_b, sorted_b, &ra)
 }
 
 /// When the ledger overrules the alignment's rejection: rare numbers that agree outweigh
