@@ -10,6 +10,8 @@
 #   table                  the groups as a table (after groups)
 #   eval                   precision and recall of the groups against $(TRUTH)
 #   report                 $(WORK)/report.html, the review page
+#   why A=12 B=57          why two documents are or are not grouped (pl-lsh --why, then
+#                          pl-score --explain on the pair)
 #   clean                  remove $(WORK)/
 #   THRESHOLD=0.8 groups   rescoring reruns only pl-score and pl-cluster
 #
@@ -112,16 +114,33 @@ $(WORK)/heads.bin $(WORK)/tails.bin: $(WORK)/%s.bin: $(WORK)/norm.ndjson $(WORK)
 # Documents sharing rare numbers: a copy whose whole text's bands miss its original.
 NUMBER_NORM := $(if $(filter 1,$(NUMBERS)),$(WORK)/norm.ndjson)
 
-$(WORK)/cands.ndjson: $(WORK)/sigs.bin $(EDGE_SIGS) $(NUMBER_NORM) $(WORK)/lsh.params $(BIN)/pl-lsh
-	$(BIN)/pl-lsh $< $(addprefix --also ,$(EDGE_SIGS)) $(addprefix --numbers ,$(NUMBER_NORM)) \
+LSH_ARGS = $(WORK)/sigs.bin $(addprefix --also ,$(EDGE_SIGS)) $(addprefix --numbers ,$(NUMBER_NORM)) \
 	  $(if $(NUMBER_NORM),--max-words $(MAX_WORDS)) \
 	  --perms $(PERMS) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
-	  --max-bucket $(MAX_BUCKET) -o $@
+	  --max-bucket $(MAX_BUCKET)
+
+$(WORK)/cands.ndjson: $(WORK)/sigs.bin $(EDGE_SIGS) $(NUMBER_NORM) $(WORK)/lsh.params $(BIN)/pl-lsh
+	$(BIN)/pl-lsh $(LSH_ARGS) -o $@
 
 $(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson $(WORK)/score.params $(BIN)/pl-score
-	$(BIN)/pl-score $< --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS) \
+	$(BIN)/pl-score $< $(SCORE_ARGS) -o $@
+
+SCORE_ARGS = --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS) \
 	  --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) --fuzzy-weight $(FUZZY_WEIGHT) \
-	  --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS) $(SCORE_FLAGS) -o $@
+	  --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS) $(SCORE_FLAGS)
+
+# Why two documents are or are not in one group: `make why A=12 B=57` says whether pl-lsh
+# proposes them and through which buckets and numbers (pl-lsh --why), then pl-score's verdict
+# on the pair with its evidence (--explain), as the run judges it, proposed or not.
+.PHONY: why
+why: $(WORK)/sigs.bin $(EDGE_SIGS) $(WORK)/norm.ndjson $(BIN)/pl-lsh $(BIN)/pl-score
+	@case "$(A),$(B)" in *[!0-9,]*|,*|*,) cmd=$${PL_DEDUPE_CMD:-make}; \
+	  echo "$$cmd why: give two document ids: $$cmd why A=12 B=57" >&2; exit 2;; esac
+	@echo "candidates (pl-lsh --why):"
+	@$(BIN)/pl-lsh -q $(LSH_ARGS) --why $(A),$(B)
+	@echo "verdict (pl-score --explain; \"dropped\" says the step that dropped it):"
+	@if [ $(A) -lt $(B) ]; then echo '{"a":$(A),"b":$(B)}'; else echo '{"a":$(B),"b":$(A)}'; fi \
+	  | $(BIN)/pl-score -q - $(SCORE_ARGS) --explain --rejected /dev/stdout -o /dev/stdout
 
 $(eval $(call params,cluster,$(CLUSTER_FLAGS)))
 

@@ -1,5 +1,7 @@
 //! The whole pipeline through the real binaries: pipes, files, make, formats, determinism.
 
+use serde_json::Value;
+
 use crate::util::*;
 
 const PIPE: &str =
@@ -358,10 +360,16 @@ fn a_work_folder_holding_a_fetched_library_is_not_switched_to_a_file() {
 /// `make groups` on `dir/docs.ndjson` into `dir/work`, with the test's binaries and without a
 /// Paperless server.
 fn make_groups(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    make_target(dir, "groups", extra)
+}
+
+/// `make TARGET` on the corpus in `dir`, its work files in `dir/work`.
+fn make_target(dir: &std::path::Path, target: &str, extra: &[&str]) -> std::process::Output {
     std::process::Command::new("make")
+        .arg("-s")
         .arg("-C")
         .arg(repo())
-        .arg("groups")
+        .arg(target)
         .arg(format!("WORK={}", dir.join("work").display()))
         .arg(format!("DOCS={}", dir.join("docs.ndjson").display()))
         .arg(format!("BIN={}", bin_dir().display()))
@@ -423,6 +431,46 @@ fn score_reports_which_step_decided_each_pair() {
         .count();
     assert_eq!(steps[7].1, rescued, "{err}");
     assert!(steps[8].1 > 0, "{err}");
+}
+
+/// `make why`: a grouped pair is proposed and kept, a pair from two groups is not both; the
+/// ids may come in either order, and a missing one is refused in a line.
+#[test]
+fn make_why_explains_a_pair_proposed_or_not() {
+    let d = corpus_dir(100);
+    ok(make_groups(d.path(), &[]));
+    let groups = ndjson(&std::fs::read(d.path().join("work/groups.ndjson")).unwrap());
+    let members = |g: &Value| -> Vec<u64> { serde_json::from_value(g["members"].clone()).unwrap() };
+    let (first, second) = (members(&groups[0]), members(&groups[1]));
+    let why = |a: u64, b: u64| -> Vec<Value> {
+        let out = make_target(d.path(), "why", &[&format!("A={a}"), &format!("B={b}")]);
+        let text = String::from_utf8(ok(out)).unwrap();
+        let json: Vec<Value> = text
+            .lines()
+            .filter(|l| l.starts_with('{'))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(json.len(), 2, "{text}");
+        json
+    };
+    let kept = why(first[1], first[0]);
+    assert_eq!(kept[0]["candidate"], true, "{kept:?}");
+    assert_eq!(
+        (kept[0]["a"].clone(), kept[1]["a"].clone()),
+        (first[0].into(), first[0].into())
+    );
+    assert!(
+        kept[1].get("dropped").is_none() && kept[1]["score"].is_number(),
+        "{kept:?}"
+    );
+    let apart = why(first[0], second[0]);
+    assert!(
+        apart[0]["candidate"] == false || apart[1].get("dropped").is_some(),
+        "{apart:?}"
+    );
+    let out = make_target(d.path(), "why", &["A=3"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("make why A=12 B=57"));
 }
 
 #[test]

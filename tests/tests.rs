@@ -23,3 +23,4 @@ mod pipeline;
 mod quality;
 mod report;
 mod robustness;
+mod why;

@@ -534,6 +534,23 @@ pub mod numbers {
         }
     }
 
+    /// Two different document ids, `A,B`.
+    pub fn id_pair(s: &str) -> Result<(u64, u64), String> {
+        let parse = |t: &str| {
+            t.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("{t:?} is not a document id"))
+        };
+        let (a, b) = s
+            .split_once(',')
+            .ok_or_else(|| format!("{s:?} is not two ids A,B"))?;
+        let (a, b) = (parse(a)?, parse(b)?);
+        if a == b {
+            return Err(format!("{s:?} names one document twice"));
+        }
+        Ok((a.min(b), a.max(b)))
+    }
+
     /// Longest timeout a flag takes: one day.
     pub const MAX_SECONDS: f64 = 86_400.0;
 

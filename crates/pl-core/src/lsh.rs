@@ -136,6 +136,12 @@ impl BandRule {
     pub fn enough(&self, bands: u64) -> bool {
         bands >= u64::from(self.min_matches)
     }
+
+    /// Whether the buckets two documents share in one sketch ([`shared_buckets`]) make them a
+    /// candidate, as [`candidates`] decides: enough of them pair their documents.
+    pub fn proposes(&self, shared: &[SharedBucket]) -> bool {
+        self.enough(shared.iter().filter(|s| self.pairs(s.size)).count() as u64)
+    }
 }
 
 /// Finds every pair of documents that share a bucket in enough bands under `rule`.
@@ -213,7 +219,50 @@ pub fn number_pairs(mut postings: Vec<(u64, u64)>, banded: impl Fn(u64) -> bool)
     out
 }
 
-/// Exact copies found before banding: documents whose fingerprints (and so normalized texts)
+/// The buckets documents `x` and `y` (indices into `keys`, as [`candidates`] takes them) share
+/// in one sketch: each band where their keys are equal, with the number of documents in that
+/// bucket. What `pl-lsh --why` shows; [`BandRule::proposes`] gives the verdict.
+pub fn shared_buckets(keys: &[Vec<u64>], x: usize, y: usize) -> Vec<SharedBucket> {
+    let bands = keys.first().map_or(0, Vec::len);
+    (0..bands)
+        .filter(|&band| keys[x][band] == keys[y][band])
+        .map(|band| {
+            let key = keys[x][band];
+            let size = keys.iter().filter(|ks| ks[band] == key).count();
+            SharedBucket { band, size }
+        })
+        .collect()
+}
+
+/// A bucket two documents share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct SharedBucket {
+    /// The band (0-based).
+    pub band: usize,
+    /// Banded documents in the bucket, the two included.
+    pub size: usize,
+}
+
+/// The numbers documents `a` and `b` share, each with how many documents hold it
+/// (`postings` as [`number_pairs`] takes them, sorted and deduplicated), sorted by hash.
+pub fn shared_numbers(postings: &[(u64, u64)], a: u64, b: u64) -> Vec<(u64, usize)> {
+    let mut out = Vec::new();
+    for run in postings.chunk_by(|x, y| x.0 == y.0) {
+        let holds = |d: u64| run.binary_search_by_key(&d, |p| p.1).is_ok();
+        if holds(a) && holds(b) {
+            out.push((run[0].0, run.len()));
+        }
+    }
+    out
+}
+
+/// Whether the shared numbers of [`shared_numbers`] make two banded documents a candidate,
+/// as [`number_pairs`] decides.
+pub fn numbers_propose(shared: &[(u64, usize)]) -> bool {
+    let counted = shared.iter().filter(|&&(_, n)| n <= NUMBER_BUCKET).count();
+    counted >= NUMBER_MATCHES as usize
+}
+
 /// and signatures are equal.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CopySets {
@@ -647,5 +696,36 @@ mod tests {
         // A number in six documents still pairs them.
         let six: Vec<(u64, u64)> = (0..6).flat_map(|d| [(5, d), (6, d)]).collect();
         assert_eq!(number_pairs(six, |_| true).len(), 15);
+    }
+
+    proptest! {
+        /// `--why`'s account of a pair agrees with the candidates: its shared buckets propose
+        /// it exactly when [`candidates`] pairs it, whatever the bucket limit; its shared
+        /// numbers exactly when [`number_pairs`] does.
+        #[test]
+        fn why_agrees_with_the_candidates(
+            keys in proptest::collection::vec(proptest::collection::vec(0u64..3, 4), 2..12),
+            min in 1u32..3,
+            cap in 0usize..6,
+            numbers in proptest::collection::vec((0u64..6, 0u64..12), 0..60),
+        ) {
+            let ids: Vec<u64> = (0..keys.len() as u64).collect();
+            let rule = BandRule::new(min, cap);
+            let found = candidates(&ids, &keys, rule);
+            let mut postings = numbers.clone();
+            postings.sort_unstable();
+            postings.dedup();
+            let by_numbers = number_pairs(postings.clone(), |_| true);
+            for x in 0..keys.len() {
+                for y in x + 1..keys.len() {
+                    let (a, b) = (x as u64, y as u64);
+                    let shared = shared_buckets(&keys, x, y);
+                    let listed = found.iter().any(|c| (c.a, c.b) == (a, b));
+                    prop_assert_eq!(rule.proposes(&shared), listed, "{} {} {:?}", a, b, shared);
+                    let listed = by_numbers.iter().any(|c| (c.a, c.b) == (a, b));
+                    prop_assert_eq!(numbers_propose(&shared_numbers(&postings, a, b)), listed);
+                }
+            }
+        }
     }
 }

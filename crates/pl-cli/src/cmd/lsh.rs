@@ -21,6 +21,8 @@ use crate::ndjson::{get_id, write_obj, NdjsonReader};
 use crate::score_sides::number_hashes;
 use crate::sides::{open_records, Records};
 
+mod why;
+
 /// Find candidate pairs: cut each signature into bands of rows; two documents whose band
 /// values are identical in at least --min-band-matches bands become a candidate pair
 /// `{"a","b","bands"}` (a < b, each pair once, sorted). More bands (fewer rows each) find
@@ -112,6 +114,14 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = pl_core::verify::DEFAULT_MAX_WORDS,
           value_parser = crate::cmd::score::max_words_parser(), requires = "numbers")]
     pub max_words: usize,
+    /// Say why two documents are or are not a candidate pair, instead of writing the pairs:
+    /// one JSON object with, for each sketch (the whole texts, then each --also stream), the
+    /// buckets the two share and how many documents each holds (a bucket over --max-bucket
+    /// pairs nobody), with --numbers the numbers they share and how many documents hold each,
+    /// and whether they are exact copies (a copy's pairs are its copy set's lowest id's).
+    #[arg(long, value_name = "A,B", value_parser = numbers::id_pair,
+          conflicts_with_all = ["from_keys", "explain", "trials_table"])]
+    pub why: Option<(u64, u64)>,
 }
 
 impl Args {
@@ -242,6 +252,10 @@ pub fn run(args: Args) -> Result<()> {
         banding.bands,
         banding.rows
     ));
+    if let Some(pair) = args.why {
+        why::explain_pair(&args, whole, postings, &params, &banding, pair, &mut out)?;
+        return out.finish();
+    }
     if args.emit == Emit::BandKeys {
         let rows = emit_band_keys(&args, whole, postings, &params, &banding, &mut out)?;
         log.info(format!("{rows} band-key rows"));

@@ -1,0 +1,172 @@
+//! pl-lsh --why: whether two documents are a candidate pair, and the buckets, numbers and
+//! copy sets that decide it, by the rules the candidates are found with.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use pl_core::lsh::{
+    copy_sets, numbers_propose, shared_buckets, shared_numbers, Banding, SharedBucket,
+};
+use pl_core::minhash::estimate_jaccard;
+use pl_core::stream::Params;
+
+use super::{check_part_id, check_part_params, open_part, Args, Whole};
+use crate::ndjson::write_obj;
+
+/// What `--why` writes.
+#[derive(serde::Serialize)]
+struct Why {
+    a: u64,
+    b: u64,
+    /// Whether pl-lsh writes the pair.
+    candidate: bool,
+    /// The whole texts' Jaccard similarity estimated from their signatures.
+    jaccard: f64,
+    /// When the two are exact copies of one text: the pair is written only between the copy
+    /// set's lowest id and each other member.
+    copies: bool,
+    /// The pair banded in their place when either is a copy of a lower id (its pairs are that
+    /// id's): `[a's, b's]`, absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    banded_as: Option<(u64, u64)>,
+    sketches: Vec<SketchWhy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    numbers: Option<NumbersWhy>,
+}
+
+/// The buckets the pair shares in one sketch.
+#[derive(serde::Serialize)]
+struct SketchWhy {
+    /// `whole`, or the --also file.
+    sketch: String,
+    /// Each band the two share a bucket in, and its documents.
+    shared: Vec<SharedBucket>,
+    /// Of those, the buckets small enough to pair their documents (at most --max-bucket).
+    pairing: usize,
+    /// Whether they make the pair a candidate (at least --min-band-matches).
+    proposes: bool,
+}
+
+/// The numbers the pair shares (--numbers).
+#[derive(serde::Serialize)]
+struct NumbersWhy {
+    /// How many documents hold each number the two share, ascending.
+    held_by: Vec<usize>,
+    /// Whether they make the pair a candidate (two numbers held by at most 6 documents).
+    proposes: bool,
+}
+
+/// Writes the account of `pair` (ids, `a < b`) to `out`.
+pub(super) fn explain_pair(
+    args: &Args,
+    whole: Whole,
+    mut postings: Vec<(u64, u64)>,
+    params: &Params,
+    banding: &Banding,
+    (a, b): (u64, u64),
+    out: &mut impl Write,
+) -> Result<()> {
+    let index = |id: u64| {
+        whole.ids.iter().position(|&x| x == id).with_context(|| {
+            format!(
+                "{}: no signature of document {id} (--why {a},{b})",
+                whole.name
+            )
+        })
+    };
+    let (xa, xb) = (index(a)?, index(b)?);
+    let jaccard = estimate_jaccard(&whole.sigs[xa], &whole.sigs[xb]);
+    let copies =
+        (!args.no_collapse).then(|| copy_sets(&whole.ids, &whole.fingerprints, &whole.sigs));
+    // The id each document is banded as: its copy set's lowest, or itself.
+    let rep = |id: u64| {
+        copies
+            .as_ref()
+            .and_then(|c| c.pairs.iter().find(|p| p.1 == id))
+            .map_or(id, |p| p.0)
+    };
+    let (ra, rb) = (rep(a), rep(b));
+    let mut why = Why {
+        a,
+        b,
+        candidate: false,
+        jaccard: (jaccard * 1e6).round() / 1e6,
+        copies: ra == rb,
+        banded_as: ((ra, rb) != (a, b)).then_some((ra, rb)),
+        sketches: Vec::new(),
+        numbers: None,
+    };
+    if ra == rb {
+        why.candidate = a == ra;
+        return write_obj(out, &why);
+    }
+    let banded: Vec<bool> = copies.map_or_else(|| vec![true; whole.ids.len()], |c| c.banded);
+    let banded_ids: Vec<u64> = whole
+        .ids
+        .iter()
+        .zip(&banded)
+        .filter(|p| *p.1)
+        .map(|p| *p.0)
+        .collect();
+    let keys: Vec<Vec<u64>> = whole
+        .sigs
+        .iter()
+        .zip(&banded)
+        .filter(|p| *p.1)
+        .map(|(s, _)| banding.keys(s))
+        .collect();
+    why.sketches
+        .push(sketch("whole", &banded_ids, &keys, (ra, rb), args));
+    drop(keys);
+    let mut known = whole.ids.clone();
+    known.sort_unstable();
+    let mut sorted_banded = banded_ids;
+    sorted_banded.sort_unstable();
+    for path in &args.also {
+        let (name, mut reader) = open_part(path)?;
+        let (mut ids, mut keys, mut seen, mut n) = (Vec::new(), Vec::new(), Default::default(), 0);
+        while let Some(r) = reader.next().with_context(|| name.clone())? {
+            n += 1;
+            check_part_id(&name, n, r.id, &mut seen, &known)?;
+            if sorted_banded.binary_search(&r.id).is_ok() {
+                ids.push(r.id);
+                keys.push(banding.keys(&r.sig));
+            }
+        }
+        if check_part_params(&name, reader.params(), params)? {
+            why.sketches
+                .push(sketch(&name, &ids, &keys, (ra, rb), args));
+        }
+    }
+    if args.numbers.is_some() {
+        postings.sort_unstable();
+        postings.dedup();
+        let shared = shared_numbers(&postings, ra, rb);
+        let mut held_by: Vec<usize> = shared.iter().map(|s| s.1).collect();
+        held_by.sort_unstable();
+        why.numbers = Some(NumbersWhy {
+            held_by,
+            proposes: numbers_propose(&shared),
+        });
+    }
+    why.candidate = (ra, rb) == (a, b)
+        && (why.sketches.iter().any(|s| s.proposes)
+            || why.numbers.as_ref().is_some_and(|n| n.proposes));
+    write_obj(out, &why)
+}
+
+/// The buckets `pair` shares among the documents `ids` with band keys `keys`.
+fn sketch(name: &str, ids: &[u64], keys: &[Vec<u64>], pair: (u64, u64), args: &Args) -> SketchWhy {
+    let at = |id: u64| ids.iter().position(|&x| x == id);
+    let shared = match (at(pair.0), at(pair.1)) {
+        (Some(x), Some(y)) => shared_buckets(keys, x, y),
+        _ => Vec::new(),
+    };
+    let rule = args.rule();
+    SketchWhy {
+        sketch: name.to_string(),
+        pairing: shared.iter().filter(|s| rule.pairs(s.size)).count(),
+        proposes: rule.proposes(&shared),
+        shared,
+    }
+}
