@@ -40,6 +40,8 @@ pub const WIDE_DF: u32 = 6;
 pub const KNOWN_DF: u32 = 3;
 /// Numbers standing against each other, with none agreeing, that hold a pair apart.
 pub const APART_NUMBERS: usize = 2;
+/// Bytes from which a text is searched for many numbers at once ([`Reading::has_each_inside`]).
+const LONG_TEXT: usize = 8192;
 /// Numbers standing against each other, with none agreeing in any way, that refuse a pair
 /// before it is aligned ([`refuses`]; a date counts two).
 pub const REFUSE_NUMBERS: usize = 5;
@@ -179,6 +181,57 @@ impl<'t> Reading<'t> {
             let mut it = t[at + 1..].iter().filter(|&&c| c != b' ');
             rest.iter().all(|c| it.next() == Some(c))
         })
+    }
+
+    /// For each of a side's numbers `rest`, whether it is one the ledger looks for inside this
+    /// text (one of the first [`MAX_LOOKUPS`], of four characters or more) and is there.
+    fn inside_of(&self, rest: &[(&str, u32)]) -> Vec<bool> {
+        let sought: Vec<&str> = rest
+            .iter()
+            .take(MAX_LOOKUPS)
+            .map(|&(w, _)| w)
+            .filter(|w| w.len() >= 4)
+            .collect();
+        let mut found = self.has_each_inside(&sought).into_iter();
+        rest.iter()
+            .enumerate()
+            .map(|(i, &(w, _))| i < MAX_LOOKUPS && w.len() >= 4 && found.next().expect("one each"))
+            .collect()
+    }
+
+    /// Whether one of `words` is inside the text ([`Reading::has_each_inside`]).
+    fn any_inside(&self, words: &[&str]) -> bool {
+        if self.text.len() < LONG_TEXT {
+            words.iter().any(|w| self.has_inside(w))
+        } else {
+            self.has_each_inside(words).contains(&true)
+        }
+    }
+
+    /// [`Reading::has_inside`] of each of `words` (none with a space). A long text is read
+    /// once for all of them (an Aho-Corasick automaton over the text without its spaces),
+    /// a short one once for each: the same answers, at the cost of one scan.
+    fn has_each_inside(&self, words: &[&str]) -> Vec<bool> {
+        if words.len() < 2 || self.text.len() < LONG_TEXT {
+            return words.iter().map(|w| self.has_inside(w)).collect();
+        }
+        let squeezed: Vec<u8> = self.text.bytes().filter(|&c| c != b' ').collect();
+        let mut found = vec![false; words.len()];
+        let Ok(ac) = aho_corasick::AhoCorasick::new(words) else {
+            return words.iter().map(|w| self.has_inside(w)).collect();
+        };
+        let mut left = words.len();
+        for m in ac.find_overlapping_iter(&squeezed) {
+            let f = &mut found[m.pattern().as_usize()];
+            if !*f {
+                *f = true;
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        found
     }
 
     /// The distinct words of letters of `len` characters, folded.
@@ -367,9 +420,10 @@ fn numbers_inside<'t>(
     df: &impl Fn(u32) -> u32,
     explain: bool,
 ) -> Vec<&'t str> {
+    let inside = other.inside_of(&rest);
     let mut left = Vec::new();
     for (i, (w, id)) in rest.into_iter().enumerate() {
-        if i < MAX_LOOKUPS && w.len() >= 4 && other.has_inside(w) {
+        if inside[i] {
             s.agree_rare(w, df(id), explain);
         } else {
             left.push(w);
@@ -601,11 +655,7 @@ fn stand_apart<'t>(
 ) -> bool {
     // As `numbers_inside` finds them: the first `MAX_LOOKUPS` numbers, of four characters.
     let agrees = |s: &SideCount, rest: &[(&str, u32)], other: &Reading| {
-        s.agree > 0
-            || rest
-                .iter()
-                .take(MAX_LOOKUPS)
-                .any(|&(w, id)| df(id) <= RARE_DF && w.len() >= 4 && other.has_inside(w))
+        s.agree > 0 || rare_inside(rest, 0, other, df)
     };
     if agrees(sa, &rest_a, rb) && agrees(sb, &rest_b, ra) {
         return false;
@@ -652,13 +702,25 @@ pub fn refuses(
     }
     // As the ledger looks for them: none of the first rare ones inside the other text (those
     // sorted already were looked for).
-    let inside = |rest: &[(&str, u32)], sorted: usize, other: &Reading| {
-        rest.iter()
-            .take(MAX_LOOKUPS)
-            .skip(sorted)
-            .any(|&(w, id)| df(id) <= RARE_DF && w.len() >= 4 && other.has_inside(w))
-    };
-    !inside(&rest_a, sorted_a, &rb) && !inside(&rest_b, sorted_b, &ra)
+    !rare_inside(&rest_a, sorted_a, &rb, &df) && !rare_inside(&rest_b, sorted_b, &ra, &df)
+}
+
+/// Whether one of the rare numbers among the first [`MAX_LOOKUPS`] of `rest`, past the first
+/// `skip`, of four characters or more, is inside `other`.
+fn rare_inside(
+    rest: &[(&str, u32)],
+    skip: usize,
+    other: &Reading,
+    df: &impl Fn(u32) -> u32,
+) -> bool {
+    let sought: Vec<&str> = rest
+        .iter()
+        .take(MAX_LOOKUPS)
+        .skip(skip)
+        .filter(|&&(w, id)| df(id) <= RARE_DF && w.len() >= 4)
+        .map(|&(w, _)| w)
+        .collect();
+    other.any_inside(&sought)
 }
 
 /// When the ledger overrules the alignment's rejection: rare numbers that agree outweigh

@@ -240,6 +240,29 @@ fn the_wide_agreement_counts_what_the_verdict_counts_without_explaining() {
 }
 
 proptest::proptest! {
+    /// Searching a long text for many numbers at once answers as searching it for each.
+    #[test]
+    fn many_numbers_are_found_inside_a_long_text_as_one_by_one(
+        parts in proptest::collection::vec(0usize..12, 7000..10000),
+        sought in proptest::collection::vec(proptest::collection::vec(0usize..12, 4..9), 1..70),
+    ) {
+        const PIECES: [&str; 12] = ["1", "2", "3", "45", " ", "x", "07", " ", "9", "de", "0", " "];
+        let text: String = parts.iter().map(|&i| PIECES[i]).collect();
+        let words: Vec<String> = sought
+            .iter()
+            .map(|w| w.iter().map(|&i| PIECES[i]).collect::<String>().replace(' ', ""))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        proptest::prop_assume!(text.len() >= LONG_TEXT && !words.is_empty());
+        let mut vocab = Vocab::default();
+        let profile = Profile::counted(&text, &mut vocab);
+        let r = Reading::new(&text, &profile);
+        let one_by_one: Vec<bool> = words.iter().map(|w| r.has_inside(w)).collect();
+        proptest::prop_assert_eq!(r.has_each_inside(&words), one_by_one.clone());
+        proptest::prop_assert_eq!(r.any_inside(&words), one_by_one.contains(&true));
+    }
+
     /// Counting only until the verdict is settled never changes it: random pairs of
     /// texts over a few numbers (some dates, some misread by a digit or split), words and
     /// OCR noise, the first text's numbers put in up to eight documents by its copies.
