@@ -665,11 +665,11 @@ fn stand_apart<'t>(
     sa.numbers.min(sb.numbers) >= APART_NUMBERS
 }
 
-/// Whether the numbers alone refuse a pair, before any alignment: no number of one text is
-/// in the other by id (none in at most [`WIDE_DF`] documents, so no rare one either), none
-/// of the first [`MAX_LOOKUPS`] rare ones of either side is inside the other text, and on
-/// each side at least `need` numbers (a date counts two) are neither there nor near one of
-/// the other's. A template's siblings differ in every field; two readings of one paper,
+/// Whether the numbers alone refuse a pair, before any alignment: no number that at most
+/// [`WIDE_DF`] documents hold is in both texts (so no rare one either; a template's numbers,
+/// in more, say nothing), none of the first [`MAX_LOOKUPS`] rare ones of either side is
+/// inside the other text, and on each side at least `need` numbers the other lacks (a date
+/// counts two) are neither inside it nor near one of its numbers. A template's siblings differ in every field; two readings of one paper,
 /// however rough, share a number or misread it near. Cheap: a pair of siblings is settled
 /// here in a few lookups instead of an alignment of its two texts.
 pub fn refuses(
