@@ -232,8 +232,10 @@ def default_pipeline(w, rs, line, ndocs):
         n = sum(1 for _ in open(lsh[0]["cands"]))
         w("")
         w(f"pl-score: {score[0]['cpu'] / n * 1e6:.1f} µs of CPU per candidate pair ({n:,} pairs, "
-          f"{score[0]['cpu']:.1f} CPU s; loading the texts included): almost every candidate "
-          "of a template family reaches the verifier, which aligns the two texts word by word.")
+          f"{score[0]['cpu']:.1f} CPU s; loading the texts included). `pl-score -v` counts "
+          "the pairs each step decided: a template's siblings are mostly refused by their "
+          "numbers before any alignment; the other pairs are aligned word by word, long texts "
+          "at the highest cost.")
     w("")
 
 
