@@ -469,6 +469,15 @@ fn api_version_is_negotiated() {
     // A server too old for version 9: one clear line.
     s.ctl(json!({"action": "versions", "allowed": ["7", "8"], "default": "8"}));
     fails(&fetch(&s, &d, &[]), &["406", "API version 9", "2.15"]);
+    // The connection lost while asking which version it speaks: that is what the line says.
+    s.ctl(json!({"action": "versions", "allowed": ["10"], "default": "10"}));
+    s.ctl(json!({"action": "fault", "kind": "close", "after": 1}));
+    let err = fails(
+        &fetch(&s, &d, &[]),
+        &["which API version", "after HTTP 406"],
+    );
+    assert!(!err.contains("refused API version"), "{err}");
+    s.ctl(json!({"action": "clear_faults"}));
 }
 
 #[test]

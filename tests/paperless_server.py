@@ -34,11 +34,13 @@ Control (no auth), POST /__control__ with a JSON object {"action": ...}:
   rename   {"kind": "tags"|"correspondents"|"document_types", "old", "new"}  (no doc change)
   versions {"allowed": ["9", "10"], "default": "10"}
   release  {"release": "2.20.5"}  X-Version; a 2.x release has no /api/documents/delete/
-  fault    {"kind": ..., "count": n (default 1), "path": substring to match (default any)}
+  fault    {"kind": ..., "count": n (default 1), "path": substring to match (default any),
+            "after": n (default 0): let the first n matching requests through}
            kind status   {"status": 500}            answer that status
            kind delay    {"seconds": s}             sleep, then answer normally
            kind 429      {"retry_after": s}         429 with Retry-After
            kind truncate                            send half the body, then close
+           kind close                               close the connection without an answer
            kind html                                200 text/html login page
            kind drip     {"interval": s}            a 200 answer sent one byte every s seconds
            kind huge     {"mb": n}                  a 200 JSON answer of n MiB
@@ -57,6 +59,7 @@ import datetime as dt
 import hashlib
 import json
 import re
+import socket
 import ssl
 import sys
 import threading
@@ -586,6 +589,9 @@ class Handler(BaseHTTPRequestHandler):
                     page = int(self.query.get("page", ["1"])[0] or 1)
                     if path != "/api/documents/" or page != f.get("page", 2):
                         continue
+                if f.get("after", 0) > 0:
+                    f["after"] -= 1
+                    continue
                 f["count"] -= 1
                 return dict(f)
         return None
@@ -654,6 +660,10 @@ class Handler(BaseHTTPRequestHandler):
                 status, out = doc_list(self, LIB.default_version) if urlsplit(self.path).path == "/api/documents/" \
                     else (200, {"count": 0, "next": None, "previous": None, "results": []})
             self.send(status, out, truncate=True)
+            return True
+        if kind == "close":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
             return True
         if kind == "mutate":
             with LOCK:

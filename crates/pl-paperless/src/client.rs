@@ -476,8 +476,20 @@ impl Client {
         detail: String,
     ) -> Result<()> {
         let requested = self.version.get();
-        // Ask without a version: the answer's X-Api-Version names one it speaks.
-        let _ = self.once(method, url, body, None);
+        // Ask without a version: the answer's X-Api-Version names one it speaks. A network
+        // failure then is what to report, not the version.
+        if let Err(Failed::Retry(r)) = self.once(method, url, body, None) {
+            if r.status.is_none() {
+                return Err(Error::Transport {
+                    url: url.to_owned(),
+                    msg: format!(
+                        "{} (asking without a version which API version the server speaks, after HTTP 406)",
+                        r.msg
+                    ),
+                    attempts: 2,
+                });
+            }
+        }
         match self.offered_version() {
             // Below 9 the answers have other shapes (`created` a datetime).
             Some(v) if v != requested && v >= 9 => {
