@@ -385,7 +385,6 @@ fn merge(
     let mut docs = BTreeMap::new();
     let mut counts = Counts::default();
     let prev_docs = local.state.as_ref().map(|s| &s.docs);
-    let alive: HashSet<u64> = ids.iter().copied().collect();
     for id in ids {
         let (line, modified) = if let Some(r) = fetched.remove(&id) {
             (r.line, r.modified)
@@ -413,10 +412,11 @@ fn merge(
         );
         records.insert(id, line);
     }
+    // Deleted: gone from the server's list, or from the server after it was read.
     counts.deleted = local
         .records
         .keys()
-        .filter(|id| !alive.contains(id) || !records.contains_key(id))
+        .filter(|id| !records.contains_key(id))
         .count() as u64;
     Merged {
         records,
