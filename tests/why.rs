@@ -20,14 +20,20 @@ fn why(dir: &std::path::Path, a: u64, b: u64) -> Value {
     v[0].clone()
 }
 
-#[test]
-fn why_says_what_the_candidates_say() {
+/// A temporary folder with the example corpus's signatures (`PREP`).
+fn prepared() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     let docs = repo().join("examples/docs.ndjson");
     ok(sh(
         d.path(),
         &PREP.replace("DOCS", &docs.display().to_string()),
     ));
+    d
+}
+
+#[test]
+fn why_says_what_the_candidates_say() {
+    let d = prepared();
     let cands = ndjson(&ok(sh(d.path(), LSH)));
     let pair = |r: &Value| (r["a"].as_u64().unwrap(), r["b"].as_u64().unwrap());
     let listed: BTreeSet<(u64, u64)> = cands.iter().map(pair).collect();
@@ -113,12 +119,7 @@ fn why_says_what_the_candidates_say() {
 
 #[test]
 fn why_refuses_a_pair_it_cannot_explain() {
-    let d = tempfile::tempdir().unwrap();
-    let docs = repo().join("examples/docs.ndjson");
-    ok(sh(
-        d.path(),
-        &PREP.replace("DOCS", &docs.display().to_string()),
-    ));
+    let d = prepared();
     let out = sh(d.path(), &format!("{LSH} --why 1,999999"));
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);

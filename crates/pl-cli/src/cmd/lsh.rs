@@ -360,6 +360,25 @@ fn part_candidates(
     banding: &Banding,
     rule: BandRule,
 ) -> Result<Vec<Candidate>> {
+    Ok(match read_part_keys(path, whole, known, banded, banding)? {
+        Some((_, ids, keys)) => candidates(&ids, &keys, rule),
+        None => Vec::new(),
+    })
+}
+
+/// A part stream's name, and the ids and band keys of its banded documents.
+type PartKeys = (String, Vec<u64>, Vec<Vec<u64>>);
+
+/// The band keys of the documents of the part stream at `path` that are `banded` (sorted),
+/// with the stream's name and their ids; `None` when the stream is empty (no parameters).
+/// Checked as [`part_candidates`] says.
+fn read_part_keys(
+    path: &std::path::Path,
+    whole: &Params,
+    known: &[u64],
+    banded: &[u64],
+    banding: &Banding,
+) -> Result<Option<PartKeys>> {
     let (name, mut reader) = open_part(path)?;
     let (mut ids, mut keys) = (Vec::new(), Vec::new());
     let mut seen = rustc_hash::FxHashSet::default();
@@ -373,9 +392,9 @@ fn part_candidates(
         }
     }
     if !check_part_params(&name, reader.params(), whole)? {
-        return Ok(Vec::new());
+        return Ok(None);
     }
-    Ok(candidates(&ids, &keys, rule))
+    Ok(Some((name, ids, keys)))
 }
 
 fn open_part(path: &std::path::Path) -> Result<(String, Records<SigRec>)> {

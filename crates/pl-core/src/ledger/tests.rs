@@ -1,15 +1,21 @@
 use super::*;
 use crate::verify::Vocab;
 
-/// Ledger of `a` and `b` in a corpus of `a`, `b` and `others`.
-fn of(a: &str, b: &str, others: &[&str]) -> Ledger {
+/// The profiles of `a` and `b` and the documents each word id is in, in a corpus of `a`, `b`
+/// and `others`.
+fn counted(a: &str, b: &str, others: &[&str]) -> (Profile, Profile, Vec<u32>) {
     let mut vocab = Vocab::default();
     let pa = Profile::counted(a, &mut vocab);
     let pb = Profile::counted(b, &mut vocab);
     for o in others {
         Profile::counted(o, &mut vocab);
     }
-    let df = vocab.doc_counts().to_vec();
+    (pa, pb, vocab.doc_counts().to_vec())
+}
+
+/// Ledger of `a` and `b` in a corpus of `a`, `b` and `others`.
+fn of(a: &str, b: &str, others: &[&str]) -> Ledger {
+    let (pa, pb, df) = counted(a, b, others);
     ledger(
         a,
         &pa,
@@ -45,13 +51,7 @@ fn sibling_numbers_stand_against_each_other() {
 
 /// Whether `a` and `b`'s numbers refuse them, in a corpus of `a`, `b` and `others`.
 fn refused(a: &str, b: &str, others: &[&str], need: usize) -> bool {
-    let mut vocab = Vocab::default();
-    let pa = Profile::counted(a, &mut vocab);
-    let pb = Profile::counted(b, &mut vocab);
-    for o in others {
-        Profile::counted(o, &mut vocab);
-    }
-    let df = vocab.doc_counts().to_vec();
+    let (pa, pb, df) = counted(a, b, others);
     refuses(a, &pa, b, &pb, |id| df[id as usize], need)
 }
 

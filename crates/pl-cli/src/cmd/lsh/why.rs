@@ -10,7 +10,7 @@ use pl_core::lsh::{
 use pl_core::minhash::estimate_jaccard;
 use pl_core::stream::Params;
 
-use super::{check_part_id, check_part_params, open_part, Args, Whole};
+use super::{read_part_keys, Args, Whole};
 use crate::ndjson::write_obj;
 
 /// What `--why` writes.
@@ -123,17 +123,9 @@ pub(super) fn explain_pair(
     let mut sorted_banded = banded_ids;
     sorted_banded.sort_unstable();
     for path in &args.also {
-        let (name, mut reader) = open_part(path)?;
-        let (mut ids, mut keys, mut seen, mut n) = (Vec::new(), Vec::new(), Default::default(), 0);
-        while let Some(r) = reader.next().with_context(|| name.clone())? {
-            n += 1;
-            check_part_id(&name, n, r.id, &mut seen, &known)?;
-            if sorted_banded.binary_search(&r.id).is_ok() {
-                ids.push(r.id);
-                keys.push(banding.keys(&r.sig));
-            }
-        }
-        if check_part_params(&name, reader.params(), params)? {
+        if let Some((name, ids, keys)) =
+            read_part_keys(path, params, &known, &sorted_banded, banding)?
+        {
             why.sketches
                 .push(sketch(&name, &ids, &keys, (ra, rb), args));
         }
