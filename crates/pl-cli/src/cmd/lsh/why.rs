@@ -60,7 +60,7 @@ struct NumbersWhy {
 pub(super) fn explain_pair(
     args: &Args,
     whole: Whole,
-    mut postings: Vec<(u64, u64)>,
+    postings: Vec<(u64, u64)>,
     params: &Params,
     banding: &Banding,
     (a, b): (u64, u64),
@@ -101,20 +101,11 @@ pub(super) fn explain_pair(
         return write_obj(out, &why);
     }
     let banded: Vec<bool> = copies.map_or_else(|| vec![true; whole.ids.len()], |c| c.banded);
-    let banded_ids: Vec<u64> = whole
-        .ids
-        .iter()
+    let (banded_ids, keys): (Vec<u64>, Vec<Vec<u64>>) = (whole.ids.iter().zip(&whole.sigs))
         .zip(&banded)
         .filter(|p| *p.1)
-        .map(|p| *p.0)
-        .collect();
-    let keys: Vec<Vec<u64>> = whole
-        .sigs
-        .iter()
-        .zip(&banded)
-        .filter(|p| *p.1)
-        .map(|(s, _)| banding.keys(s))
-        .collect();
+        .map(|((&id, s), _)| (id, banding.keys(s)))
+        .unzip();
     why.sketches
         .push(sketch("whole", &banded_ids, &keys, (ra, rb), args));
     drop(keys);
@@ -131,20 +122,26 @@ pub(super) fn explain_pair(
         }
     }
     if args.numbers.is_some() {
-        postings.sort_unstable();
-        postings.dedup();
-        let shared = shared_numbers(&postings, ra, rb);
-        let mut held_by: Vec<usize> = shared.iter().map(|s| s.1).collect();
-        held_by.sort_unstable();
-        why.numbers = Some(NumbersWhy {
-            held_by,
-            proposes: numbers_propose(&shared),
-        });
+        why.numbers = Some(numbers_why(postings, (ra, rb)));
     }
     why.candidate = (ra, rb) == (a, b)
         && (why.sketches.iter().any(|s| s.proposes)
             || why.numbers.as_ref().is_some_and(|n| n.proposes));
     write_obj(out, &why)
+}
+
+/// How the numbers shared by the documents banded as `ra` and `rb` propose them, from the
+/// number postings `(number, document)`.
+fn numbers_why(mut postings: Vec<(u64, u64)>, (ra, rb): (u64, u64)) -> NumbersWhy {
+    postings.sort_unstable();
+    postings.dedup();
+    let shared = shared_numbers(&postings, ra, rb);
+    let mut held_by: Vec<usize> = shared.iter().map(|s| s.1).collect();
+    held_by.sort_unstable();
+    NumbersWhy {
+        held_by,
+        proposes: numbers_propose(&shared),
+    }
 }
 
 /// The buckets `pair` shares among the documents `ids` with band keys `keys`.

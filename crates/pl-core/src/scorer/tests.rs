@@ -1,0 +1,282 @@
+use super::*;
+use crate::verify::Vocab;
+
+struct Owned {
+    text: String,
+    tokens: Vec<(u64, f64)>,
+    profile: Profile,
+}
+
+fn corpus(texts: &[&str]) -> (Vec<Owned>, Vocab) {
+    let mut v = Vocab::default();
+    let docs = texts
+        .iter()
+        .map(|t| {
+            let p = Profile::counted(t, &mut v);
+            let mut tok = Vec::new();
+            crate::distinct::distinctive_tokens(t, &mut tok);
+            Owned {
+                text: t.to_string(),
+                tokens: tok.into_iter().map(|t| (t, 1.0)).collect(),
+                profile: p,
+            }
+        })
+        .collect();
+    (docs, v)
+}
+
+fn doc(o: &Owned) -> Doc<'_> {
+    Doc {
+        text: &o.text,
+        sample: &o.text,
+        sample_chars: o.text.chars().count(),
+        tokens: &o.tokens,
+        profile: &o.profile,
+    }
+}
+
+/// A scorer of `cfg` over the corpus counted into `v`, not explaining.
+fn scorer<'a>(cfg: &'a Config, v: &'a Vocab) -> Scorer<'a> {
+    Scorer {
+        config: cfg,
+        doc_counts: v.doc_counts(),
+        explain: false,
+    }
+}
+
+fn config() -> Config {
+    Config {
+        threshold: 0.5,
+        ..Config::default()
+    }
+}
+
+const SIM: Similarity = Similarity {
+    jaccard: 0.8,
+    containment: 0.8,
+    identical: false,
+};
+
+#[test]
+fn a_sibling_with_a_clean_conflict_is_dropped() {
+    let (d, v) = corpus(&[
+        "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende",
+        "stadtwerke rechnung nr 4712 vom 12042023 betrag 9120 zahlbar bis ende",
+    ]);
+    let cfg = config();
+    let s = scorer(&cfg, &v);
+    match s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true) {
+        Verdict::Dropped(dims, Reason::Conflicts) => {
+            let e = dims.evidence.unwrap();
+            assert!(e.stopped, "settled at the first conflicting block");
+            let full = crate::evidence::evidence(
+                &d[0].text,
+                &d[0].profile,
+                &d[1].text,
+                &d[1].profile,
+                |_| true,
+            );
+            assert_eq!(full.digit_conflicts(), 6);
+            assert!(!cfg.verifier.unwrap().passes(&full), "the same verdict");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A sibling whose every number differs is refused before any alignment (and held
+/// apart); explaining gives the same verdict with the ledger's counts; without the
+/// ledger the verifier drops it.
+#[test]
+fn a_sibling_differing_in_every_number_is_refused_before_the_alignment() {
+    let (d, v) = corpus(&[
+        "stadtwerke rechnung nr 470011 vom 12032023 betrag 8812 kunde 5531 zahlbar bis ende",
+        "stadtwerke rechnung nr 529734 vom 14042023 betrag 9120 kunde 7702 zahlbar bis ende",
+    ]);
+    let cfg = config();
+    let pair = Some((doc(&d[0]), doc(&d[1])));
+    let verdict = scorer(&cfg, &v).score(SIM, pair, true);
+    match &verdict {
+        Verdict::Dropped(dims, Reason::Numbers) => {
+            assert!(dims.evidence.is_none(), "never aligned: {dims:?}");
+            assert!(Reason::Numbers.may_be_apart(dims, true));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(verdict.step(), Step::Numbers);
+    let explaining = Scorer {
+        explain: true,
+        ..scorer(&cfg, &v)
+    };
+    match explaining.score(SIM, pair, true) {
+        Verdict::Dropped(dims, Reason::Numbers) => {
+            let l = dims.ledger.expect("explained");
+            assert!(
+                l.apart && l.numbers_against >= crate::ledger::REFUSE_NUMBERS,
+                "{l:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let no_ledger = Config {
+        rescue: None,
+        ..config()
+    };
+    assert_eq!(
+        scorer(&no_ledger, &v).score(SIM, pair, true).step(),
+        Step::Settled
+    );
+}
+
+/// Two numbers only these texts hold let the verifier judge a pair whatever its score,
+/// when it aligns them as one text; two unrelated texts quoting the same two numbers are
+/// not aligned, and stay dropped.
+#[test]
+fn shared_rare_numbers_let_the_verifier_judge_a_low_score() {
+    let (d, v) = corpus(&[
+        "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende des monats",
+        "stadtwcrke rechnunq nr 47l1 vom 12032023 betraq 8812 zahibar bis endc des rnonats",
+        "mahnung zu ihrer bestellung 12032023 offen sind noch 8812 bitte sofort ueberweisen danke",
+        "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende des monats",
+    ]);
+    let cfg = Config {
+        threshold: 0.95,
+        ..config()
+    };
+    let s = scorer(&cfg, &v);
+    let low = Similarity {
+        jaccard: 0.2,
+        containment: 0.2,
+        identical: false,
+    };
+    let pair = |i: usize, j: usize| Some((doc(&d[i]), doc(&d[j])));
+    match s.score(low, pair(0, 1), true) {
+        Verdict::Kept(dims) => {
+            assert!(dims.by_numbers && dims.score < cfg.threshold, "{dims:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        s.score(low, pair(0, 2), true),
+        Verdict::Dropped(_, Reason::Score)
+    ));
+    // Numbers in more than six documents are the template's: no say.
+    let mut many = vec!["stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar"; 7];
+    many.push("stadtwcrke rechnunq nr 47l1 vom 12032023 betraq 8812 zahibar");
+    let (d, v) = corpus(&many);
+    let s = scorer(&cfg, &v);
+    assert!(matches!(
+        s.score(low, Some((doc(&d[0]), doc(&d[7]))), true),
+        Verdict::Dropped(_, Reason::Score)
+    ));
+}
+
+#[test]
+fn a_rough_rescan_is_kept() {
+    let (d, v) = corpus(&[
+        "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende des monats",
+        "stadtwcrke rechnunq nr 47l1 vom l2032023 betraq 8812 zahibar bis endc des rnonats",
+    ]);
+    let cfg = config();
+    let s = scorer(&cfg, &v);
+    let verdict = s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true);
+    assert!(matches!(verdict, Verdict::Kept(_)), "{verdict:?}");
+}
+
+#[test]
+fn each_verdict_names_the_step_that_decided_it() {
+    let (d, v) = corpus(&[
+        "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende",
+        "stadtwerke rechnung nr 4712 vom 12042023 betrag 9120 zahlbar bis ende",
+        "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende",
+    ]);
+    let cfg = config();
+    let s = scorer(&cfg, &v);
+    let pair = |i: usize, j: usize| Some((doc(&d[i]), doc(&d[j])));
+    assert_eq!(s.score(SIM, pair(0, 1), true).step(), Step::Settled);
+    assert_eq!(s.score(SIM, pair(0, 2), true).step(), Step::Kept);
+    let low = Similarity {
+        jaccard: 0.0,
+        containment: 0.0,
+        identical: false,
+    };
+    // Without the ledger (the numbers 4711, 12032023 and 8812 in both texts would let
+    // the verifier judge the pair whatever its score: `by_numbers`).
+    let strict = Config {
+        threshold: 0.99,
+        rescue: None,
+        ..config()
+    };
+    let s = scorer(&strict, &v);
+    assert_eq!(s.score(low, pair(0, 2), true).step(), Step::Bound);
+    // Verified clean, then short of the threshold on the fuzzy ratio.
+    let fair = Similarity {
+        jaccard: 0.98,
+        containment: 0.98,
+        identical: false,
+    };
+    let loose = Config {
+        threshold: 0.9,
+        ..config()
+    };
+    let (e, w) = corpus(&["aaaa bbbb cccc dddd eeee", "eeee dddd cccc bbbb aaaa"]);
+    let s = scorer(&loose, &w);
+    let verdict = s.score(fair, Some((doc(&e[0]), doc(&e[1]))), true);
+    assert_eq!(verdict.step(), Step::Fuzzy, "{verdict:?}");
+    // A pair the ledger kept is its own step; every step is listed once.
+    let rescued = Dims {
+        rescued: true,
+        ..Dims::default()
+    };
+    assert_eq!(Verdict::Kept(rescued).step(), Step::Rescued);
+    assert_eq!(Verdict::Kept(Dims::default()).step(), Step::Kept);
+    assert_eq!(Step::ALL.len(), 9);
+    assert!(Step::ALL.iter().enumerate().all(|(i, &s)| s as usize == i));
+}
+
+#[test]
+fn under_the_threshold_is_dropped_before_the_verifier() {
+    let (d, v) = corpus(&["a b c", "x y z"]);
+    let cfg = Config {
+        threshold: 0.99,
+        ..config()
+    };
+    let s = scorer(&cfg, &v);
+    let low = Similarity {
+        jaccard: 0.1,
+        containment: 0.1,
+        identical: false,
+    };
+    match s.score(low, Some((doc(&d[0]), doc(&d[1]))), true) {
+        Verdict::Dropped(dims, Reason::Score) => assert!(dims.evidence.is_none()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_rule_weighs_conflicts_against_damage() {
+    let v = Verifier::default();
+    let one_digit = Evidence {
+        one_digit_subs: 2,
+        ..Evidence::default()
+    };
+    assert!(v.passes(&one_digit), "two digits misread are a rough scan");
+    let value = Evidence {
+        digit_subs: 1,
+        ..Evidence::default()
+    };
+    assert!(!v.passes(&value), "another number is another document");
+    let name = Evidence {
+        word_subs: 1,
+        ..Evidence::default()
+    };
+    assert!(!v.passes(&name), "another name is another document");
+    let lenient = Verifier {
+        per_garbled: 0.1,
+        ..v
+    };
+    let damaged = Evidence {
+        garbled: 10,
+        ..value
+    };
+    assert!(lenient.passes(&damaged) && !v.passes(&damaged));
+}
