@@ -146,15 +146,16 @@ $(eval $(call params,cluster,$(CLUSTER_FLAGS)))
 
 # The persistent index (pl-index): `make index` builds $(WORK)/index from the documents; once it
 # exists, the groups come from its incremental update (only new, changed and deleted documents
-# are worked on; the groups are those of the stages above). It takes the parameters above, not
-# SCORE_FLAGS, SHINGLE_FLAGS or CLUSTER_FLAGS, and refuses parameters other than its own.
+# are worked on; the groups are those of the stages above). It takes the parameters above and
+# SCORE_FLAGS (pl-score's scoring flags, recorded with it), not SHINGLE_FLAGS or CLUSTER_FLAGS,
+# and refuses parameters other than its own.
 INDEX       := $(WORK)/index
 INDEX_FLAGS  = --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) --perms $(PERMS) \
   --seed $(SEED) --scheme $(SCHEME) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
   --max-bucket $(MAX_BUCKET) --edge-words $(EDGE_WORDS) --numbers $(NUMBERS) --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) \
-  --fuzzy-weight $(FUZZY_WEIGHT) --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS)
-index_guard = $(if $(strip $(SCORE_FLAGS)$(SHINGLE_FLAGS)$(CLUSTER_FLAGS)),\
-  $(error the index takes no SCORE_FLAGS, SHINGLE_FLAGS or CLUSTER_FLAGS: unset them, or move $(INDEX) away))
+  --fuzzy-weight $(FUZZY_WEIGHT) --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS) $(SCORE_FLAGS)
+index_guard = $(if $(strip $(SHINGLE_FLAGS)$(CLUSTER_FLAGS)),\
+  $(error the index takes no SHINGLE_FLAGS or CLUSTER_FLAGS: unset them, or move $(INDEX) away))
 
 .PHONY: index
 index: $(WORK)/docs.ndjson $(BIN)/pl-index

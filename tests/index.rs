@@ -143,6 +143,91 @@ fn an_update_clusters_only_the_touched_components_and_keeps_makes_groups() {
     update(&live, "a member's text changed");
 }
 
+/// pl-score's flags are index parameters too (make passes SCORE_FLAGS to pl-index): updates
+/// with them keep make's groups, `make index` and `make groups` take them, the index records
+/// them, and a run asking for other values is refused, naming the flag.
+#[test]
+fn scoring_flags_are_recorded_by_the_index_and_keep_makes_groups() {
+    let variants: [(&str, &[&str]); 2] = [
+        (
+            "--allow-conflicts 1 --one-digit-weight 0",
+            &["--allow-conflicts", "1", "--one-digit-weight", "0"],
+        ),
+        (
+            "--no-verify --no-containment",
+            &["--no-verify", "--no-containment"],
+        ),
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let docs = d.path().join("docs.ndjson");
+    write_docs(&docs, &examples());
+    let defaults = full_groups(d.path(), &docs, &[]);
+    for (score_flags, flags) in variants {
+        let vars = [format!("SCORE_FLAGS={score_flags}")];
+        let vars: Vec<&str> = vars.iter().map(String::as_str).collect();
+        let want = full_groups(d.path(), &docs, &vars);
+        assert_ne!(want, defaults, "{score_flags} changes make's groups");
+        updates_against_make(&vars, flags);
+        // Through make: the index built with the flags, then the groups from it.
+        let work = d.path().join("work");
+        for target in ["index", "groups"] {
+            let out = std::process::Command::new("make")
+                .args(["-s", "-f"])
+                .arg(repo().join("pipeline.mk"))
+                .arg(target)
+                .arg(format!("WORK={}", work.display()))
+                .arg(format!("DOCS={}", docs.display()))
+                .arg(format!("BIN={}", bin_dir().display()))
+                .arg(format!("SCRIPTS={}", repo().join("scripts").display()))
+                .arg(vars[0])
+                .env_remove("PAPERLESS_URL")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "make {target}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let got = std::fs::read(work.join("groups.ndjson")).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want),
+                "make {target}"
+            );
+        }
+    }
+    // Recorded: the same value again is taken, another is refused.
+    let ix = d.path().join("ix").display().to_string();
+    let docs_arg = docs.display().to_string();
+    let index = |flags: &[&str]| {
+        let mut argv = vec!["--index", ix.as_str(), docs_arg.as_str(), "-o", "/dev/null"];
+        argv.extend(flags);
+        run("pl-index", &argv, b"")
+    };
+    ok(index(&["--allow-conflicts", "1"]));
+    ok(index(&["--allow-conflicts", "1"]));
+    ok(index(&[]));
+    let out = index(&["--allow-conflicts", "0.5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("built with --allow-conflicts 1, asked for --allow-conflicts 0.5"),
+        "{err}"
+    );
+    // Distinctive-token weights move with every document: refused, with the reason.
+    let fresh = d.path().join("ix-distinct").display().to_string();
+    let out = run(
+        "pl-index",
+        &["--index", &fresh, &docs_arg, "--distinct-penalty", "0.5"],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("--distinct-penalty"),
+        "{err}"
+    );
+}
+
 /// With a bucket limit this small (at 3 the example corpus no longer shows the difference),
 /// additions and deletions push buckets over it and back:
 /// the documents of such a bucket find their candidates again, and the groups stay make's.

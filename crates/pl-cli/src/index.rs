@@ -37,8 +37,7 @@ use pl_core::lsh::{self, BandRule, Banding, Candidate};
 use pl_core::minhash::{MinHasher, Scheme};
 use pl_core::normalize::{fingerprint, normalize};
 use pl_core::records::SigRec;
-use pl_core::score::Weights;
-use pl_core::scorer::{Config, Scorer, Verdict, Verifier};
+use pl_core::scorer::{ScoreParams, Scorer, Verdict};
 use pl_core::shingle::{ShingleConfig, Shingler, Short, Unit};
 use pl_core::stream::Part;
 use pl_core::text_records::{CandRecord, DocRecord};
@@ -645,9 +644,14 @@ mod tests {
     fn other_parameters_are_named_with_both_values() {
         let p = Params::default();
         assert_eq!(p.differs(&p.clone()), None);
+        let score = ScoreParams {
+            threshold: 0.8,
+            allow_conflicts: 1.0,
+            ..ScoreParams::default()
+        };
         let asked = Params {
             bands: 16,
-            threshold: 0.8,
+            score: score.clone(),
             ..Params::default()
         };
         // The first that differs, in the flags' order.
@@ -655,6 +659,31 @@ mod tests {
             p.differs(&asked).as_deref(),
             Some("built with --bands 32, asked for --bands 16")
         );
+        let asked = Params {
+            score,
+            ..Params::default()
+        };
+        assert_eq!(
+            p.differs(&asked).as_deref(),
+            Some("built with --threshold 0.65, asked for --threshold 0.8")
+        );
+    }
+
+    #[test]
+    fn an_index_recorded_before_every_scoring_parameter_reads_them_as_defaults() {
+        // The parameters as an index made before `ScoreParams` recorded them.
+        let old = r#"{"unit":"chars","ngram":5,"min_words":20,"perms":256,"seed":42,
+            "scheme":"classic","bands":32,"min_band_matches":1,"max_bucket":50,
+            "edge_words":60,"numbers":1,"threshold":0.7,"jaccard_weight":0.55,
+            "fuzzy_weight":0.45,"fuzzy_sample":10000,"max_words":20000,"linkage":"average"}"#;
+        let p: Params = serde_json::from_str(old).unwrap();
+        let expected = ScoreParams {
+            threshold: 0.7,
+            ..ScoreParams::default()
+        };
+        assert_eq!(p.score, expected);
+        let again: Params = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+        assert_eq!(again, p);
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod index;
 pub mod io;
 pub mod ndjson;
 pub mod reorder;
+pub mod score_flags;
 pub mod score_sides;
 pub mod scoring;
 pub mod sides;

@@ -36,6 +36,20 @@ pub struct SideOptions {
     pub explain: bool,
 }
 
+impl SideOptions {
+    /// What the scoring parameters need kept of each document (`explain`: its distinctive
+    /// words too).
+    pub fn of(p: &pl_core::scorer::ScoreParams, explain: bool) -> SideOptions {
+        SideOptions {
+            verify: p.verify,
+            max_words: p.max_words,
+            fuzzy_sample: p.fuzzy_sample,
+            sort_words: p.sort_words,
+            explain,
+        }
+    }
+}
+
 /// What is kept of each document that appears in a pair.
 #[derive(Default)]
 pub struct Side {

@@ -123,6 +123,19 @@ pub struct Scoring {
     pub budget: u64,
 }
 
+impl Scoring {
+    /// The scoring the parameters describe, holding at most `budget` bytes of documents.
+    pub fn of(p: &pl_core::scorer::ScoreParams, explain: bool, budget: u64) -> Scoring {
+        Scoring {
+            config: p.config(),
+            fuzzy: p.fuzzy_weight > 0.0,
+            explain,
+            opts: SideOptions::of(p, explain),
+            budget,
+        }
+    }
+}
+
 /// Where records go: the kept pairs and the pairs held apart, and the dropped ones with
 /// --rejected.
 pub struct Sinks<'a, W: Write> {

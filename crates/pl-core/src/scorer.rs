@@ -116,17 +116,121 @@ pub struct Config {
 
 impl Default for Config {
     /// The default threshold and weights, containment and the default verifier on, the
-    /// distinctive-token dimension off.
+    /// distinctive-token dimension off: [`ScoreParams::default`]'s.
     fn default() -> Config {
-        Config {
+        ScoreParams::default().config()
+    }
+}
+
+/// A run's scoring parameters, as pl-score's flags name them and an index records them:
+/// `Default` is pl-score's defaults. One type for every tool that scores (pl-score, pl-index,
+/// pl-check through its index), turned into the cascade's [`Config`] by [`ScoreParams::config`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct ScoreParams {
+    /// Score a pair needs.
+    pub threshold: f64,
+    /// Weight of the similarity (Jaccard or containment).
+    pub jaccard_weight: f64,
+    /// Weight of the fuzzy ratio (0: not measured).
+    pub fuzzy_weight: f64,
+    /// Characters of each text the fuzzy ratio compares.
+    pub fuzzy_sample: usize,
+    /// Sort the sample's words before the ratio.
+    pub sort_words: bool,
+    /// Words of a text the verifier aligns.
+    pub max_words: usize,
+    /// The larger of Jaccard and containment (else Jaccard alone).
+    pub containment: bool,
+    /// Verify pairs by their differences.
+    pub verify: bool,
+    /// The order-free evidence: rescue, refusal by numbers, pairs held apart.
+    pub rescue: bool,
+    /// [`Verifier::allow`].
+    pub allow_conflicts: f64,
+    /// [`Verifier::per_garbled`].
+    pub conflicts_per_garbled: f64,
+    /// [`Verifier::word_weight`].
+    pub word_conflict_weight: f64,
+    /// [`Verifier::one_digit_weight`].
+    pub one_digit_weight: f64,
+    /// [`Config::distinct_min`].
+    pub distinct_min: f64,
+    /// [`Config::distinct_penalty`].
+    pub distinct_penalty: f64,
+}
+
+impl Default for ScoreParams {
+    fn default() -> ScoreParams {
+        let v = Verifier::default();
+        ScoreParams {
             threshold: crate::score::DEFAULT_THRESHOLD,
-            weights: Weights::default(),
+            jaccard_weight: crate::score::DEFAULT_JACCARD_WEIGHT,
+            fuzzy_weight: crate::score::DEFAULT_FUZZY_WEIGHT,
+            fuzzy_sample: crate::score::DEFAULT_FUZZY_SAMPLE,
+            sort_words: false,
+            max_words: crate::verify::DEFAULT_MAX_WORDS,
             containment: true,
-            verifier: Some(Verifier::default()),
+            verify: true,
+            rescue: true,
+            allow_conflicts: v.allow,
+            conflicts_per_garbled: v.per_garbled,
+            word_conflict_weight: v.word_weight,
+            one_digit_weight: v.one_digit_weight,
             distinct_min: 0.0,
             distinct_penalty: 0.0,
-            rescue: Some(Rescue::default()),
         }
+    }
+}
+
+impl ScoreParams {
+    /// The cascade's configuration.
+    pub fn config(&self) -> Config {
+        Config {
+            threshold: self.threshold,
+            weights: Weights {
+                jaccard: self.jaccard_weight,
+                fuzzy: self.fuzzy_weight,
+            },
+            containment: self.containment,
+            verifier: self.verify.then_some(Verifier {
+                allow: self.allow_conflicts,
+                per_garbled: self.conflicts_per_garbled,
+                word_weight: self.word_conflict_weight,
+                one_digit_weight: self.one_digit_weight,
+            }),
+            distinct_min: self.distinct_min,
+            distinct_penalty: self.distinct_penalty,
+            rescue: self.rescue.then(Rescue::default),
+        }
+    }
+
+    /// The parameters as pl-score's `--flag value` pairs (a switch as `true` or `false`), in a
+    /// fixed order, for messages.
+    pub fn flags(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("--threshold", self.threshold.to_string()),
+            ("--jaccard-weight", self.jaccard_weight.to_string()),
+            ("--fuzzy-weight", self.fuzzy_weight.to_string()),
+            ("--fuzzy-sample", self.fuzzy_sample.to_string()),
+            ("--sort-words", self.sort_words.to_string()),
+            ("--max-words", self.max_words.to_string()),
+            ("--no-containment", (!self.containment).to_string()),
+            ("--no-verify", (!self.verify).to_string()),
+            ("--no-rescue", (!self.rescue).to_string()),
+            ("--allow-conflicts", self.allow_conflicts.to_string()),
+            (
+                "--conflicts-per-garbled",
+                self.conflicts_per_garbled.to_string(),
+            ),
+            (
+                "--word-conflict-weight",
+                self.word_conflict_weight.to_string(),
+            ),
+            ("--one-digit-weight", self.one_digit_weight.to_string()),
+            ("--distinct-min", self.distinct_min.to_string()),
+            ("--distinct-penalty", self.distinct_penalty.to_string()),
+        ]
     }
 }
 

@@ -7,10 +7,11 @@ use clap::{Args as ClapArgs, Parser};
 use pl_core::text_records::DocRecord;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::common::{numbers, Common, Log};
+use crate::common::{Common, Log};
 use crate::index::{src_hash, Access, Index, Params, Prepared};
 use crate::io::{create_output, open_input};
 use crate::ndjson::{norm_of, NdjsonReader};
+use crate::score_flags::ScoreFlags;
 
 /// Build or update the persistent index of a library (one SQLite file in --index DIR) from
 /// docs NDJSON (pl-fetch's output), and write its duplicate groups as pl-cluster does.
@@ -78,21 +79,8 @@ pub struct ParamFlags {
     /// the bands alone (make's NUMBERS, pl-lsh --numbers).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=1), help_heading = "Index parameters (recorded at creation)")]
     pub numbers: Option<u8>,
-    /// Score a pair needs (pl-score --threshold).
-    #[arg(long, value_parser = numbers::unit, help_heading = "Index parameters (recorded at creation)")]
-    pub threshold: Option<f64>,
-    /// Weight of the similarity (pl-score --jaccard-weight).
-    #[arg(long, value_parser = numbers::non_negative, help_heading = "Index parameters (recorded at creation)")]
-    pub jaccard_weight: Option<f64>,
-    /// Weight of the fuzzy ratio (pl-score --fuzzy-weight).
-    #[arg(long, value_parser = numbers::non_negative, help_heading = "Index parameters (recorded at creation)")]
-    pub fuzzy_weight: Option<f64>,
-    /// Characters the fuzzy ratio compares (pl-score --fuzzy-sample).
-    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
-    pub fuzzy_sample: Option<usize>,
-    /// Words the verifier aligns (pl-score --max-words).
-    #[arg(long, value_parser = crate::cmd::score::max_words_parser(), help_heading = "Index parameters (recorded at creation)")]
-    pub max_words: Option<usize>,
+    #[command(flatten)]
+    pub score: ScoreFlags,
     /// average or single (pl-cluster --linkage).
     #[arg(long, value_parser = ["average", "single"], help_heading = "Index parameters (recorded at creation)")]
     pub linkage: Option<String>,
@@ -121,13 +109,9 @@ impl ParamFlags {
             max_bucket,
             edge_words,
             numbers,
-            threshold,
-            jaccard_weight,
-            fuzzy_weight,
-            fuzzy_sample,
-            max_words,
             linkage
         );
+        p.score = self.score.over(&base.score);
         p
     }
 }

@@ -112,7 +112,7 @@ pub struct Args {
     /// With --numbers: the words of a text read, as pl-score's --max-words (a longer text on
     /// its first and last halves of this).
     #[arg(long, value_name = "N", default_value_t = pl_core::verify::DEFAULT_MAX_WORDS,
-          value_parser = crate::cmd::score::max_words_parser(), requires = "numbers")]
+          value_parser = crate::score_flags::max_words_parser(), requires = "numbers")]
     pub max_words: usize,
     /// Say why two documents are or are not a candidate pair, instead of writing the pairs:
     /// one JSON object with, for each sketch (the whole texts, then each --also stream), the

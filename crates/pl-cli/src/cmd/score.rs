@@ -5,16 +5,15 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 use clap::Parser;
 use pl_core::corpus::{CorpusCounts, CountRecord};
-use pl_core::ledger::Rescue;
 use pl_core::records::{expect_param, ShingleRec, SigRec};
-use pl_core::score::{Weights, DEFAULT_FUZZY_SAMPLE};
-use pl_core::scorer::{Config, Verifier};
+use pl_core::scorer::ScoreParams;
 use rustc_hash::FxHashSet;
 
 use crate::candidates::read_candidates;
-use crate::common::{check_weights, numbers, Log, Threaded, UsageError};
+use crate::common::{check_weights, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
 use crate::ndjson::{write_obj, NdjsonReader};
+use crate::score_flags::ScoreFlags;
 use crate::score_sides::{NormTexts, SideOptions};
 use crate::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 use crate::sides::read_filtered;
@@ -64,65 +63,8 @@ pub struct Args {
     /// tokens; their rarity is counted over every document of this file.
     #[arg(long, value_name = "FILE")]
     pub norm: Option<PathBuf>,
-    /// Keep pairs scoring at least this. Lower finds noisier duplicates and more false pairs.
-    #[arg(long, default_value_t = pl_core::score::DEFAULT_THRESHOLD, value_parser = numbers::unit)]
-    pub threshold: f64,
-    /// Weight of the Jaccard (or containment) dimension.
-    #[arg(long, default_value_t = pl_core::score::DEFAULT_JACCARD_WEIGHT, value_parser = numbers::non_negative)]
-    pub jaccard_weight: f64,
-    /// Weight of the fuzzy ratio (0 = no fuzzy ratio).
-    #[arg(long, default_value_t = pl_core::score::DEFAULT_FUZZY_WEIGHT, value_parser = numbers::non_negative)]
-    pub fuzzy_weight: f64,
-    /// Characters of each normalized text compared by the fuzzy ratio (its cost grows with it).
-    #[arg(long, default_value_t = DEFAULT_FUZZY_SAMPLE)]
-    pub fuzzy_sample: usize,
-    /// Sort the sample's words before the ratio (the reference product's token-sort ratio):
-    /// forgives reordered lines, but also reordered content.
-    #[arg(long)]
-    pub sort_words: bool,
-    /// Use Jaccard alone instead of the larger of Jaccard and containment (by default one
-    /// document that holds the other, a page added or removed, scores as a duplicate).
-    #[arg(long)]
-    pub no_containment: bool,
-    /// Keep pairs without verifying their differences (the reference product's behaviour).
-    #[arg(long)]
-    pub no_verify: bool,
-    /// Drop every pair the verifier's alignment rejects, instead of keeping those whose rare
-    /// numbers agree wherever they stand in the text (a block read in another order, a number
-    /// split in two) far more than any stand against each other. Turns the rest of the ledger
-    /// off too: no pair is held apart, none is refused by its numbers before the alignment,
-    /// and numbers have no say over the threshold.
-    #[arg(long)]
-    pub no_rescue: bool,
-    /// Words of a document the verifier aligns: a longer one is compared on its first and
-    /// last halves of this, and its pairs say `"sampled":true`. Bounds what one pair costs:
-    /// N²/8 bytes per thread at most (50 MB at the default; 1.25 GB at the largest, 100000).
-    #[arg(long, value_name = "N", default_value_t = pl_core::verify::DEFAULT_MAX_WORDS,
-          value_parser = max_words_parser())]
-    pub max_words: usize,
-    /// Conflict weight every verified pair may have (a digit conflict weighs 1).
-    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_ALLOW, value_name = "W",
-          value_parser = numbers::non_negative)]
-    pub allow_conflicts: f64,
-    /// Conflict weight allowed per word of OCR damage the pair shows.
-    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_PER_GARBLED, value_name = "W",
-          value_parser = numbers::non_negative)]
-    pub conflicts_per_garbled: f64,
-    /// Weight of a conflicting word (a name, other wording) against a conflicting number.
-    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_WORD_WEIGHT, value_name = "W",
-          value_parser = numbers::non_negative)]
-    pub word_conflict_weight: f64,
-    /// Weight of a number that differs from its counterpart in one digit (a rough scan misreads
-    /// a digit now and then; the next invoice number differs in one too).
-    #[arg(long, default_value_t = pl_core::scorer::DEFAULT_ONE_DIGIT_WEIGHT, value_name = "W",
-          value_parser = numbers::non_negative)]
-    pub one_digit_weight: f64,
-    /// Drop pairs whose distinctive-token similarity is under this (0 = off).
-    #[arg(long, default_value_t = 0.0, value_parser = numbers::unit)]
-    pub distinct_min: f64,
-    /// Multiply the score by 1 − S·(1 − D) (0 = off).
-    #[arg(long, default_value_t = 0.0, value_name = "S", value_parser = numbers::unit)]
-    pub distinct_penalty: f64,
+    #[command(flatten)]
+    pub score: ScoreFlags,
     /// Exact Jaccard and containment from the shingle sets (needs --shingles) instead of the
     /// signature estimate: slower, no estimation error.
     #[arg(long, requires = "shingles")]
@@ -169,14 +111,9 @@ pub struct Args {
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = Log::new("pl-score", &args.common);
-    check_flags(&args)?;
-    let opts = SideOptions {
-        verify: !args.no_verify,
-        max_words: args.max_words,
-        fuzzy_sample: args.fuzzy_sample,
-        sort_words: args.sort_words,
-        explain: args.explain,
-    };
+    let params = args.score.over(&ScoreParams::default());
+    check_flags(&args, &params)?;
+    let opts = SideOptions::of(&params, args.explain);
     if args.count_corpus {
         return count_corpus(&args, &opts, &log);
     }
@@ -189,7 +126,14 @@ pub fn run(args: Args) -> Result<()> {
     let cands = read_candidates(&mut reader)?;
     let wanted: FxHashSet<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
     let budget = args.text_memory.saturating_mul(1 << 20);
-    let mut inputs = read_inputs(&args, &wanted, &opts, budget, counts.as_ref())?;
+    let mut inputs = read_inputs(
+        &args,
+        params.verify,
+        &wanted,
+        &opts,
+        budget,
+        counts.as_ref(),
+    )?;
     inputs.check(&cands, reader.name())?;
     log.info(format!(
         "{} candidate pairs ({} of identical texts, scored without comparing), {} documents loaded, {} in the corpus",
@@ -198,13 +142,7 @@ pub fn run(args: Args) -> Result<()> {
         inputs.sigs.len(),
         inputs.texts.as_ref().map_or(0, |(t, _)| t.docs())
     ));
-    let job = Scoring {
-        config: config_of(&args),
-        fuzzy: args.fuzzy_weight > 0.0,
-        explain: args.explain,
-        opts,
-        budget,
-    };
+    let job = Scoring::of(&params, args.explain, budget);
     let mut out = create_output(args.common.output.as_deref())?;
     let mut rejected = match &args.rejected {
         Some(path) => Some(create_output(Some(path))?),
@@ -229,17 +167,17 @@ pub fn run(args: Args) -> Result<()> {
     let [score, distinct, conflicts, numbers] = counts.dropped;
     log.info(format!(
         "{} pairs at or over {}; dropped: {score} by score, {distinct} by distinctive tokens, {conflicts} by conflicts, {numbers} by numbers before aligning; {} held apart",
-        counts.kept, args.threshold, counts.apart
+        counts.kept, params.threshold, counts.apart
     ));
     Ok(())
 }
 
 /// Refuses flags that contradict each other (a usage error, before any input is read; the
 /// verifier's need of --norm is checked once the signatures are read).
-fn check_flags(args: &Args) -> Result<()> {
-    check_weights(args.jaccard_weight, args.fuzzy_weight)?;
-    let fuzzy = args.fuzzy_weight > 0.0;
-    let distinct = args.distinct_min > 0.0 || args.distinct_penalty > 0.0;
+fn check_flags(args: &Args, p: &ScoreParams) -> Result<()> {
+    check_weights(p.jaccard_weight, p.fuzzy_weight)?;
+    let fuzzy = p.fuzzy_weight > 0.0;
+    let distinct = p.distinct_min > 0.0 || p.distinct_penalty > 0.0;
     if (fuzzy || distinct || args.explain) && args.norm.is_none() {
         return Err(UsageError(
             "--norm FILE is needed for the fuzzy ratio and distinctive tokens (or set --fuzzy-weight 0)".into(),
@@ -249,15 +187,11 @@ fn check_flags(args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// --max-words's values, which pl-index takes too: from 2 to 100,000 words.
-pub fn max_words_parser() -> clap::builder::RangedU64ValueParser<usize> {
-    clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100_000)
-}
-
 /// The signatures, shingle sets (--exact) and norm texts of the documents in `wanted`; a
 /// verifier without --norm is refused after the signatures are read.
 fn read_inputs(
     args: &Args,
+    verify: bool,
     wanted: &FxHashSet<u64>,
     opts: &SideOptions,
     budget: u64,
@@ -290,7 +224,7 @@ fn read_inputs(
         _ => None,
     };
     // Checked here, after the signatures, as it always was: their errors come first.
-    if !args.no_verify && args.norm.is_none() {
+    if verify && args.norm.is_none() {
         return Err(UsageError(
             "--norm FILE is needed to verify pairs (or pass --no-verify)".into(),
         )
@@ -345,25 +279,4 @@ fn read_counts(path: &std::path::Path) -> Result<CorpusCounts> {
         .check(header)
         .map_err(|e| anyhow!("{}: {e}", reader.name()))?;
     Ok(counts)
-}
-
-/// The scorer's configuration the flags describe.
-fn config_of(args: &Args) -> Config {
-    Config {
-        threshold: args.threshold,
-        weights: Weights {
-            jaccard: args.jaccard_weight,
-            fuzzy: args.fuzzy_weight,
-        },
-        containment: !args.no_containment,
-        verifier: (!args.no_verify).then_some(Verifier {
-            allow: args.allow_conflicts,
-            per_garbled: args.conflicts_per_garbled,
-            word_weight: args.word_conflict_weight,
-            one_digit_weight: args.one_digit_weight,
-        }),
-        distinct_min: args.distinct_min,
-        distinct_penalty: args.distinct_penalty,
-        rescue: (!args.no_rescue).then(Rescue::default),
-    }
 }

@@ -21,11 +21,10 @@ pub struct Params {
     /// 1: documents sharing two numbers at most 6 documents hold are candidates (pl-lsh
     /// --numbers); 0: the bands alone.
     pub numbers: u8,
-    pub threshold: f64,
-    pub jaccard_weight: f64,
-    pub fuzzy_weight: f64,
-    pub fuzzy_sample: usize,
-    pub max_words: usize,
+    /// pl-score's parameters (an index made before they were all recorded has the others'
+    /// defaults, which it was built with).
+    #[serde(flatten)]
+    pub score: ScoreParams,
     pub linkage: String,
 }
 
@@ -43,11 +42,7 @@ impl Default for Params {
             max_bucket: pl_core::lsh::DEFAULT_MAX_BUCKET,
             edge_words: 60,
             numbers: 1,
-            threshold: pl_core::score::DEFAULT_THRESHOLD,
-            jaccard_weight: Weights::default().jaccard,
-            fuzzy_weight: Weights::default().fuzzy,
-            fuzzy_sample: pl_core::score::DEFAULT_FUZZY_SAMPLE,
-            max_words: pl_core::verify::DEFAULT_MAX_WORDS,
+            score: ScoreParams::default(),
             linkage: "average".into(),
         }
     }
@@ -56,7 +51,7 @@ impl Default for Params {
 impl Params {
     /// The parameters as `--flag value` pairs, in a fixed order, for messages.
     pub fn flags(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut flags = vec![
             ("--unit", self.unit.clone()),
             ("--ngram", self.ngram.to_string()),
             ("--min-words", self.min_words.to_string()),
@@ -68,13 +63,10 @@ impl Params {
             ("--max-bucket", self.max_bucket.to_string()),
             ("--edge-words", self.edge_words.to_string()),
             ("--numbers", self.numbers.to_string()),
-            ("--threshold", self.threshold.to_string()),
-            ("--jaccard-weight", self.jaccard_weight.to_string()),
-            ("--fuzzy-weight", self.fuzzy_weight.to_string()),
-            ("--fuzzy-sample", self.fuzzy_sample.to_string()),
-            ("--max-words", self.max_words.to_string()),
-            ("--linkage", self.linkage.clone()),
-        ]
+        ];
+        flags.extend(self.score.flags());
+        flags.push(("--linkage", self.linkage.clone()));
+        flags
     }
 
     /// The first parameter `asked` gives another value than `self` (the index's), as a
@@ -123,7 +115,13 @@ impl Engine {
         }
         // The stages' own checks (usage errors, as there).
         crate::common::check_min_words(p.min_words)?;
-        crate::common::check_weights(p.jaccard_weight, p.fuzzy_weight)?;
+        crate::common::check_weights(p.score.jaccard_weight, p.score.fuzzy_weight)?;
+        if p.score.distinct_min > 0.0 || p.score.distinct_penalty > 0.0 {
+            bail!(
+                "the index takes no --distinct-min or --distinct-penalty: a distinctive token's \
+                 weight changes with every document added, so its stored scores would go stale"
+            );
+        }
         let whole = ShingleConfig {
             ngram: p.ngram,
             unit,
@@ -157,7 +155,7 @@ impl Engine {
             hasher: MinHasher::with_scheme(p.perms, p.seed, scheme),
             banding,
             rule: BandRule::new(p.min_band_matches, p.max_bucket),
-            scoring: scoring(p, explain),
+            scoring: Scoring::of(&p.score, explain, 512 << 20),
             linkage,
             numbers: p.numbers == 1,
         })
@@ -211,7 +209,7 @@ impl Engine {
                 }
             }
         }
-        let (tokens, words, numbers) = counted_words(&norm, &self.scoring.opts);
+        let (tokens, words, numbers) = index_words(&norm, &self.scoring.opts);
         Prepared {
             id,
             line,
@@ -231,34 +229,16 @@ impl Engine {
     }
 }
 
-/// The scoring the parameters ask for, with the verifier and the ledger's rescue on: sides
-/// held up to 512 MB at once, and the verifier's explanation kept when `explain`.
-fn scoring(p: &Params, explain: bool) -> Scoring {
-    let config = Config {
-        threshold: p.threshold,
-        weights: Weights {
-            jaccard: p.jaccard_weight,
-            fuzzy: p.fuzzy_weight,
-        },
-        containment: true,
-        verifier: Some(Verifier::default()),
-        distinct_min: 0.0,
-        distinct_penalty: 0.0,
-        rescue: Some(pl_core::ledger::Rescue::default()),
-    };
-    Scoring {
-        config,
-        fuzzy: p.fuzzy_weight > 0.0,
-        explain,
-        opts: SideOptions {
-            verify: true,
-            max_words: p.max_words,
-            fuzzy_sample: p.fuzzy_sample,
-            sort_words: false,
-            explain,
-        },
-        budget: 512 << 20,
+/// A document's distinctive tokens, the words the index counts, and its numbers: pl-score's
+/// words, and without the verifier (which reads no words) its numbers still, which pl-lsh
+/// --numbers pairs documents by: their counts decide which pair.
+pub(super) fn index_words(norm: &str, opts: &SideOptions) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+    let (tokens, words, numbers) = counted_words(norm, opts);
+    if opts.verify {
+        return (tokens, words, numbers);
     }
+    let numbers = number_hashes(norm, opts.max_words);
+    (tokens, numbers.clone(), numbers)
 }
 
 /// What the index keeps of a document's norm record: its id and normalized text, all that

@@ -67,7 +67,7 @@ impl Tx<'_> {
                 .par_iter()
                 .flat_map_iter(|(id, line)| {
                     let norm = crate::ndjson::norm_of(line);
-                    counted_words(&norm, opts)
+                    super::engine::index_words(&norm, opts)
                         .1
                         .into_iter()
                         .filter(|h| words.contains_key(h))
