@@ -481,6 +481,20 @@ fn count_kinds(conflicts: &[Conflict]) -> (usize, usize, usize) {
     (digits, conflicts.len() - digits, one)
 }
 
+/// Characters from which a token may have two characters misread (an IBAN, a policy number,
+/// a customer number), where a date or an amount has eight or fewer.
+const LONG_TOKEN: usize = 10;
+
+/// Whether two long tokens are one read twice: at most two characters substituted, dropped or
+/// added (Levenshtein, after OCR folding), the longer of [`LONG_TOKEN`] characters or more.
+/// Another reference of the same scheme mostly differs in more places; the Indel distance the
+/// rules above use counts a substitution twice, so two misread digits were a conflict.
+fn long_misread(a: &[char], b: &[char]) -> bool {
+    a.len().max(b.len()) >= LONG_TOKEN
+        && a.len().abs_diff(b.len()) <= 2
+        && rapidfuzz::distance::levenshtein::distance(a.iter().copied(), b.iter().copied()) <= 2
+}
+
 /// How near a word is to what the other text has around it.
 enum Near {
     /// What OCR makes of it.
@@ -666,6 +680,7 @@ fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Scratch) -> Near {
         let os = o.skeleton(around);
         if measured.is_some_and(|(d, la, lb)| d <= 1 || (d == 2 && la != lb && la + lb >= 12))
             || (same_len && rapidfuzz::distance::indel::distance(&sw, os) <= 1)
+            || long_misread(&cw, oc)
         {
             return Near::Yes;
         }

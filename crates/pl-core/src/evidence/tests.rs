@@ -200,3 +200,27 @@ fn a_reordered_letterhead_is_not_a_conflict_in_either_order() {
     assert!(ev(a, b).conflicts.is_empty());
     assert!(ev(b, a).conflicts.is_empty());
 }
+
+#[test]
+fn a_long_reference_with_two_characters_misread_is_damage() {
+    // Two characters misread (q j for 1), and two digits read as others.
+    for (a, b) in [
+        ("6eqj99361444", "6e199361444"),
+        ("2223347912", "2423447912"),
+    ] {
+        let e = ev(
+            &format!("policy number {a} premium due"),
+            &format!("policy number {b} premium due"),
+        );
+        assert!(conflicts(&e).is_empty(), "{a} {b}: {e:?}");
+    }
+    // Three places differ: another reference of the same scheme.
+    let e = ev(
+        "invoice number 2019075238 total due",
+        "invoice number 2019075341 total due",
+    );
+    assert_eq!(conflicts(&e), ["2019075238", "2019075341"]);
+    // Shorter than ten characters, two digits differ: another value (a date).
+    let e = ev("dated 05032019 total due", "dated 05032022 total due");
+    assert_eq!(e.digit_subs, 1, "{e:?}");
+}
