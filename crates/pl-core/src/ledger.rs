@@ -9,7 +9,7 @@
 //! - **agrees**: the same token, or (4+ characters) the token inside the other text read
 //!   without spaces (a number split in two, two merged, a label glued to it);
 //! - **near**: within an edit or two of one of the other text's tokens after OCR folding
-//!   (numbers: one edit from 6 characters, two from 12; words: one from 4 letters): a misread
+//!   (numbers: one edit from 5 characters, two from 10; words: one from 4 letters): a misread
 //!   digit, or the next invoice number; neither for nor against;
 //! - **disagrees**: nowhere. Content one text has and the other lacks (a page, a stamp) is one
 //!   sided; tokens that stand *against* each other are counted as the smaller of the two
@@ -307,8 +307,8 @@ fn counts_apart(a: u64, b: u64) -> usize {
 /// Edits a number of `chars` characters may be away from another to count as near.
 fn tolerance(chars: usize) -> usize {
     match chars {
-        12.. => 2,
-        6.. => 1,
+        10.. => 2,
+        5.. => 1,
         _ => 0,
     }
 }

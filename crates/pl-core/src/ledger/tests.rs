@@ -40,6 +40,26 @@ fn moved_and_split_numbers_agree() {
 }
 
 #[test]
+fn long_numbers_misread_are_near_short_ones_stand_against() {
+    let a = format!("{BOILER} 4711 9988123 kontonummer 2223347912");
+    let b = format!("{BOILER} 4711 9988123 kontonummer 2423447912");
+    let l = of(&a, &b, &[BOILER, BOILER]);
+    assert_eq!((l.near, l.numbers_against), (1, 0), "{l:?}");
+    // Five characters, one misread (a postcode, an amount): near; four: another number.
+    let l = of(
+        &format!("{BOILER} 4711 9988123 plz 46084 code 4608"),
+        &format!("{BOILER} 4711 9988123 plz 46034 code 4638"),
+        &[BOILER, BOILER],
+    );
+    assert_eq!((l.near, l.numbers_against), (1, 1), "{l:?}");
+    // Nine characters: another number.
+    let a = format!("{BOILER} 4711 9988123 kontonummer 222334791");
+    let b = format!("{BOILER} 4711 9988123 kontonummer 242344791");
+    let l = of(&a, &b, &[BOILER, BOILER]);
+    assert_eq!((l.near, l.numbers_against), (0, 1), "{l:?}");
+}
+
+#[test]
 fn sibling_numbers_stand_against_each_other() {
     let a = format!("{BOILER} 10023 12032024 15480");
     let b = format!("{BOILER} 20871 14042024 9920");
