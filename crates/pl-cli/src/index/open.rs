@@ -234,7 +234,6 @@ fn connect(dir: &Path, access: Access) -> Result<Connection> {
         conn = readable(conn, &db).map_err(damaged)?;
     }
     sql(dir, conn.busy_timeout(std::time::Duration::from_secs(30)))?;
-    sql(dir, conn.pragma_update(None, "cache_size", CACHE_KIB))?;
     if access != Access::Read {
         let mode: String = conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
@@ -249,11 +248,6 @@ fn connect(dir: &Path, access: Access) -> Result<Connection> {
     }
     Ok(conn)
 }
-
-/// SQLite's page cache, in KiB as its `cache_size` takes them (negative): an update looks up
-/// thousands of band buckets and corpus counts all over the file, which SQLite's default of
-/// 2 MiB rereads from the file system page by page.
-const CACHE_KIB: i64 = -262_144;
 
 /// A read-only connection that can read: SQLite reads a WAL database through its `-shm`
 /// file, which a user who may not write the folder (another user's index) cannot create.
