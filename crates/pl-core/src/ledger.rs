@@ -59,6 +59,12 @@ pub struct Ledger {
     /// Numbers one text has and the other has nowhere, standing against each other (the
     /// smaller side).
     pub numbers_against: usize,
+    /// Of `numbers_against`, those that read as values (digits only, or up to four letters
+    /// and four digits or more: a date, an amount, `re2021000998`, an IBAN), the smaller side.
+    /// In a damaged pair ([`Rescue::clean_damage`] or more) only these weigh against it: OCR
+    /// makes tokens such as `o19`, `t202` or `2zu152603735` of what it could not read.
+    #[serde(default)]
+    pub values_against: usize,
     /// Known words one text has and the other has nowhere, standing against each other.
     pub words_against: usize,
     /// Share of the pair's words no other document uses: how much OCR damage it shows.
@@ -89,9 +95,10 @@ impl Ledger {
 /// least 0 (the rare one only with [`Rescue::min_agree`] rare numbers and no clean refusal).
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Balance {
-    /// `agree` − `per_number` × `numbers_against` − `per_word` × `words_against` − `margin`.
+    /// `agree` − `per_number` × numbers − `per_word` × `words_against` − `margin`, where the
+    /// numbers are `numbers_against`, or `values_against` in a damaged pair.
     pub rare: f64,
-    /// `wide` − `wide_per_number` × `numbers_against` − `wide_per_word` × `words_against` −
+    /// `wide` − `wide_per_number` × numbers − `wide_per_word` × `words_against` −
     /// `wide_margin`.
     pub wide: f64,
     /// A clean pair with a known word against or a number near another: the rare balance
@@ -121,6 +128,7 @@ struct SideCount<'t> {
     wide: usize,
     near: usize,
     numbers: usize,
+    values: usize,
     words: usize,
     agreed: Vec<&'t str>,
     agreed_wide: Vec<&'t str>,
@@ -340,6 +348,21 @@ pub fn is_number(w: &str) -> bool {
     w.len() >= 3 && w.bytes().any(|b| b.is_ascii_digit())
 }
 
+/// A number that reads as a value: digits only, or up to four letters and then four digits
+/// or more (`re2021000998`, `kd1577518`, an IBAN). What OCR makes of a smudge mixes them
+/// otherwise (`o19`, `t202`, `obo2`, `2zu152603735`).
+fn is_value(w: &str) -> bool {
+    let b = w.as_bytes();
+    let letters = b.iter().take_while(|c| c.is_ascii_lowercase()).count();
+    let digits = &b[letters..];
+    digits.iter().all(u8::is_ascii_digit)
+        && if letters == 0 {
+            !digits.is_empty()
+        } else {
+            letters <= 4 && digits.len() >= 4
+        }
+}
+
 /// A word of letters only, four or more.
 fn is_word(w: &str) -> bool {
     w.chars().count() >= 4 && w.chars().all(char::is_alphabetic)
@@ -405,6 +428,16 @@ impl<'t> SideCount<'t> {
         }
     }
 
+    /// Counts the number `w` as standing against the other text (a date as two).
+    fn stands_against(&mut self, w: &'t str) {
+        let weight = if is_date(w) { 2 } else { 1 };
+        self.numbers += weight;
+        if is_value(w) {
+            self.values += weight;
+        }
+        self.against.push(w);
+    }
+
     /// The most rare numbers this side can agree in once `rest` is looked for.
     fn agree_bound(&self, rest: &[(&str, u32)], df: &impl Fn(u32) -> u32) -> usize {
         self.agree + rest.iter().filter(|&&(_, id)| df(id) <= RARE_DF).count()
@@ -442,8 +475,7 @@ fn numbers_near<'t>(s: &mut SideCount<'t>, left: &[&'t str], other: &Reading<'_>
         if i < MAX_LOOKUPS && other.near_number(w) {
             s.near += 1;
         } else {
-            s.numbers += if is_date(w) { 2 } else { 1 };
-            s.against.push(w);
+            s.stands_against(w);
         }
     }
 }
@@ -483,8 +515,7 @@ fn sort_until<'t>(
         if left <= MAX_LOOKUPS && other.near_number(w) {
             s.near += 1;
         } else {
-            s.numbers += if is_date(w) { 2 } else { 1 };
-            s.against.push(w);
+            s.stands_against(w);
         }
     }
     rest.len()
@@ -567,7 +598,11 @@ pub fn ledger(
     if bound < rule.min_agree && !explain {
         // Only the wide agreement can keep the pair: its numbers are sorted one by one, and
         // no more are looked for once more stand against each other than it bears.
-        let room = rule.wide_number_room(l.wide).unwrap_or(0);
+        let room = if damage < rule.clean_damage {
+            rule.wide_number_room(l.wide).unwrap_or(0)
+        } else {
+            usize::MAX
+        };
         sort_until(&mut sa, &rest_a, &rb, &df, room);
         sort_until(&mut sb, &rest_b, &ra, &df, room);
         l.agree = sa.agree.min(sb.agree);
@@ -588,15 +623,16 @@ pub fn ledger(
                 }
                 return l;
             }
-            (_, true) => usize::MAX,
-            (Some(_), false) if damage < rule.clean_damage => usize::MAX,
-            (Some(room), false) => room,
+            // A clean pair fails on any near number, and a damaged one is weighed by its
+            // values alone: their numbers are all sorted.
+            (_, true) | (Some(_), false) => usize::MAX,
         };
         numbers_near(&mut sa, &left_a, &rb, limit);
         numbers_near(&mut sb, &left_b, &ra, limit);
     }
     l.near = sa.near.min(sb.near);
     l.numbers_against = sa.numbers.min(sb.numbers);
+    l.values_against = sa.values.min(sb.values);
     // Explaining counts every word, so that it never changes the verdict.
     let cap = match (rule.word_room(&l).max(rule.wide_word_room(&l)), explain) {
         (_, true) => usize::MAX,

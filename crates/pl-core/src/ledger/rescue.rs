@@ -63,7 +63,7 @@ impl Rescue {
     /// How many known words may stand against each other with the numbers counted so far
     /// before the pair fails; `None` when the numbers alone fail it.
     pub fn word_room(&self, l: &Ledger) -> Option<usize> {
-        let left = l.agree as f64 - self.per_number * l.numbers_against as f64 - self.margin;
+        let left = l.agree as f64 - self.per_number * self.numbers_weighed(l) - self.margin;
         let room = self.room(l.agree, left, self.per_word)?;
         if l.damage < self.clean_damage {
             return (l.near == 0).then_some(0);
@@ -99,7 +99,7 @@ impl Rescue {
     /// How many known words may stand against each other with the numbers counted so far
     /// before the wide agreement fails; `None` when the numbers alone fail it.
     pub fn wide_word_room(&self, l: &Ledger) -> Option<usize> {
-        let left = l.wide as f64 - self.wide_per_number * l.numbers_against as f64;
+        let left = l.wide as f64 - self.wide_per_number * self.numbers_weighed(l);
         (left >= self.wide_margin - 1e-9).then(|| {
             if self.wide_per_word > 0.0 {
                 ((left - self.wide_margin) / self.wide_per_word + 1e-9) as usize
@@ -118,9 +118,19 @@ impl Rescue {
         rare || b.wide >= -1e-9
     }
 
+    /// The numbers that weigh against a pair: every one in a clean pair, the values alone
+    /// in a damaged one ([`Ledger::values_against`]).
+    pub fn numbers_weighed(&self, l: &Ledger) -> f64 {
+        if l.damage < self.clean_damage {
+            l.numbers_against as f64
+        } else {
+            l.values_against as f64
+        }
+    }
+
     /// The ledger's counts weighed.
     pub fn balance(&self, l: &Ledger) -> Balance {
-        let (na, wa) = (l.numbers_against as f64, l.words_against as f64);
+        let (na, wa) = (self.numbers_weighed(l), l.words_against as f64);
         Balance {
             rare: l.agree as f64 - self.per_number * na - self.per_word * wa - self.margin,
             wide: l.wide as f64

@@ -331,3 +331,56 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn values_are_digits_or_a_short_prefix_and_digits() {
+    for w in [
+        "12032024",
+        "re2021000998",
+        "kd1577518",
+        "de44500105175407324931",
+        "hrb5898",
+    ] {
+        assert!(is_value(w), "{w}");
+    }
+    for w in [
+        "o19",
+        "t202",
+        "obo2",
+        "ooou18",
+        "2zu152603735",
+        "gesamthetrag733014",
+        "d502",
+    ] {
+        assert!(!is_value(w), "{w}");
+    }
+}
+
+#[test]
+fn in_a_damaged_pair_only_values_weigh_against() {
+    // A copy's three rare numbers agree; the rough scan made tokens of smudges on both sides.
+    let a = format!("{BOILER} 4711 9988123 66870 o19 t202 m02");
+    let b = format!("{BOILER} 4711 9988123 66870 obo2 d502 ooou18");
+    let l = of(&a, &b, &[BOILER, BOILER]);
+    assert_eq!(
+        (l.agree, l.numbers_against, l.values_against),
+        (3, 3, 0),
+        "{l:?}"
+    );
+    let rule = Rescue::default();
+    assert!(
+        rule.keeps(&Ledger {
+            damage: 0.2,
+            ..l.clone()
+        }),
+        "{l:?}"
+    );
+    // In a clean pair the same tokens are differences.
+    assert!(!rule.keeps(&Ledger { damage: 0.0, ..l }));
+    // Values stand against a damaged pair too: another invoice number and date.
+    let a = format!("{BOILER} 4711 9988123 66870 100231 12032024");
+    let b = format!("{BOILER} 4711 9988123 66870 208719 14042024");
+    let l = of(&a, &b, &[BOILER, BOILER]);
+    assert_eq!((l.numbers_against, l.values_against), (3, 3), "{l:?}");
+    assert!(!rule.keeps(&Ledger { damage: 0.2, ..l }));
+}
