@@ -32,13 +32,18 @@ fn write_docs(path: &Path, docs: &[serde_json::Map<String, Value>]) {
 
 /// `make groups` (pipeline.mk, the default parameters but `vars`) on `docs` in a fresh folder.
 fn full_groups(dir: &Path, docs: &Path, vars: &[&str]) -> Vec<u8> {
+    let _ = std::fs::remove_dir_all(dir.join("work"));
+    make_in(dir, "groups", docs, vars)
+}
+
+/// pipeline.mk's `target` on `docs` with `vars`, in `dir/work` as it is; its groups.
+fn make_in(dir: &Path, target: &str, docs: &Path, vars: &[&str]) -> Vec<u8> {
     let work = dir.join("work");
-    let _ = std::fs::remove_dir_all(&work);
     let out = std::process::Command::new("make")
         .arg("-s")
         .arg("-f")
         .arg(repo().join("pipeline.mk"))
-        .arg("groups")
+        .arg(target)
         .arg(format!("WORK={}", work.display()))
         .arg(format!("DOCS={}", docs.display()))
         .arg(format!("BIN={}", bin_dir().display()))
@@ -50,7 +55,7 @@ fn full_groups(dir: &Path, docs: &Path, vars: &[&str]) -> Vec<u8> {
         .unwrap();
     assert!(
         out.status.success(),
-        "make groups: {}",
+        "make {target}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     std::fs::read(work.join("groups.ndjson")).unwrap()
@@ -169,26 +174,8 @@ fn scoring_flags_are_recorded_by_the_index_and_keep_makes_groups() {
         assert_ne!(want, defaults, "{score_flags} changes make's groups");
         updates_against_make(&vars, flags);
         // Through make: the index built with the flags, then the groups from it.
-        let work = d.path().join("work");
         for target in ["index", "groups"] {
-            let out = std::process::Command::new("make")
-                .args(["-s", "-f"])
-                .arg(repo().join("pipeline.mk"))
-                .arg(target)
-                .arg(format!("WORK={}", work.display()))
-                .arg(format!("DOCS={}", docs.display()))
-                .arg(format!("BIN={}", bin_dir().display()))
-                .arg(format!("SCRIPTS={}", repo().join("scripts").display()))
-                .arg(vars[0])
-                .env_remove("PAPERLESS_URL")
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "make {target}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let got = std::fs::read(work.join("groups.ndjson")).unwrap();
+            let got = make_in(d.path(), target, &docs, &vars);
             assert_eq!(
                 String::from_utf8_lossy(&got),
                 String::from_utf8_lossy(&want),
