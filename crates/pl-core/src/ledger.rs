@@ -598,11 +598,7 @@ pub fn ledger(
     if bound < rule.min_agree && !explain {
         // Only the wide agreement can keep the pair: its numbers are sorted one by one, and
         // no more are looked for once more stand against each other than it bears.
-        let room = if damage < rule.clean_damage {
-            rule.wide_number_room(l.wide).unwrap_or(0)
-        } else {
-            usize::MAX
-        };
+        let room = wide_limit(rule, l.wide, damage);
         sort_until(&mut sa, &rest_a, &rb, &df, room);
         sort_until(&mut sb, &rest_b, &ra, &df, room);
         l.agree = sa.agree.min(sb.agree);
@@ -649,6 +645,17 @@ pub fn ledger(
     // Without `explain` a pair gets here only with numbers agreeing.
     l.apart = l.agree == 0 && l.wide == 0 && l.numbers_against >= APART_NUMBERS;
     l
+}
+
+/// How many numbers against the wide agreement's sort counts before it stops: one past what
+/// the agreement bears in a clean pair, every number in a damaged one (only values weigh
+/// there, [`Rescue::numbers_weighed`]).
+fn wide_limit(rule: &Rescue, wide: usize, damage: f64) -> usize {
+    if damage < rule.clean_damage {
+        rule.wide_number_room(wide).unwrap_or(0)
+    } else {
+        usize::MAX
+    }
 }
 
 /// The known words standing against each other: without damage a word on one side only is
