@@ -495,6 +495,37 @@ fn long_misread(a: &[char], b: &[char]) -> bool {
         && rapidfuzz::distance::levenshtein::distance(a.iter().copied(), b.iter().copied()) <= 2
 }
 
+/// The number inside a token that has letters glued to it (`number91943446715`,
+/// `25009000eur`): from its first digit to its last; `None` for a token that is all number or
+/// has no digit.
+fn glued_core(t: &[u8]) -> Option<&[u8]> {
+    let first = t.iter().position(u8::is_ascii_digit)?;
+    let last = t.iter().rposition(u8::is_ascii_digit)?;
+    (first > 0 || last + 1 < t.len()).then(|| &t[first..=last])
+}
+
+/// How near two tokens are when either has a label or a unit glued to its number: their
+/// numbers compared alone (folded), the same number or one long one read twice ([`Near::Yes`]),
+/// one character off from four ([`Near::OneDigit`]); `None` when neither is glued or the
+/// numbers are not near.
+fn glued_near(w: &[u8], o: &[u8]) -> Option<Near> {
+    let (gw, go) = (glued_core(w), glued_core(o));
+    if gw.is_none() && go.is_none() {
+        return None;
+    }
+    let folded = |t: &[u8]| -> Vec<char> { t.iter().map(|&b| fold_char(char::from(b))).collect() };
+    let (cw, co) = (folded(gw.unwrap_or(w)), folded(go.unwrap_or(o)));
+    if cw.len().min(co.len()) < 2 {
+        return None;
+    }
+    if cw == co || long_misread(&cw, &co) {
+        return Some(Near::Yes);
+    }
+    let one = cw.len().min(co.len()) >= 4
+        && rapidfuzz::distance::levenshtein::distance(cw.iter().copied(), co.iter().copied()) <= 1;
+    one.then_some(Near::OneDigit)
+}
+
 /// How near a word is to what the other text has around it.
 enum Near {
     /// What OCR makes of it.
@@ -624,10 +655,12 @@ fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Scratch) -> Near {
     // Short tokens are inside every text and one character from many others: only the same
     // token, up to OCR, is near.
     if fw.len() < 4 {
-        let same = around
-            .words
-            .iter()
-            .any(|o| o.folded(around) == fw.as_slice());
+        // A number glued to a label or a unit on the other side (`weighti599kg`) is that
+        // number too.
+        let same = around.words.iter().any(|o| {
+            o.folded(around) == fw.as_slice()
+                || (digits && glued_core(o.bytes).is_some_and(|c| c == w.as_bytes()))
+        });
         return if same { Near::Yes } else { Near::No };
     }
     let joined = &around.joined;
@@ -673,29 +706,50 @@ fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Scratch) -> Near {
             }
             continue;
         }
-        // An Indel distance of 1 is one character dropped or added; long tokens may gain or
-        // lose two. Of one length, a digit read as a letter leaves the other digits in
-        // order; a digit read as another digit is another number, or a rough scan.
-        let same_len = w.len() == o.bytes.len();
-        let os = o.skeleton(around);
-        if measured.is_some_and(|(d, la, lb)| d <= 1 || (d == 2 && la != lb && la + lb >= 12))
-            || (same_len && rapidfuzz::distance::indel::distance(&sw, os) <= 1)
-            || long_misread(&cw, oc)
-        {
-            return Near::Yes;
-        }
-        if same_len && w.len() >= 4 && sw.len() == os.len() {
-            let diff = w
-                .bytes()
-                .zip(o.bytes.iter())
-                .filter(|(x, y)| x != *y)
-                .count();
-            if diff == 1 {
-                near = Near::OneDigit;
-            }
+        match digits_near(w, (&cw, &sw), o, around, measured) {
+            Near::Yes => return Near::Yes,
+            Near::OneDigit => near = Near::OneDigit,
+            Near::No => {}
         }
     }
     near
+}
+
+/// How near a token with digits is to one word `o` around it, given its character-folded
+/// form and digits (`cw`, `sw`) and the Indel distance `measured` (with the two lengths) by
+/// [`near_any`]. An Indel distance of 1 is one character dropped or added; long tokens may
+/// gain or lose two. Of one length, a digit read as a letter leaves the other digits in order;
+/// a digit read as another digit is another number, or a rough scan.
+fn digits_near(
+    w: &str,
+    (cw, sw): (&[char], &[u8]),
+    o: &AroundWord,
+    around: &Around,
+    measured: Option<(usize, usize, usize)>,
+) -> Near {
+    let oc = o.chars(around);
+    let same_len = w.len() == o.bytes.len();
+    let os = o.skeleton(around);
+    if measured.is_some_and(|(d, la, lb)| d <= 1 || (d == 2 && la != lb && la + lb >= 12))
+        || (same_len && rapidfuzz::distance::indel::distance(sw, os) <= 1)
+        || long_misread(cw, oc)
+    {
+        return Near::Yes;
+    }
+    if let Some(near) = glued_near(w.as_bytes(), o.bytes) {
+        return near;
+    }
+    let one_char = measured.is_some_and(|(d, la, lb)| d <= 2 && la == lb)
+        && rapidfuzz::distance::levenshtein::distance(cw.iter().copied(), oc.iter().copied()) <= 1;
+    let one_digit = same_len
+        && w.len() >= 4
+        && sw.len() == os.len()
+        && w.bytes().zip(o.bytes).filter(|(x, y)| x != *y).count() == 1;
+    if one_char || one_digit {
+        Near::OneDigit
+    } else {
+        Near::No
+    }
 }
 
 #[cfg(test)]

@@ -224,3 +224,35 @@ fn a_long_reference_with_two_characters_misread_is_damage() {
     let e = ev("dated 05032019 total due", "dated 05032022 total due");
     assert_eq!(e.digit_subs, 1, "{e:?}");
 }
+
+#[test]
+fn a_number_glued_to_a_label_or_a_unit_is_that_number() {
+    for (a, b) in [
+        ("weight 599 kg net", "weighti599kg net"),
+        (
+            "customer number 91943446715 premium",
+            "customer number91943446y15 premium",
+        ),
+        ("total 25000000 eur due", "total 25009000eur due"),
+    ] {
+        let e = ev(
+            &format!("the letter says {a} today"),
+            &format!("the letter says {b} today"),
+        );
+        assert_eq!(e.digit_subs, 0, "{a} / {b}: {e:?}");
+        assert!(e.one_digit_subs <= 1, "{a} / {b}: {e:?}");
+    }
+    // Another number with a label glued to it is still another number.
+    let e = ev("weight 599 kg net total", "weighti742kg net total");
+    assert_eq!(e.digit_subs, 1, "{e:?}");
+}
+
+#[test]
+fn a_digit_read_as_a_letter_weighs_as_one_digit() {
+    // `a` for `1` and `b` for `8`: two digits of four lost, one character of six misread.
+    let e = ev("file gk1784 shipped today", "file gka7b4 shipped today");
+    assert_eq!((e.digit_subs, e.one_digit_subs), (0, 1), "{e:?}");
+    // Four characters of the reference differ: another reference.
+    let e = ev("file gk1784 shipped today", "file gk5932 shipped today");
+    assert_eq!(e.digit_subs, 1, "{e:?}");
+}
