@@ -164,6 +164,87 @@ fn step(prev: &[u64], mask: &[u64], next: &mut [u64]) {
     }
 }
 
+/// The changed regions of two long sequences, found between anchors and yielded in order as
+/// the caller asks for them: the elements that occur exactly once in each sequence, taken in
+/// the longest run that is in order in both (patience diff's anchors), cut the sequences
+/// into pieces that [`hunks`] aligns one at a time. An alignment stopped at its first
+/// deciding region then costs that region's piece, not n·m; where the sequences share no
+/// anchor it is [`hunks`] itself. The script is shortest within each piece, not always over
+/// the whole (an anchor may match a word the shortest script would not).
+pub fn anchored_hunks<'s, K: Copy + Eq + Into<u64>>(
+    a: &'s [K],
+    b: &'s [K],
+) -> impl Iterator<Item = Hunk> + 's {
+    let mut pieces = Vec::new();
+    let (mut from_a, mut from_b) = (0, 0);
+    for (i, j) in anchors(a, b) {
+        if i > from_a || j > from_b {
+            pieces.push((from_a..i, from_b..j));
+        }
+        (from_a, from_b) = (i + 1, j + 1);
+    }
+    if from_a < a.len() || from_b < b.len() {
+        pieces.push((from_a..a.len(), from_b..b.len()));
+    }
+    pieces.into_iter().flat_map(move |(ra, rb)| {
+        let (oa, ob) = (ra.start, rb.start);
+        hunks(&a[ra], &b[rb]).into_iter().map(move |h| Hunk {
+            old: h.old.start + oa..h.old.end + oa,
+            new: h.new.start + ob..h.new.end + ob,
+        })
+    })
+}
+
+/// The positions `(i, j)` of the elements that occur once in `a` and once in `b`, the longest
+/// run of them increasing in both (by `i`, then the first such run found), in order.
+fn anchors<K: Copy + Into<u64>>(a: &[K], b: &[K]) -> Vec<(usize, usize)> {
+    // Per element: occurrences in a, its position there, occurrences in b, its position.
+    let mut seen: FxHashMap<u64, (u32, usize, u32, usize)> = FxHashMap::default();
+    for (i, k) in a.iter().enumerate() {
+        let e = seen.entry((*k).into()).or_insert((0, i, 0, 0));
+        e.0 += 1;
+    }
+    for (j, k) in b.iter().enumerate() {
+        if let Some(e) = seen.get_mut(&(*k).into()) {
+            e.2 += 1;
+            e.3 = j;
+        }
+    }
+    let mut once: Vec<(usize, usize)> = seen
+        .into_values()
+        .filter(|e| e.0 == 1 && e.2 == 1)
+        .map(|e| (e.1, e.3))
+        .collect();
+    once.sort_unstable();
+    longest_increasing(&once)
+}
+
+/// The longest subsequence of `pairs` (sorted by their first) whose seconds increase:
+/// patience sorting, each pile's top and each element's predecessor kept.
+fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut tops: Vec<usize> = Vec::new();
+    let mut before = vec![usize::MAX; pairs.len()];
+    for (x, &(_, j)) in pairs.iter().enumerate() {
+        let pile = tops.partition_point(|&t| pairs[t].1 < j);
+        if pile > 0 {
+            before[x] = tops[pile - 1];
+        }
+        if pile == tops.len() {
+            tops.push(x);
+        } else {
+            tops[pile] = x;
+        }
+    }
+    let mut run = Vec::with_capacity(tops.len());
+    let mut at = tops.last().copied().unwrap_or(usize::MAX);
+    while at != usize::MAX {
+        run.push(pairs[at]);
+        at = before[at];
+    }
+    run.reverse();
+    run
+}
+
 /// The length of a longest common subsequence of `a` and `b`: what [`hunks`] leaves matched,
 /// computed on one row (the shorter sequence's bits) instead of all of them.
 pub fn lcs_len<K: Copy + Eq + Into<u64>>(a: &[K], b: &[K]) -> usize {
@@ -265,6 +346,35 @@ mod tests {
             proptest::prop_assert_eq!(lcs_len(&a, &b), a.len() - changed);
             proptest::prop_assert_eq!(lcs_len(&b, &a), a.len() - changed);
         }
+    }
+
+    proptest::proptest! {
+        /// Anchored hunks turn `a` into `b`, in order, with the text between them shared;
+        /// never fewer edits than the shortest script.
+        #[test]
+        fn anchored_hunks_are_an_edit_script(
+            a in proptest::collection::vec(0u8..12, 0..80),
+            b in proptest::collection::vec(0u8..12, 0..80),
+        ) {
+            let h: Vec<Hunk> = anchored_hunks(&a, &b).collect();
+            let (rebuilt, edits) = apply(&a, &b, &h);
+            proptest::prop_assert_eq!(rebuilt, b.clone());
+            proptest::prop_assert!(edits >= edit_distance(&a, &b));
+            for w in h.windows(2) {
+                proptest::prop_assert!(w[0].old.end < w[1].old.start);
+                proptest::prop_assert_eq!(&a[w[0].old.end..w[1].old.start], &b[w[0].new.end..w[1].new.start]);
+            }
+        }
+    }
+
+    #[test]
+    fn anchors_are_the_longest_run_of_unique_words_in_order() {
+        // 1, 2, 5 are once in each; 3 is twice in b; 4 and 2 cross over 5.
+        let a = [1u8, 9, 2, 3, 4, 5];
+        let b = [1u8, 3, 5, 2, 3, 4];
+        assert_eq!(anchors(&a, &b), vec![(0, 0), (2, 3), (4, 5)]);
+        let hs: Vec<Hunk> = anchored_hunks(&a, &b).collect();
+        assert_eq!(apply(&a, &b, &hs).0, b.to_vec());
     }
 
     #[test]

@@ -256,3 +256,44 @@ fn a_digit_read_as_a_letter_weighs_as_one_digit() {
     let e = ev("file gk1784 shipped today", "file gk5932 shipped today");
     assert_eq!(e.digit_subs, 1, "{e:?}");
 }
+
+/// A long text of distinct words ("baaa", "baab", ...), `n` of them.
+fn long_text(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let mut w = String::from("b");
+            let mut x = i;
+            for _ in 0..4 {
+                w.push(char::from(b'a' + (x % 26) as u8));
+                x /= 26;
+            }
+            w
+        })
+        .collect()
+}
+
+#[test]
+fn long_texts_aligned_between_anchors_find_the_same_differences() {
+    let words = long_text(ANCHORED_WORDS + 500);
+    let a = words.join(" ");
+    // Another number in the middle: one conflict, wherever it stands.
+    let mut other = words.clone();
+    other.insert(1200, "4711".into());
+    let mut b_words = words.clone();
+    b_words.insert(1200, "5820".into());
+    let (x, y) = (other.join(" "), b_words.join(" "));
+    let e = ev(&x, &y);
+    assert_eq!(
+        (e.digit_subs, conflicts(&e)),
+        (1, vec!["4711", "5820"]),
+        "{e:?}"
+    );
+    // A cover sheet before the same text, a page after it, words misread: no conflict.
+    let mut copy: Vec<String> = long_text(80).iter().map(|w| format!("{w}x")).collect();
+    copy.extend(words.iter().cloned());
+    copy[900] = format!("h{}", &copy[900][1..]);
+    copy.extend(long_text(60).iter().map(|w| format!("{w}y")));
+    let e = ev(&a, &copy.join(" "));
+    assert!(e.conflicts.is_empty(), "{:?}", conflicts(&e));
+    assert_eq!(e.matched, words.len() - 1);
+}
