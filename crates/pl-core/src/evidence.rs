@@ -520,13 +520,13 @@ fn glued_core(t: &[u8]) -> Option<&[u8]> {
     (first > 0 || last + 1 < t.len()).then(|| &t[first..=last])
 }
 
-/// How near two tokens are when either has a label or a unit glued to its number: their
-/// numbers compared alone (folded), the same number or one long one read twice ([`Near::Yes`]),
-/// one character off from four ([`Near::OneDigit`]); `None` when neither is glued or the
-/// numbers are not near.
+/// How near two tokens are when one has a label or a unit glued to its number and the other
+/// does not: their numbers compared alone (folded), the same number or one long one read
+/// twice ([`Near::Yes`]), one character off from four ([`Near::OneDigit`]); `None` otherwise
+/// (two labels glued to one number, `a12` and `b12`, are two references).
 fn glued_near(w: &[u8], o: &[u8]) -> Option<Near> {
     let (gw, go) = (glued_core(w), glued_core(o));
-    if gw.is_none() && go.is_none() {
+    if gw.is_some() == go.is_some() {
         return None;
     }
     let folded = |t: &[u8]| -> Vec<char> { t.iter().map(|&b| fold_char(char::from(b))).collect() };

@@ -245,6 +245,9 @@ fn a_number_glued_to_a_label_or_a_unit_is_that_number() {
     // Another number with a label glued to it is still another number.
     let e = ev("weight 599 kg net total", "weighti742kg net total");
     assert_eq!(e.digit_subs, 1, "{e:?}");
+    // Two labels glued to one number: two references.
+    let e = ev("room a12345 booked today", "room cd12345 booked today");
+    assert_eq!(e.digit_subs, 1, "{e:?}");
 }
 
 #[test]
