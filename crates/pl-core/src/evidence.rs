@@ -499,7 +499,7 @@ fn count_kinds(conflicts: &[Conflict]) -> (usize, usize, usize) {
 
 /// Characters from which a token may have two characters misread (an IBAN, a policy number,
 /// a customer number), where a date or an amount has eight or fewer.
-const LONG_TOKEN: usize = 10;
+pub(crate) const LONG_TOKEN: usize = 10;
 
 /// Whether two long tokens are one read twice: at most two characters substituted, dropped or
 /// added (Levenshtein, after OCR folding), the longer of [`LONG_TOKEN`] characters or more.

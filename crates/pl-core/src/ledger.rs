@@ -312,10 +312,11 @@ fn counts_apart(a: u64, b: u64) -> usize {
         .sum()
 }
 
-/// Edits a number of `chars` characters may be away from another to count as near.
+/// Edits a number of `chars` characters may be away from another to count as near: two from
+/// the verifier's long references ([`crate::evidence::LONG_TOKEN`]), one from five.
 fn tolerance(chars: usize) -> usize {
     match chars {
-        10.. => 2,
+        c if c >= crate::evidence::LONG_TOKEN => 2,
         5.. => 1,
         _ => 0,
     }
