@@ -233,6 +233,16 @@ fn number_inputs_that_cannot_be_read_are_refused() {
     );
 }
 
+/// What a corpus-counts record counts (`None`: the header).
+fn count_key(v: &serde_json::Value) -> Option<String> {
+    let keys: Vec<String> = ["token", "word", "text"]
+        .iter()
+        .filter_map(|k| v.get(*k).map(|h| format!("{k} {h}")))
+        .collect();
+    assert!(keys.len() <= 1, "one kind of entry a record: {v}");
+    keys.into_iter().next()
+}
+
 /// The corpus cut in three: the parts' counts added up are the corpus's, and the pairs of
 /// one part's documents, scored with a norm file of only those documents and the counts,
 /// score as in the whole corpus (and differently without the counts).
@@ -254,10 +264,9 @@ fn corpus_counts_make_a_part_score_as_the_whole() {
         {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             let n = v["documents"].as_u64().unwrap();
-            match (v.get("token"), v.get("word")) {
-                (Some(t), None) => *sum.entry(format!("token {t}")).or_default() += n,
-                (None, Some(w)) => *sum.entry(format!("word {w}")).or_default() += n,
-                _ => header = (header.0 + n, v.get("max_words").cloned()),
+            match count_key(&v) {
+                Some(k) => *sum.entry(k).or_default() += n,
+                None => header = (header.0 + n, v.get("max_words").cloned()),
             }
         }
     }
@@ -267,14 +276,11 @@ fn corpus_counts_make_a_part_score_as_the_whole() {
     for line in whole_text.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let n = v["documents"].as_u64().unwrap();
-        match (v.get("token"), v.get("word")) {
-            (Some(t), None) => {
-                whole.insert(format!("token {t}"), n);
+        match count_key(&v) {
+            Some(k) => {
+                whole.insert(k, n);
             }
-            (None, Some(w)) => {
-                whole.insert(format!("word {w}"), n);
-            }
-            _ => assert_eq!((n, v.get("max_words").cloned()), header),
+            None => assert_eq!((n, v.get("max_words").cloned()), header),
         }
         // Counts of one may be left out.
         if n >= 2 {
@@ -284,6 +290,10 @@ fn corpus_counts_make_a_part_score_as_the_whole() {
     }
     assert_eq!(sum, whole);
     assert!(whole.len() > 1000, "{}", whole.len());
+    assert!(
+        whole.iter().any(|(k, &n)| k.starts_with("text") && n >= 2),
+        "the re-uploads' texts are counted"
+    );
     write(d.path(), "merged.counts", merged.as_bytes());
     // The pairs of part01's documents, and a norm file of only their documents.
     let part: std::collections::HashSet<u64> = String::from_utf8(read(&d, "part01"))

@@ -391,7 +391,8 @@ def stages(run, args, params, out, local):
     schema = T.StructType([T.StructField(k, t) for k, t in [
         ("sketch", T.IntegerType()), ("band", T.IntegerType()), ("key", T.StringType()),
         ("copy", T.StringType()), ("id", T.LongType()), ("token", T.StringType()),
-        ("word", T.StringType()), ("documents", T.LongType()), ("max_words", T.LongType()),
+        ("word", T.StringType()), ("text", T.StringType()), ("documents", T.LongType()),
+        ("max_words", T.LongType()),
         ("number", T.StringType())]])
 
     def keys():
@@ -402,7 +403,8 @@ def stages(run, args, params, out, local):
     rows = run.stage("keys", keys)
 
     def counts():
-        head = rows.where(F.col("documents").isNotNull() & F.col("token").isNull() & F.col("word").isNull())
+        head = rows.where(F.col("documents").isNotNull() & F.col("token").isNull() & F.col("word").isNull()
+                          & F.col("text").isNull())
         h = head.agg(F.sum("documents").alias("n"), F.countDistinct("max_words").alias("mw_kinds"),
                      F.max("max_words").alias("mw"), F.count(F.lit(1)).alias("parts")).collect()[0]
         if h["mw_kinds"] > 1:
@@ -410,10 +412,11 @@ def stages(run, args, params, out, local):
         header = {"documents": int(h["n"])}
         if h["mw"] is not None:
             header["max_words"] = int(h["mw"])
-        entries = (rows.where(F.col("token").isNotNull() | F.col("word").isNotNull())
-                   .groupBy("token", "word").agg(F.sum("documents").alias("documents"))
-                   .where("documents >= 2").orderBy("token", "word")
-                   .select(F.to_json(F.struct("token", "word", "documents")).alias("value")))
+        # A text's documents add up over partitions as a word's do (every part counts each).
+        entries = (rows.where(F.col("token").isNotNull() | F.col("word").isNotNull() | F.col("text").isNotNull())
+                   .groupBy("token", "word", "text").agg(F.sum("documents").alias("documents"))
+                   .where("documents >= 2").orderBy("token", "word", "text")
+                   .select(F.to_json(F.struct("token", "word", "text", "documents")).alias("value")))
         # Shipped to every score task with addFile, so written by the driver: one partition
         # at a time passes through it (what it holds is a partition of the vocabulary).
         path = os.path.join(local, "corpus-counts.ndjson")

@@ -12,6 +12,8 @@ use anyhow::{anyhow, Result};
 use pl_core::corpus::CorpusCounts;
 use pl_core::distinct::{distinctive_tokens, distinctive_words, DocFreq};
 use pl_core::evidence::Profile;
+use pl_core::normalize::fingerprint;
+use pl_core::records::{parse_fingerprint, Fingerprint};
 use pl_core::score::fuzzy_sample;
 use pl_core::scorer::Doc;
 use pl_core::verify::{edge_sample, word_hashes, Vocab};
@@ -70,6 +72,9 @@ pub struct Side {
     pub sampled: bool,
     /// The word ids, until the profile takes them once every document is counted.
     ids: Vec<u32>,
+    /// The fingerprint of its normalized text, and the documents of the corpus that have it.
+    fp: Fingerprint,
+    copies: u32,
 }
 
 impl Side {
@@ -84,6 +89,7 @@ impl Side {
             sample_chars: self.sample_chars,
             tokens: &self.tokens,
             profile: &self.profile,
+            copies: self.copies,
         }
     }
 }
@@ -101,6 +107,19 @@ pub struct NormTexts {
     /// Where each wanted document's line is, to read it again.
     at: FxHashMap<u64, (u64, u32)>,
     file: Option<File>,
+    /// Documents with each normalized text, where more than one has it.
+    copies: Copies,
+}
+
+/// The documents that have each normalized text, by fingerprint.
+#[derive(Default)]
+pub struct Copies(FxHashMap<Fingerprint, u32>);
+
+impl Copies {
+    /// The documents with the text of fingerprint `fp` (1 when it is not counted).
+    pub fn of(&self, fp: Fingerprint) -> u32 {
+        self.0.get(&fp).copied().unwrap_or(1)
+    }
 }
 
 /// Memory a document's side takes, estimated from its line: the text, 4 bytes per word of
@@ -112,6 +131,7 @@ pub fn side_cost(line_len: u32) -> u64 {
 /// One line of the norm file, parsed and tokenized.
 struct Parsed<'a> {
     id: u64,
+    fp: Fingerprint,
     norm: Cow<'a, str>,
     sampled: bool,
     tokens: Vec<u64>,
@@ -119,16 +139,25 @@ struct Parsed<'a> {
 }
 
 fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, String> {
-    let (id, norm) = match norm_fields(text) {
-        Some(f) => (f.id, f.norm),
+    let (id, norm, fp) = match norm_fields(text) {
+        Some(f) => (f.id, f.norm, f.fingerprint),
         None => {
             let mut o = parse_object(text)?;
             let id = get_id(&o)?;
+            let fp = match o.remove("fingerprint") {
+                Some(Value::String(f)) => Some(Cow::Owned(f)),
+                _ => None,
+            };
             let Some(Value::String(norm)) = o.remove("norm") else {
                 return Err("missing \"norm\": pass the output of pl-normalize as --norm".into());
             };
-            (id, Cow::Owned(norm))
+            (id, Cow::Owned(norm), fp)
         }
+    };
+    // As pl-shingle reads it: a copy set there is one text here.
+    let fp = match fp {
+        Some(f) => parse_fingerprint(&f).ok_or("\"fingerprint\" is not 32 hex digits")?,
+        None => fingerprint(&norm),
     };
     let mut tokens = Vec::new();
     distinctive_tokens(&norm, &mut tokens);
@@ -143,6 +172,7 @@ fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, Strin
     }
     Ok(Parsed {
         id,
+        fp,
         norm,
         sampled,
         tokens,
@@ -152,7 +182,7 @@ fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, Strin
 
 /// One line as the counting pass makes it: the document's id, its distinctive tokens and word
 /// hashes, and its side when it is wanted and the sides are still held.
-type Made = (u64, Vec<u64>, Vec<u64>, Option<Side>);
+type Made = (u64, Fingerprint, Vec<u64>, Vec<u64>, Option<Side>);
 
 /// A chunk of lines, where each starts in the file, and what was made of each.
 type ParsedChunk = (Vec<(u64, String)>, Vec<u64>, Vec<Result<Made, String>>);
@@ -180,7 +210,7 @@ impl Counting<'_> {
         (chunk, starts, parsed): ParsedChunk,
     ) -> Result<()> {
         for (((line, text), &start), p) in chunk.iter().zip(&starts).zip(parsed) {
-            let (id, tokens, hashes, side) = match p {
+            let (id, fp, tokens, hashes, side) = match p {
                 Ok(p) => p,
                 Err(msg) => {
                     r.invalid(*line, &msg)?;
@@ -191,6 +221,7 @@ impl Counting<'_> {
                 continue;
             }
             t.df.add(&tokens);
+            *t.copies.0.entry(fp).or_insert(0) += 1;
             if self.opts.verify {
                 t.vocab.add(&hashes, &mut self.ids);
             }
@@ -246,11 +277,12 @@ impl NormTexts {
             held: Some(Sides::default()),
             at: FxHashMap::default(),
             file,
+            copies: Copies::default(),
         };
         let make = |text: &str, keep: bool| -> Result<Made, String> {
             let mut p = parse_line(text, opts)?;
             let side = (keep && wanted.contains(&p.id)).then(|| side(&mut p, opts));
-            Ok((p.id, p.tokens, p.hashes, side))
+            Ok((p.id, p.fp, p.tokens, p.hashes, side))
         };
         let mut counting = Counting {
             wanted,
@@ -300,9 +332,10 @@ impl NormTexts {
     /// counted.
     fn weigh_held(&mut self) {
         if let Some(held) = self.held.as_mut() {
-            let df = &self.df;
+            let (df, copies) = (&self.df, &self.copies);
             held.par_iter_mut().for_each(|(_, s)| {
                 s.profile.set_ids(std::mem::take(&mut s.ids));
+                s.copies = copies.of(s.fp);
                 df.weigh(&mut s.tokens);
             });
         }
@@ -344,6 +377,15 @@ impl NormTexts {
             self.vocab
                 .set_doc_counts(|h| words.get(&h).copied().unwrap_or(1))
                 .map_err(|h| refuse(&format!("word {h:016x}")))?;
+            if let Some((f, n)) = self
+                .copies
+                .0
+                .iter()
+                .find(|&(f, &n)| c.texts.get(f).copied().unwrap_or(1) < n)
+            {
+                return Err(refuse(&format!("text {f:032x} in {n} documents here")));
+            }
+            self.copies = Copies(c.texts.clone());
         }
         self.df = c.doc_freq();
         Ok(())
@@ -357,6 +399,10 @@ impl NormTexts {
             tokens: self.df.counts().collect(),
             words: match opts.verify {
                 true => self.vocab.counts().into_iter().collect(),
+                false => FxHashMap::default(),
+            },
+            texts: match opts.verify {
+                true => self.copies.0.clone(),
                 false => FxHashMap::default(),
             },
         }
@@ -418,6 +464,7 @@ impl NormTexts {
                     s.profile.set_ids(ids);
                 }
                 self.df.weigh(&mut s.tokens);
+                s.copies = self.copies.of(s.fp);
                 Ok((id, s))
             })
             .collect()
@@ -463,6 +510,8 @@ fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
         words,
         sampled: p.sampled,
         ids: Vec::new(),
+        fp: p.fp,
+        copies: 1,
     }
 }
 
@@ -505,7 +554,8 @@ fn text_numbers(text: &str) -> Vec<u64> {
 
 /// The sides of some norm lines, weighed with the whole corpus's counts that the caller
 /// keeps elsewhere (the persistent index): `df` the distinctive tokens' document
-/// frequencies, `word_count` the number of documents each word hash is in. Returns the sides
+/// frequencies, `word_count` the number of documents each word hash is in, `copies` the
+/// number of documents with a document's normalized text (by id). Returns the sides
 /// and the documents each of their local word ids is in, for [`pl_core::scorer::Scorer`].
 /// The verdicts are those pl-score gives with the same corpus in its norm file: word ids are
 /// local, but only compared with each other and looked up in the counts.
@@ -514,6 +564,7 @@ pub fn sides_of_lines(
     opts: &SideOptions,
     df: &DocFreq,
     mut word_count: impl FnMut(u64) -> Result<u32>,
+    mut copies: impl FnMut(u64) -> Result<u32>,
 ) -> Result<(Sides, Vec<u32>)> {
     // Parsed and made on every thread; the word ids and counts given in input order.
     let made: Vec<Result<(Side, Vec<u64>)>> = lines
@@ -551,6 +602,7 @@ pub fn sides_of_lines(
             s.profile.set_ids(ids);
         }
         df.weigh(&mut s.tokens);
+        s.copies = copies(want)?;
         sides.insert(want, s);
     }
     Ok((sides, counts))

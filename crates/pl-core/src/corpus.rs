@@ -7,11 +7,13 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::distinct::DocFreq;
-use crate::records::{hash_hex, parse_hash_hex};
+use crate::records::{fingerprint_hex, hash_hex, parse_fingerprint, parse_hash_hex, Fingerprint};
 
 /// A corpus-counts record: the header `{"documents","max_words"}` (`max_words` when words
-/// were counted: the verifier counts the words of a long text's two ends only), or a
-/// token's or word's hash (16 hex digits) with the documents that hold it.
+/// were counted: the verifier counts the words of a long text's two ends only), a
+/// token's or word's hash (16 hex digits) with the documents that hold it, or a normalized
+/// text's fingerprint (32 hex digits) with the documents that have it (every text is counted,
+/// so that the counts of parts add up; only those of two documents or more are kept).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CountRecord {
@@ -21,7 +23,10 @@ pub struct CountRecord {
     /// A word's hash (the verifier's word).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub word: Option<String>,
-    /// Documents: in the corpus (header), or holding the token or word.
+    /// A normalized text's fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Documents: in the corpus (header), or holding the token or word, or with the text.
     pub documents: u64,
     /// Header: the verifier's --max-words, when words were counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,6 +44,8 @@ pub struct CorpusCounts {
     pub tokens: FxHashMap<u64, u32>,
     /// Documents holding each word (a word left out: one).
     pub words: FxHashMap<u64, u32>,
+    /// Documents with each normalized text, by fingerprint (a text left out: one).
+    pub texts: FxHashMap<Fingerprint, u32>,
 }
 
 impl CorpusCounts {
@@ -68,6 +75,15 @@ impl CorpusCounts {
                 ..CountRecord::default()
             });
         }
+        let mut texts: Vec<(Fingerprint, u32)> = self.texts.iter().map(|(&f, &n)| (f, n)).collect();
+        texts.sort_unstable();
+        for (f, n) in texts {
+            out.push(CountRecord {
+                text: Some(fingerprint_hex(f)),
+                documents: n.into(),
+                ..CountRecord::default()
+            });
+        }
         out
     }
 
@@ -77,6 +93,16 @@ impl CorpusCounts {
         let count = |n: u64| {
             u32::try_from(n).map_err(|_| format!("a count of {n} documents is out of range"))
         };
+        if let Some(t) = rec.text {
+            if rec.token.is_some() || rec.word.is_some() || rec.max_words.is_some() {
+                return Err("a record with \"text\" has \"documents\" alone besides".into());
+            }
+            let f = parse_fingerprint(&t).ok_or_else(|| format!("\"{t}\" is not 32 hex digits"))?;
+            if self.texts.insert(f, count(rec.documents)?).is_some() {
+                return Err(format!("text {t} given twice"));
+            }
+            return Ok(());
+        }
         let entry = match (rec.token, rec.word) {
             (None, None) => {
                 if std::mem::replace(header_seen, true) {
@@ -111,6 +137,7 @@ impl CorpusCounts {
             .tokens
             .values()
             .chain(self.words.values())
+            .chain(self.texts.values())
             .find(|&&n| u64::from(n) > self.documents);
         match over {
             Some(n) => Err(format!(
@@ -138,6 +165,7 @@ mod tests {
             max_words: Some(4000),
             tokens: [(3, 2), (1, 5)].into_iter().collect(),
             words: [(7, 10)].into_iter().collect(),
+            texts: [(9, 1), (5, 3)].into_iter().collect(),
         };
         let recs = c.records();
         let line = serde_json::to_string(&recs[1]).unwrap();
@@ -189,5 +217,17 @@ mod tests {
             ..CountRecord::default()
         };
         assert!(c.add(bad, &mut header).unwrap_err().contains("16 hex"));
+        let text = |n| CountRecord {
+            text: Some(fingerprint_hex(7)),
+            documents: n,
+            ..CountRecord::default()
+        };
+        c.add(text(1), &mut header).unwrap();
+        assert!(c.add(text(1), &mut header).unwrap_err().contains("twice"));
+        let both = CountRecord {
+            word: Some(hash_hex(2)),
+            ..text(1)
+        };
+        assert!(c.add(both, &mut header).is_err());
     }
 }

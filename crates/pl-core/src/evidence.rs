@@ -26,7 +26,7 @@ use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::diff::Hunk;
-use crate::verify::{explained, fold_char, fold_chars, fold_into, words};
+use crate::verify::{explained, fold_chars, fold_into, words};
 
 /// What the verifier keeps of one document: its word ids in text order (from one
 /// [`crate::verify::Vocab`]), its distinct word ids sorted, and the sorted hashes of its
@@ -166,6 +166,16 @@ pub enum Side {
     B,
 }
 
+impl Side {
+    /// The other text.
+    pub fn other(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
+}
+
 /// A word one text has and the other has nowhere, even up to OCR.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conflict {
@@ -240,7 +250,7 @@ pub fn evidence(
     pa: &Profile,
     b: &str,
     pb: &Profile,
-    known: impl Fn(u32) -> bool + Copy,
+    known: impl Fn(u32, Side) -> bool + Copy,
 ) -> Evidence {
     evidence_until(a, pa, b, pb, known, |_| false)
 }
@@ -270,7 +280,7 @@ pub fn evidence_until(
     pa: &Profile,
     b: &str,
     pb: &Profile,
-    known: impl Fn(u32) -> bool + Copy,
+    known: impl Fn(u32, Side) -> bool + Copy,
     decided: impl Fn(&Evidence) -> bool,
 ) -> Evidence {
     debug_assert_eq!(
@@ -284,15 +294,31 @@ pub fn evidence_until(
         "a profile of another text"
     );
     if (pb.text_hash, b) < (pa.text_hash, a) {
-        let mut e = evidence_until(b, pb, a, pa, known, decided);
+        let mut e = evidence_in_order(
+            b,
+            pb,
+            a,
+            pa,
+            move |id, s: Side| known(id, s.other()),
+            decided,
+        );
         for c in &mut e.conflicts {
-            c.side = match c.side {
-                Side::A => Side::B,
-                Side::B => Side::A,
-            };
+            c.side = c.side.other();
         }
         return e;
     }
+    evidence_in_order(a, pa, b, pb, known, decided)
+}
+
+/// [`evidence_until`] with `a` the text aligned against `b`.
+fn evidence_in_order(
+    a: &str,
+    pa: &Profile,
+    b: &str,
+    pb: &Profile,
+    known: impl Fn(u32, Side) -> bool + Copy,
+    decided: impl Fn(&Evidence) -> bool,
+) -> Evidence {
     let mut e = Evidence::default();
     let mut buf = Scratch::default();
     // Both texts' words, split once and only as far as the blocks need them (a garbled word's
@@ -311,13 +337,23 @@ pub fn evidence_until(
         if h.old.is_empty() || h.new.is_empty() {
             e.added += h.old.len() + h.new.len();
             if inner {
-                let (mine, ids, other) = if h.old.is_empty() {
-                    (all_b.range(h.new.clone()), &pb.ids[h.new.clone()], pa)
+                let (mine, ids, other, side) = if h.old.is_empty() {
+                    (
+                        all_b.range(h.new.clone()),
+                        &pb.ids[h.new.clone()],
+                        pa,
+                        Side::B,
+                    )
                 } else {
-                    (all_a.range(h.old.clone()), &pa.ids[h.old.clone()], pb)
+                    (
+                        all_a.range(h.old.clone()),
+                        &pa.ids[h.old.clone()],
+                        pb,
+                        Side::A,
+                    )
                 };
                 for (w, &id) in mine.iter().zip(ids) {
-                    if meaningful(w, id, known) && !other.has(w, id, &mut buf) {
+                    if meaningful(w, id, |id| known(id, side)) && !other.has(w, id, &mut buf) {
                         e.inner_added += 1;
                         e.inner_words += usize::from(!w.bytes().any(|c| c.is_ascii_digit()));
                     }
@@ -369,13 +405,12 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     inner: bool,
     [all_a, all_b]: [&mut SeenWords<'t, I>; 2],
     [pa, pb]: [&Profile; 2],
-    known: impl Fn(u32) -> bool + Copy,
+    known: impl Fn(u32, Side) -> bool + Copy,
     buf: &mut Scratch,
 ) {
     e.replaced += h.old.len() + h.new.len();
     let (near_a, near_b) = (widened(&h.old, pa.ids.len()), widened(&h.new, pb.ids.len()));
-    let all_a = all_a.upto(near_a.end);
-    let all_b = all_b.upto(near_b.end);
+    let (all_a, all_b) = (all_a.upto(near_a.end), all_b.upto(near_b.end));
     let (x, y) = (clamp(all_a, &h.old), clamp(all_b, &h.new));
     if explained(x, y) {
         e.garbled += x.len() + y.len();
@@ -395,7 +430,9 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
         for (w, &id) in words.iter().zip(ids) {
             let digits = w.bytes().any(|c| c.is_ascii_digit());
             // A short number is everywhere: its presence elsewhere proves nothing.
-            if !meaningful(w, id, known) || ((!digits || w.len() >= 4) && other.has(w, id, buf)) {
+            if !meaningful(w, id, |id| known(id, side))
+                || ((!digits || w.len() >= 4) && other.has(w, id, buf))
+            {
                 // A word of letters only this document uses (a rare name) can still
                 // stand against a known word on the other side.
                 if !digits
@@ -497,61 +534,6 @@ fn count_kinds(conflicts: &[Conflict]) -> (usize, usize, usize) {
     (digits, conflicts.len() - digits, one)
 }
 
-/// Characters from which a token may have two characters misread (an IBAN, a policy number,
-/// a customer number), where a date or an amount has eight or fewer.
-pub(crate) const LONG_TOKEN: usize = 10;
-
-/// Whether two long tokens are one read twice: at most two characters substituted, dropped or
-/// added (Levenshtein, after OCR folding), the longer of [`LONG_TOKEN`] characters or more.
-/// Another reference of the same scheme mostly differs in more places; the Indel distance the
-/// rules above use counts a substitution twice, so two misread digits were a conflict.
-fn long_misread(a: &[char], b: &[char]) -> bool {
-    a.len().max(b.len()) >= LONG_TOKEN
-        && a.len().abs_diff(b.len()) <= 2
-        && rapidfuzz::distance::levenshtein::distance(a.iter().copied(), b.iter().copied()) <= 2
-}
-
-/// The number inside a token that has letters glued to it (`number91943446715`,
-/// `25009000eur`): from its first digit to its last; `None` for a token that is all number or
-/// has no digit.
-fn glued_core(t: &[u8]) -> Option<&[u8]> {
-    let first = t.iter().position(u8::is_ascii_digit)?;
-    let last = t.iter().rposition(u8::is_ascii_digit)?;
-    (first > 0 || last + 1 < t.len()).then(|| &t[first..=last])
-}
-
-/// How near two tokens are when one has a label or a unit glued to its number and the other
-/// does not: their numbers compared alone (folded), the same number or one long one read
-/// twice ([`Near::Yes`]), one character off from four ([`Near::OneDigit`]); `None` otherwise
-/// (two labels glued to one number, `a12` and `b12`, are two references).
-fn glued_near(w: &[u8], o: &[u8]) -> Option<Near> {
-    let (gw, go) = (glued_core(w), glued_core(o));
-    if gw.is_some() == go.is_some() {
-        return None;
-    }
-    let folded = |t: &[u8]| -> Vec<char> { t.iter().map(|&b| fold_char(char::from(b))).collect() };
-    let (cw, co) = (folded(gw.unwrap_or(w)), folded(go.unwrap_or(o)));
-    if cw.len().min(co.len()) < 2 {
-        return None;
-    }
-    if cw == co || long_misread(&cw, &co) {
-        return Some(Near::Yes);
-    }
-    let one = cw.len().min(co.len()) >= 4
-        && rapidfuzz::distance::levenshtein::distance(cw.iter().copied(), co.iter().copied()) <= 1;
-    one.then_some(Near::OneDigit)
-}
-
-/// How near a word is to what the other text has around it.
-enum Near {
-    /// What OCR makes of it.
-    Yes,
-    /// A number with one digit read as another.
-    OneDigit,
-    /// Nothing like it.
-    No,
-}
-
 /// Words a replaced block at a text's edge needs on its longer side to count as added content.
 const EDGE_BLOCK: usize = 12;
 
@@ -590,183 +572,9 @@ impl<'a, I: Iterator<Item = &'a str>> SeenWords<'a, I> {
     }
 }
 
-/// The words around a block on the other side, folded once for all the words compared with
-/// them. Each word's forms are ranges into shared buffers: one allocation per buffer, not
-/// four per word.
-struct Around<'a> {
-    /// The words joined without spaces, sequence-folded.
-    joined: Vec<char>,
-    words: Vec<AroundWord<'a>>,
-    /// Every word sequence-folded, then every word character-folded, end to end.
-    folded: Vec<char>,
-    chars: Vec<char>,
-    /// Every word's digits, end to end.
-    skeletons: Vec<u8>,
-}
-
-/// One word around a block: its sequence-folded and character-folded forms and its digits
-/// (ranges into [`Around`]'s buffers), and its bytes.
-struct AroundWord<'a> {
-    folded: std::ops::Range<usize>,
-    chars: std::ops::Range<usize>,
-    skeleton: std::ops::Range<usize>,
-    bytes: &'a [u8],
-}
-
-impl AroundWord<'_> {
-    fn folded<'b>(&self, a: &'b Around) -> &'b [char] {
-        &a.folded[self.folded.clone()]
-    }
-    fn chars<'b>(&self, a: &'b Around) -> &'b [char] {
-        &a.chars[self.chars.clone()]
-    }
-    fn skeleton<'b>(&self, a: &'b Around) -> &'b [u8] {
-        &a.skeletons[self.skeleton.clone()]
-    }
-}
-
-/// The digits of a token, in order.
-fn skeleton(t: &str) -> impl Iterator<Item = u8> + '_ {
-    t.bytes().filter(u8::is_ascii_digit)
-}
-
-impl<'a> Around<'a> {
-    fn new(others: &[&'a str], buf: &mut Scratch) -> Around<'a> {
-        let mut joined = Vec::new();
-        fold_into(others, &mut joined);
-        let mut a = Around {
-            joined,
-            words: Vec::with_capacity(others.len()),
-            folded: Vec::new(),
-            chars: Vec::new(),
-            skeletons: Vec::new(),
-        };
-        for o in others {
-            fold_into(&[*o], &mut buf.chars);
-            let f = a.folded.len();
-            a.folded.extend_from_slice(&buf.chars);
-            let c = a.chars.len();
-            a.chars.extend(o.chars().map(fold_char));
-            let k = a.skeletons.len();
-            a.skeletons.extend(skeleton(o));
-            a.words.push(AroundWord {
-                folded: f..a.folded.len(),
-                chars: c..a.chars.len(),
-                skeleton: k..a.skeletons.len(),
-                bytes: o.as_bytes(),
-            });
-        }
-        a
-    }
-}
-
-/// Whether `w` is what OCR could make of one of the words `around` (or of a piece of their
-/// joined, folded form): a token with digits may lose or gain one character; a word may differ
-/// by about one character in four. An Indel distance is at least the difference of the
-/// lengths: a word whose lengths already rule it out is not measured.
-fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Scratch) -> Near {
-    use rapidfuzz::distance::indel::BatchComparator;
-    fold_into(&[w], &mut buf.chars);
-    let fw = &buf.chars;
-    // Short tokens are inside every text and one character from many others: only the same
-    // token, up to OCR, is near.
-    if fw.len() < 4 {
-        // A number glued to a label or a unit on the other side (`weighti599kg`) is that
-        // number too.
-        let same = around.words.iter().any(|o| {
-            o.folded(around) == fw.as_slice()
-                || (digits && glued_core(o.bytes).is_some_and(|c| c == w.as_bytes()))
-        });
-        return if same { Near::Yes } else { Near::No };
-    }
-    let joined = &around.joined;
-    if fw.len() <= joined.len() && joined.windows(fw.len()).any(|win| win == fw.as_slice()) {
-        return Near::Yes;
-    }
-    // Characters folded one by one too: the sequence fold reads `ri` as `n`, which a
-    // misread `1` next to an `r` also makes.
-    let cw: Vec<char> = w.chars().map(fold_char).collect();
-    let sw: Vec<u8> = skeleton(w).collect();
-    let mut cmp: Option<(BatchComparator<char>, BatchComparator<char>)> = None;
-    let mut near = Near::No;
-    for o in &around.words {
-        let (of, oc) = (o.folded(around), o.chars(around));
-        let (fa, fb) = (fw.len(), of.len());
-        let (ca, cb) = (cw.len(), oc.len());
-        // Lower bounds of the two distances below.
-        let (lb1, lb2) = (fa.abs_diff(fb), ca.abs_diff(cb));
-        let measurable = if digits {
-            lb1.min(lb2) <= 2
-        } else {
-            lb1 * 4 <= fa + fb || lb2 * 4 <= ca + cb
-        };
-        // The distance chosen as below, or None when both bounds already fail every test.
-        let measured = measurable.then(|| {
-            let (f, c) = cmp.get_or_insert_with(|| {
-                (
-                    BatchComparator::new(fw.iter().copied()),
-                    BatchComparator::new(cw.iter().copied()),
-                )
-            });
-            let d1 = f.distance(of.iter().copied());
-            let d2 = c.distance(oc.iter().copied());
-            if d2 < d1 {
-                (d2, ca, cb)
-            } else {
-                (d1, fa, fb)
-            }
-        });
-        if !digits {
-            if measured.is_some_and(|(d, la, lb)| d * 4 <= la + lb) {
-                return Near::Yes;
-            }
-            continue;
-        }
-        match digits_near(w, (&cw, &sw), o, around, measured) {
-            Near::Yes => return Near::Yes,
-            Near::OneDigit => near = Near::OneDigit,
-            Near::No => {}
-        }
-    }
-    near
-}
-
-/// How near a token with digits is to one word `o` around it, given its character-folded
-/// form and digits (`cw`, `sw`) and the Indel distance `measured` (with the two lengths) by
-/// [`near_any`]. An Indel distance of 1 is one character dropped or added; long tokens may
-/// gain or lose two. Of one length, a digit read as a letter leaves the other digits in order;
-/// a digit read as another digit is another number, or a rough scan.
-fn digits_near(
-    w: &str,
-    (cw, sw): (&[char], &[u8]),
-    o: &AroundWord,
-    around: &Around,
-    measured: Option<(usize, usize, usize)>,
-) -> Near {
-    let oc = o.chars(around);
-    let same_len = w.len() == o.bytes.len();
-    let os = o.skeleton(around);
-    if measured.is_some_and(|(d, la, lb)| d <= 1 || (d == 2 && la != lb && la + lb >= 12))
-        || (same_len && rapidfuzz::distance::indel::distance(sw, os) <= 1)
-        || long_misread(cw, oc)
-    {
-        return Near::Yes;
-    }
-    if let Some(near) = glued_near(w.as_bytes(), o.bytes) {
-        return near;
-    }
-    let one_char = measured.is_some_and(|(d, la, lb)| d <= 2 && la == lb)
-        && rapidfuzz::distance::levenshtein::distance(cw.iter().copied(), oc.iter().copied()) <= 1;
-    let one_digit = same_len
-        && w.len() >= 4
-        && sw.len() == os.len()
-        && w.bytes().zip(o.bytes).filter(|(x, y)| x != *y).count() == 1;
-    if one_char || one_digit {
-        Near::OneDigit
-    } else {
-        Near::No
-    }
-}
+mod near;
+pub(crate) use near::LONG_TOKEN;
+use near::{near_any, Around, Near};
 
 #[cfg(test)]
 mod tests;

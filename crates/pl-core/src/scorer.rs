@@ -21,7 +21,7 @@
 //!    reach.
 
 use crate::distinct::weighted_similarity;
-use crate::evidence::{evidence_until, may_match, Evidence, Profile};
+use crate::evidence::{evidence_until, may_match, Evidence, Profile, Side};
 use crate::ledger::{ledger, refuses, shares_wide, Ledger, Rescue};
 use crate::score::{fuzzy_ratio_at_least, Weights};
 
@@ -247,6 +247,10 @@ pub struct Doc<'a> {
     pub tokens: &'a [(u64, f64)],
     /// The verifier's profile.
     pub profile: &'a Profile,
+    /// Documents of the corpus with this normalized text, this one included: a word is known
+    /// to the verifier when a document with another text has it too (a re-upload does not
+    /// make a scan's OCR noise a word).
+    pub copies: u32,
 }
 
 /// Words an alignment of `x` and `y` matches when it aligned one text, not two unrelated
@@ -535,7 +539,15 @@ impl Scorer<'_> {
     /// Whether the pair survives the verifier: the alignment's evidence, and the ledger's for
     /// a pair it rejects (both recorded in `dims`).
     fn verified(&self, v: Verifier, x: Doc, y: Doc, dims: &mut Dims) -> bool {
-        let known = |id: u32| self.doc_counts.get(id as usize).is_some_and(|&n| n >= 2);
+        let copies = |side: Side| match side {
+            Side::A => x.copies,
+            Side::B => y.copies,
+        };
+        let known = |id: u32, side: Side| {
+            self.doc_counts
+                .get(id as usize)
+                .is_some_and(|&n| n > copies(side).max(1))
+        };
         let settled = |e: &Evidence| v.settled_fail(e);
         let e = evidence_until(x.text, x.profile, y.text, y.profile, known, settled);
         let mut pass = v.passes(&e);

@@ -116,9 +116,13 @@ impl Tx<'_> {
         let job = &self.engine.scoring;
         let df = counts.doc_freq(&lines, &job.opts)?;
         let refs: Vec<(u64, &str)> = lines.iter().map(|(id, l)| (*id, l.as_str())).collect();
-        let (sides, word_counts) = sides_of_lines(&refs, &job.opts, &df, |h| {
-            Ok(counts.n("words", h, |p| &p.words)?.max(0) as u32)
-        })?;
+        let (sides, word_counts) = sides_of_lines(
+            &refs,
+            &job.opts,
+            &df,
+            |h| Ok(counts.n("words", h, |p| &p.words)?.max(0) as u32),
+            |id| counts.copies(id),
+        )?;
         let scorer = Scorer {
             config: &job.config,
             doc_counts: &word_counts,
@@ -324,6 +328,25 @@ impl<'a, 'b> Counts<'a, 'b> {
         let q = format!("SELECT n FROM {table} WHERE hash=?1");
         let stored: Option<i64> = self.tx.row(&q, [h as i64], |r| r.get(0))?;
         Ok(stored.unwrap_or(0) + delta)
+    }
+
+    /// Documents with the normalized text of document `id` (at least 1), as [`Counts::n`]
+    /// counts them.
+    pub(super) fn copies(&self, id: u64) -> Result<u32> {
+        let fp: Vec<u8> = match self.extra.filter(|p| p.id == id) {
+            Some(p) => p.fp.to_le_bytes().to_vec(),
+            None => self
+                .tx
+                .row("SELECT fp FROM docs WHERE id=?1", [id as i64], |r| r.get(0))?
+                .ok_or_else(|| anyhow!("document {id} is not in the index"))?,
+        };
+        let has = |p: Option<&Prepared>| p.is_some_and(|p| p.fp.to_le_bytes()[..] == fp[..]);
+        let delta = i64::from(has(self.extra)) - i64::from(has(self.stored_extra));
+        let stored: i64 = self
+            .tx
+            .row("SELECT COUNT(*) FROM docs WHERE fp=?1", [fp], |r| r.get(0))?
+            .unwrap_or(0);
+        Ok((stored + delta).max(1) as u32)
     }
 
     /// Whether the number of hash `h` pairs the documents holding it (as pl-lsh --numbers

@@ -126,7 +126,9 @@ impl Tx<'_> {
     ) -> Result<Vec<u64>> {
         let started = std::time::Instant::now();
         let changing: Vec<u64> = docs.iter().map(|p| p.id).collect();
+        let copies_before = self.largest_copy_set()?;
         let mut d = self.swap_docs(&docs, &deleted, &changing, sources, summary)?;
+        d.largest_copies = copies_before.max(self.largest_copy_set()?);
         self.recollapse(&mut d)?;
         self.crossed_buckets(&mut d, log)?;
         self.moved_words(&mut d, summary, log)?;
@@ -325,6 +327,18 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// The most documents with one normalized text (0 for an empty index).
+    fn largest_copy_set(&self) -> Result<i64> {
+        Ok(self
+            .row(
+                "SELECT MAX(c) FROM (SELECT COUNT(*) AS c FROM docs GROUP BY fp)",
+                [],
+                |r| r.get::<_, Option<i64>>(0),
+            )?
+            .flatten()
+            .unwrap_or(0))
+    }
+
     /// The corpus counts changed, the postings of rare words kept, and the holders of every
     /// word whose count moved to another of the scorer's lines added to the affected.
     fn moved_words(&self, d: &mut Delta, summary: &mut Summary, log: &Log) -> Result<()> {
@@ -332,10 +346,15 @@ impl Tx<'_> {
         self.add_counts("tokens", &d.tokens)?;
         let holders_before = d.affected.len();
         let mut rescan: FxHashMap<u64, bool> = FxHashMap::default();
+        let mut reread: FxHashMap<u64, bool> = FxHashMap::default();
         for (h, old, new) in changed {
             let number = d.numbers.contains(&h);
             let few = few_max(number);
-            let flip = count_line(old, number) != count_line(new, number);
+            // The verifier knows a word when a document with another text has it: with copy
+            // sets, a word all of whose holders are one text may cross that line at any count
+            // up to the largest set's (its holders are then all scored again).
+            let flip = count_line(old, number) != count_line(new, number)
+                || (2..=d.largest_copies).contains(&old.min(new));
             summary.flipped_words += usize::from(flip);
             let (removed, added) = d.moves.get(&h).cloned().unwrap_or_default();
             if old <= few {
@@ -364,7 +383,14 @@ impl Tx<'_> {
                 // Rare again (documents deleted or changed): its postings are found by reading
                 // every stored text once, for all such words together.
                 rescan.insert(h, flip);
+            } else if flip {
+                reread.insert(h, true);
             }
+        }
+        if !reread.is_empty() {
+            // Words of a large copy set, without postings: their holders are read.
+            d.affected
+                .extend(self.holders(&reread)?.into_iter().map(|(_, id)| id));
         }
         if !rescan.is_empty() {
             let found = self.holders(&rescan)?;
@@ -551,4 +577,6 @@ struct Delta {
     numbers_of: FxHashMap<u64, Vec<u64>>,
     /// Documents of buckets that stopped pairing.
     unpaired: Vec<u64>,
+    /// The most documents one text has, before or after the update.
+    largest_copies: i64,
 }

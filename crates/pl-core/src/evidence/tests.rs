@@ -28,7 +28,7 @@ proptest::proptest! {
         let text = |v: &[usize]| v.iter().map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
         let (ta, tb) = (text(&a), text(&b));
         let (pa, pb) = profiles(&ta, &tb);
-        let matched = evidence(&ta, &pa, &tb, &pb, |_| true).matched;
+        let matched = evidence(&ta, &pa, &tb, &pb, |_, _| true).matched;
         proptest::prop_assert_eq!(may_match(&pa, &pb, n), matched >= n, "matched {}", matched);
     }
 }
@@ -51,7 +51,7 @@ fn profiles(a: &str, b: &str) -> (Profile, Profile) {
 
 fn ev(a: &str, b: &str) -> Evidence {
     let (pa, pb) = profiles(a, b);
-    evidence(a, &pa, b, &pb, |_| true)
+    evidence(a, &pa, b, &pb, |_, _| true)
 }
 
 fn conflicts(e: &Evidence) -> Vec<&str> {
@@ -103,10 +103,10 @@ fn another_name_is_a_conflict_when_the_corpus_knows_it() {
     got.sort_unstable();
     assert_eq!(got, vec!["hoffmann", "zimmermann"]);
     let (pa, pb) = profiles(a, b);
-    let unknown = evidence(a, &pa, b, &pb, |_| false);
+    let unknown = evidence(a, &pa, b, &pb, |_, _| false);
     assert!(unknown.conflicts.is_empty(), "words no other document has");
     assert_eq!(unknown.word_subs, 0, "two rare words are no evidence");
-    let one = evidence(a, &pa, b, &pb, |id| id == pa.ids[3]);
+    let one = evidence(a, &pa, b, &pb, |id, _| id == pa.ids[3]);
     assert_eq!(
         (one.word_subs, one.rare_word_subs),
         (0, 1),

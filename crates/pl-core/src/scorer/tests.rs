@@ -32,6 +32,7 @@ fn doc(o: &Owned) -> Doc<'_> {
         sample_chars: o.text.chars().count(),
         tokens: &o.tokens,
         profile: &o.profile,
+        copies: 1,
     }
 }
 
@@ -74,7 +75,7 @@ fn a_sibling_with_a_clean_conflict_is_dropped() {
                 &d[0].profile,
                 &d[1].text,
                 &d[1].profile,
-                |_| true,
+                |_, _| true,
             );
             assert_eq!(full.digit_conflicts(), 6);
             assert!(!cfg.verifier.unwrap().passes(&full), "the same verdict");
@@ -279,4 +280,34 @@ fn the_rule_weighs_conflicts_against_damage() {
         ..value
     };
     assert!(lenient.passes(&damaged) && !v.passes(&damaged));
+}
+
+#[test]
+fn a_word_only_copies_of_one_text_have_is_not_known() {
+    let x = "dear customer we received your payment for the order qwertzuiop thank you for your \
+             trust in our shop and we look forward to serving you again next season with new offers";
+    let y = "dear customer we received your payment for the order mnbvcxylk thank you for your \
+             trust in our shop and we look forward to serving you again next season with new offers";
+    let (d, v) = corpus(&[x, x, y]);
+    let cfg = config();
+    let s = scorer(&cfg, &v);
+    let once = s.score(SIM, Some((doc(&d[0]), doc(&d[2]))), true);
+    assert!(
+        matches!(once, Verdict::Dropped(_, Reason::Conflicts)),
+        "counted as two documents' word, the noise stands against the rescan's: {once:?}"
+    );
+    let copies = Doc {
+        copies: 2,
+        ..doc(&d[0])
+    };
+    let v2 = s.score(SIM, Some((copies, doc(&d[2]))), true);
+    assert!(
+        matches!(v2, Verdict::Kept(_)),
+        "a re-upload does not make its OCR noise a word: {v2:?}"
+    );
+    let swapped = s.score(SIM, Some((doc(&d[2]), copies)), true);
+    assert!(
+        matches!(swapped, Verdict::Kept(_)),
+        "either order: {swapped:?}"
+    );
 }
