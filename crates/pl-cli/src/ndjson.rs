@@ -319,15 +319,15 @@ impl NdjsonReader {
 
     /// The next record that deserializes as the typed record `T` (`what` names it in the
     /// error) and passes `f`: one parse of the line, straight into the type.
-    pub fn next_typed<T: serde::de::DeserializeOwned, R>(
+    pub fn next_typed<T: serde::de::DeserializeOwned, R, E: std::fmt::Display>(
         &mut self,
         what: &str,
-        mut f: impl FnMut(T) -> Result<R, String>,
+        mut f: impl FnMut(T) -> Result<R, E>,
     ) -> Result<Option<R>> {
         while let Some((line, text)) = self.next_line()? {
             match serde_json::from_str::<T>(&text)
                 .map_err(|e| format!("not a {what}: {e}"))
-                .and_then(&mut f)
+                .and_then(|t| f(t).map_err(|e| e.to_string()))
             {
                 Ok(v) => return Ok(Some(v)),
                 Err(msg) => self.invalid(line, &msg)?,

@@ -3,7 +3,7 @@
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use crate::fields::{get_u64, get_unit, Obj};
+use crate::fields::{get_u64, get_unit, FieldError, Obj};
 use crate::score::round6;
 use crate::text_records::{DocRecord, GroupRecord};
 use crate::time::parse_timestamp;
@@ -26,6 +26,20 @@ pub struct ScoredPair {
     pub copy: bool,
 }
 
+/// What is wrong with a line of pl-score's output.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PairError {
+    /// A field missing or out of range.
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    /// Ids not in order.
+    #[error("pair ({0}, {1}) is not ordered a < b")]
+    Unordered(u64, u64),
+    /// `apart` other than `true`.
+    #[error("\"apart\" is {0}, not true")]
+    NotApart(String),
+}
+
 /// One line of pl-score's output: a kept pair, or two documents held apart (`"apart":true`:
 /// their numbers disagree and none agree, [`crate::ledger::Ledger::apart`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,17 +52,17 @@ pub enum ScoresLine {
 
 impl ScoresLine {
     /// Reads a line of pl-score's output: a pair held apart has `"apart":true` and no score.
-    pub fn from_obj(o: &Obj) -> Result<ScoresLine, String> {
+    pub fn from_obj(o: &Obj) -> Result<ScoresLine, PairError> {
         match o.get("apart") {
             None => ScoredPair::from_obj(o).map(ScoresLine::Kept),
             Some(Value::Bool(true)) => {
                 let (a, b) = (get_u64(o, "a")?, get_u64(o, "b")?);
                 if a >= b {
-                    return Err(format!("pair ({a}, {b}) is not ordered a < b"));
+                    return Err(PairError::Unordered(a, b));
                 }
                 Ok(ScoresLine::Apart(a, b))
             }
-            Some(v) => Err(format!("\"apart\" is {v}, not true")),
+            Some(v) => Err(PairError::NotApart(v.to_string())),
         }
     }
 }
@@ -93,10 +107,10 @@ pub struct DocMeta {
 impl ScoredPair {
     /// Reads a scored pair record (pl-score's, pl-trigram's): ids ordered `a < b`, a score
     /// from 0 to 1; `jaccard` and `fuzzy` NaN when the method has no such dimension.
-    pub fn from_obj(o: &Obj) -> Result<ScoredPair, String> {
+    pub fn from_obj(o: &Obj) -> Result<ScoredPair, PairError> {
         let (a, b) = (get_u64(o, "a")?, get_u64(o, "b")?);
         if a >= b {
-            return Err(format!("pair ({a}, {b}) is not ordered a < b"));
+            return Err(PairError::Unordered(a, b));
         }
         let score = get_unit(o, "score")?;
         // Methods without these dimensions (the trigram index) leave them out: null in groups.
@@ -419,17 +433,22 @@ fn group_order(x: (f64, u64), y: (f64, u64)) -> std::cmp::Ordering {
     y.0.total_cmp(&x.0).then(x.1.cmp(&y.1))
 }
 
+/// A document in two groups of runs that should have split the documents between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("document {0} is in two groups")]
+pub struct InTwoGroups(pub u64);
+
 /// The groups of several runs over disjoint sets of pairs (no document in two groups, as
 /// when each run had whole connected components) in the order one run over all the pairs
 /// writes them, numbered from 1. A document in two groups is refused.
-pub fn renumber(mut groups: Vec<GroupRecord>) -> Result<Vec<GroupRecord>, String> {
+pub fn renumber(mut groups: Vec<GroupRecord>) -> Result<Vec<GroupRecord>, InTwoGroups> {
     let mut seen: Vec<u64> = groups
         .iter()
         .flat_map(|g| g.members.iter().copied())
         .collect();
     seen.sort_unstable();
     if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
-        return Err(format!("document {} is in two groups", w[0]));
+        return Err(InTwoGroups(w[0]));
     }
     let first = |g: &GroupRecord| g.members.iter().copied().min().unwrap_or(u64::MAX);
     groups.sort_by(|x, y| group_order((x.confidence, first(x)), (y.confidence, first(y))));

@@ -33,6 +33,51 @@ pub struct CountRecord {
     pub max_words: Option<u64>,
 }
 
+/// What is wrong with corpus-counts records.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CountsError {
+    /// A second header record.
+    #[error("a second header (\"documents\" alone)")]
+    SecondHeader,
+    /// A record with both a token and a word.
+    #[error("a record has \"token\" or \"word\", not both")]
+    TokenAndWord,
+    /// A text record with a hash or `max_words` besides.
+    #[error("a record with \"text\" has \"documents\" alone besides")]
+    TextWithHash,
+    /// `max_words` outside the header.
+    #[error("\"max_words\" belongs to the header")]
+    MaxWordsOutsideHeader,
+    /// A hash that is not 16 hex digits.
+    #[error("\"{0}\" is not 16 hex digits")]
+    BadHash(String),
+    /// A fingerprint that is not 32 hex digits.
+    #[error("\"{0}\" is not 32 hex digits")]
+    BadFingerprint(String),
+    /// A hash or a text given twice.
+    #[error("{kind} {key} given twice")]
+    Twice {
+        /// `hash` or `text`.
+        kind: &'static str,
+        /// The hash or fingerprint as given.
+        key: String,
+    },
+    /// A count over what a `u32` holds.
+    #[error("a count of {0} documents is out of range")]
+    OutOfRange(u64),
+    /// No header record.
+    #[error("no header record {{\"documents\":N}}")]
+    NoHeader,
+    /// A count over the corpus's documents.
+    #[error("a hash is counted in {n} documents, more than the corpus's {documents}")]
+    OverDocuments {
+        /// The count.
+        n: u32,
+        /// The corpus's documents.
+        documents: u64,
+    },
+}
+
 /// The counts of a corpus.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CorpusCounts {
@@ -89,24 +134,25 @@ impl CorpusCounts {
 
     /// Adds one record read back; `Err` says what is wrong with it (a second header, a hash
     /// given twice, a count over the corpus's documents is caught by [`Self::check`]).
-    pub fn add(&mut self, rec: CountRecord, header_seen: &mut bool) -> Result<(), String> {
-        let count = |n: u64| {
-            u32::try_from(n).map_err(|_| format!("a count of {n} documents is out of range"))
-        };
+    pub fn add(&mut self, rec: CountRecord, header_seen: &mut bool) -> Result<(), CountsError> {
+        let count = |n: u64| u32::try_from(n).map_err(|_| CountsError::OutOfRange(n));
         if let Some(t) = rec.text {
             if rec.token.is_some() || rec.word.is_some() || rec.max_words.is_some() {
-                return Err("a record with \"text\" has \"documents\" alone besides".into());
+                return Err(CountsError::TextWithHash);
             }
-            let f = parse_fingerprint(&t).ok_or_else(|| format!("\"{t}\" is not 32 hex digits"))?;
+            let f = parse_fingerprint(&t).ok_or_else(|| CountsError::BadFingerprint(t.clone()))?;
             if self.texts.insert(f, count(rec.documents)?).is_some() {
-                return Err(format!("text {t} given twice"));
+                return Err(CountsError::Twice {
+                    kind: "text",
+                    key: t,
+                });
             }
             return Ok(());
         }
         let entry = match (rec.token, rec.word) {
             (None, None) => {
                 if std::mem::replace(header_seen, true) {
-                    return Err("a second header (\"documents\" alone)".into());
+                    return Err(CountsError::SecondHeader);
                 }
                 self.documents = rec.documents;
                 self.max_words = rec.max_words;
@@ -114,24 +160,27 @@ impl CorpusCounts {
             }
             (Some(t), None) => (&mut self.tokens, t),
             (None, Some(w)) => (&mut self.words, w),
-            (Some(_), Some(_)) => return Err("a record has \"token\" or \"word\", not both".into()),
+            (Some(_), Some(_)) => return Err(CountsError::TokenAndWord),
         };
         if rec.max_words.is_some() {
-            return Err("\"max_words\" belongs to the header".into());
+            return Err(CountsError::MaxWordsOutsideHeader);
         }
         let (map, h) = entry;
-        let hash = parse_hash_hex(&h).ok_or_else(|| format!("\"{h}\" is not 16 hex digits"))?;
+        let hash = parse_hash_hex(&h).ok_or_else(|| CountsError::BadHash(h.clone()))?;
         if map.insert(hash, count(rec.documents)?).is_some() {
-            return Err(format!("hash {h} given twice"));
+            return Err(CountsError::Twice {
+                kind: "hash",
+                key: h,
+            });
         }
         Ok(())
     }
 
     /// Refuses counts that contradict themselves: no header, or a token or word in more
     /// documents than the corpus has.
-    pub fn check(&self, header_seen: bool) -> Result<(), String> {
+    pub fn check(&self, header_seen: bool) -> Result<(), CountsError> {
         if !header_seen {
-            return Err("no header record {\"documents\":N}".into());
+            return Err(CountsError::NoHeader);
         }
         let over = self
             .tokens
@@ -140,10 +189,10 @@ impl CorpusCounts {
             .chain(self.texts.values())
             .find(|&&n| u64::from(n) > self.documents);
         match over {
-            Some(n) => Err(format!(
-                "a hash is counted in {n} documents, more than the corpus's {}",
-                self.documents
-            )),
+            Some(&n) => Err(CountsError::OverDocuments {
+                n,
+                documents: self.documents,
+            }),
             None => Ok(()),
         }
     }
@@ -188,9 +237,19 @@ mod tests {
             documents: n,
             ..CountRecord::default()
         };
-        assert!(c.check(false).unwrap_err().contains("no header"));
+        assert!(c
+            .check(false)
+            .unwrap_err()
+            .to_string()
+            .contains("no header"));
         c.add(tok(3), &mut header).unwrap();
-        assert!(c.add(tok(3), &mut header).unwrap_err().contains("twice"));
+        assert_eq!(
+            c.add(tok(3), &mut header).unwrap_err(),
+            CountsError::Twice {
+                kind: "hash",
+                key: hash_hex(1)
+            }
+        );
         c.add(
             CountRecord {
                 documents: 2,
@@ -202,6 +261,7 @@ mod tests {
         assert!(c
             .check(header)
             .unwrap_err()
+            .to_string()
             .contains("more than the corpus's 2"));
         let again = c.add(
             CountRecord {
@@ -210,20 +270,28 @@ mod tests {
             },
             &mut header,
         );
-        assert!(again.unwrap_err().contains("second header"));
+        assert!(again.unwrap_err().to_string().contains("second header"));
         let bad = CountRecord {
             word: Some("12".into()),
             documents: 1,
             ..CountRecord::default()
         };
-        assert!(c.add(bad, &mut header).unwrap_err().contains("16 hex"));
+        assert!(c
+            .add(bad, &mut header)
+            .unwrap_err()
+            .to_string()
+            .contains("16 hex"));
         let text = |n| CountRecord {
             text: Some(fingerprint_hex(7)),
             documents: n,
             ..CountRecord::default()
         };
         c.add(text(1), &mut header).unwrap();
-        assert!(c.add(text(1), &mut header).unwrap_err().contains("twice"));
+        assert!(c
+            .add(text(1), &mut header)
+            .unwrap_err()
+            .to_string()
+            .contains("twice"));
         let both = CountRecord {
             word: Some(hash_hex(2)),
             ..text(1)

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::fields::{get_f64, get_u64};
+use crate::fields::{get_f64, get_u64, FieldError};
 
 /// What was decided about a group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -68,14 +68,101 @@ pub struct Decision {
     pub decided_at: Option<String>,
 }
 
-fn ids(v: Option<&Value>, key: &str) -> Result<Vec<u64>, String> {
+/// What is wrong with a decision, or with the decisions of one file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DecisionError {
+    /// A field missing or of the wrong kind.
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    /// A verdict other than the three.
+    #[error("\"decision\" is {0:?}; expected \"duplicate\", \"not-duplicate\" or \"ignore\"")]
+    UnknownVerdict(String),
+    /// No verdict.
+    #[error("missing \"decision\": is this a decisions file?")]
+    NoVerdict,
+    /// A list of ids missing or not a list.
+    #[error("missing or invalid \"{0}\" (a list of document ids)")]
+    NotIds(String),
+    /// A list of ids holding something else.
+    #[error("\"{key}\" holds {value}, not a document id")]
+    NotId {
+        /// The list.
+        key: String,
+        /// What it holds.
+        value: String,
+    },
+    /// A member listed twice.
+    #[error("group {0}: a member is listed twice")]
+    MemberTwice(u64),
+    /// A primary that is not a member.
+    #[error("group {group}: primary {primary} is not one of the members")]
+    PrimaryNotMember {
+        /// The group.
+        group: u64,
+        /// Its primary.
+        primary: u64,
+    },
+    /// `modified` keyed by something other than an id.
+    #[error("\"modified\" has key {0:?}, not a document id")]
+    ModifiedKey(String),
+    /// `modified` naming a document that is not a member.
+    #[error("group {group}: \"modified\" names {id}, not a member")]
+    ModifiedNotMember {
+        /// The group.
+        group: u64,
+        /// The document.
+        id: u64,
+    },
+    /// A `modified` value that is not a string.
+    #[error("\"modified\" of {0} is not a string")]
+    ModifiedNotString(u64),
+    /// `modified` that is not an object.
+    #[error("\"modified\" is not an object")]
+    ModifiedNotObject,
+    /// pl-apply's input record that is neither kind.
+    #[error("neither a decision nor a group record")]
+    NeitherKind,
+    /// A group record without --min-confidence.
+    #[error("a group record: pl-apply acts on groups only with --min-confidence X (or give it the decisions exported by pl-report)")]
+    GroupWithoutMin,
+    /// One group decided twice in a file.
+    #[error("group {group} decided twice: {how}")]
+    DecidedTwice {
+        /// The group.
+        group: u64,
+        /// How the two decisions differ, and their lines.
+        how: String,
+    },
+    /// A document in two groups of a file.
+    #[error("document {id} is in group {first_group} (line {first_line}, primary {first_primary}) and group {group} (line {line}, primary {primary}): the file does not come from one pl-cluster run")]
+    TwoGroups {
+        /// The document.
+        id: u64,
+        /// The first group, its line and primary.
+        first_group: u64,
+        /// Its line.
+        first_line: u64,
+        /// Its primary.
+        first_primary: u64,
+        /// The second group.
+        group: u64,
+        /// Its line.
+        line: u64,
+        /// Its primary.
+        primary: u64,
+    },
+}
+
+fn ids(v: Option<&Value>, key: &str) -> Result<Vec<u64>, DecisionError> {
     let a = v
         .and_then(Value::as_array)
-        .ok_or_else(|| format!("missing or invalid \"{key}\" (a list of document ids)"))?;
+        .ok_or_else(|| DecisionError::NotIds(key.into()))?;
     a.iter()
         .map(|x| {
-            x.as_u64()
-                .ok_or_else(|| format!("\"{key}\" holds {x}, not a document id"))
+            x.as_u64().ok_or_else(|| DecisionError::NotId {
+                key: key.into(),
+                value: x.to_string(),
+            })
         })
         .collect()
 }
@@ -83,16 +170,14 @@ fn ids(v: Option<&Value>, key: &str) -> Result<Vec<u64>, String> {
 impl Decision {
     /// Reads and checks a record: a known verdict, members unique, the primary among them,
     /// `modified` keyed by members only.
-    pub fn from_obj(o: &Map<String, Value>) -> Result<Decision, String> {
+    pub fn from_obj(o: &Map<String, Value>) -> Result<Decision, DecisionError> {
         let num = |k: &str| get_u64(o, k);
         let group = num("group")?;
         let decision = match o.get("decision") {
-            Some(Value::String(s)) => Verdict::parse(s).ok_or_else(|| {
-                format!(
-                    "\"decision\" is {s:?}; expected \"duplicate\", \"not-duplicate\" or \"ignore\""
-                )
-            })?,
-            _ => return Err("missing \"decision\": is this a decisions file?".into()),
+            Some(Value::String(s)) => {
+                Verdict::parse(s).ok_or_else(|| DecisionError::UnknownVerdict(s.clone()))?
+            }
+            _ => return Err(DecisionError::NoVerdict),
         };
         let primary = num("primary")?;
         let mut members = ids(o.get("members"), "members")?;
@@ -100,12 +185,10 @@ impl Decision {
         let n = members.len();
         members.dedup();
         if members.len() != n {
-            return Err(format!("group {group}: a member is listed twice"));
+            return Err(DecisionError::MemberTwice(group));
         }
         if !members.contains(&primary) {
-            return Err(format!(
-                "group {group}: primary {primary} is not one of the members"
-            ));
+            return Err(DecisionError::PrimaryNotMember { group, primary });
         }
         let mut modified: BTreeMap<u64, Option<String>> =
             members.iter().map(|&m| (m, None)).collect();
@@ -115,18 +198,18 @@ impl Decision {
                 for (k, v) in m {
                     let id: u64 = k
                         .parse()
-                        .map_err(|_| format!("\"modified\" has key {k:?}, not a document id"))?;
-                    let slot = modified.get_mut(&id).ok_or_else(|| {
-                        format!("group {group}: \"modified\" names {id}, not a member")
-                    })?;
+                        .map_err(|_| DecisionError::ModifiedKey(k.clone()))?;
+                    let slot = modified
+                        .get_mut(&id)
+                        .ok_or(DecisionError::ModifiedNotMember { group, id })?;
                     *slot = match v {
                         Value::String(s) => Some(s.clone()),
                         Value::Null => None,
-                        _ => return Err(format!("\"modified\" of {id} is not a string")),
+                        _ => return Err(DecisionError::ModifiedNotString(id)),
                     };
                 }
             }
-            Some(_) => return Err("\"modified\" is not an object".into()),
+            Some(_) => return Err(DecisionError::ModifiedNotObject),
         }
         Ok(Decision {
             group,
@@ -144,7 +227,7 @@ impl Decision {
 
     /// Reads a pl-cluster group as a "duplicate" decision when its confidence is at least
     /// `min` (`None` under it).
-    pub fn from_group(o: &Map<String, Value>, min: f64) -> Result<Option<Decision>, String> {
+    pub fn from_group(o: &Map<String, Value>, min: f64) -> Result<Option<Decision>, DecisionError> {
         let confidence = get_f64(o, "confidence")?;
         if confidence < min {
             return Ok(None);
@@ -188,18 +271,15 @@ impl Decision {
     pub fn from_input(
         o: &Map<String, Value>,
         min: Option<f64>,
-    ) -> Result<(InputKind, Option<Decision>), String> {
+    ) -> Result<(InputKind, Option<Decision>), DecisionError> {
         if o.contains_key("decision") {
             return Ok((InputKind::Decision, Some(Decision::from_obj(o)?)));
         }
         if !o.contains_key("members") {
-            return Err("neither a decision nor a group record".into());
+            return Err(DecisionError::NeitherKind);
         }
         let Some(min) = min else {
-            return Err(
-                "a group record: pl-apply acts on groups only with --min-confidence X (or give it the decisions exported by pl-report)"
-                    .into(),
-            );
+            return Err(DecisionError::GroupWithoutMin);
         };
         Ok((InputKind::Group, Decision::from_group(o, min)?))
     }
@@ -228,7 +308,7 @@ pub fn keep_duplicates(decisions: &mut Vec<Decision>) -> usize {
 /// Checks that the decisions of one file agree with each other, before anything acts on them:
 /// a group is decided once, and a document belongs to one group. `decisions` holds each
 /// decision with the line it was read from; the error names both lines.
-pub fn check_consistent(decisions: &[(u64, Decision)]) -> Result<(), String> {
+pub fn check_consistent(decisions: &[(u64, Decision)]) -> Result<(), DecisionError> {
     let mut groups: BTreeMap<u64, (u64, &Decision)> = BTreeMap::new();
     let mut owner: BTreeMap<u64, (u64, &Decision)> = BTreeMap::new();
     for (line, d) in decisions {
@@ -244,14 +324,22 @@ pub fn check_consistent(decisions: &[(u64, Decision)]) -> Result<(), String> {
             } else {
                 format!("on line {first} and line {line}")
             };
-            return Err(format!("group {} decided twice: {how}", d.group));
+            return Err(DecisionError::DecidedTwice {
+                group: d.group,
+                how,
+            });
         }
         for &m in &d.members {
             if let Some((first, e)) = owner.insert(m, (*line, d)) {
-                return Err(format!(
-                    "document {m} is in group {} (line {first}, primary {}) and group {} (line {line}, primary {}): the file does not come from one pl-cluster run",
-                    e.group, e.primary, d.group, d.primary
-                ));
+                return Err(DecisionError::TwoGroups {
+                    id: m,
+                    first_group: e.group,
+                    first_line: first,
+                    first_primary: e.primary,
+                    group: d.group,
+                    line: *line,
+                    primary: d.primary,
+                });
             }
         }
     }
@@ -267,6 +355,7 @@ mod tests {
         let group = obj(json!({"group": 1, "confidence": 0.8, "primary": 1, "members": [1, 2]}));
         assert!(Decision::from_input(&group, None)
             .unwrap_err()
+            .to_string()
             .starts_with("a group record"));
         let (kind, d) = Decision::from_input(&group, Some(0.9)).unwrap();
         assert_eq!((kind, d), (InputKind::Group, None));
@@ -274,7 +363,7 @@ mod tests {
         assert_eq!(d.unwrap().decision, Verdict::Duplicate);
         let other = obj(json!({"group": 1}));
         assert_eq!(
-            Decision::from_input(&other, None).unwrap_err(),
+            Decision::from_input(&other, None).unwrap_err().to_string(),
             "neither a decision nor a group record"
         );
         let mut dec = group.clone();
@@ -310,7 +399,9 @@ mod tests {
             (Verdict::Duplicate, 5, vec![5, 7])
         );
         assert_eq!(Decision::from_group(&g, 0.95).unwrap(), None);
-        let e = Decision::from_group(&obj(json!({"group": 2})), 0.5).unwrap_err();
+        let e = Decision::from_group(&obj(json!({"group": 2})), 0.5)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "missing or invalid \"confidence\" (a number)");
     }
 
@@ -369,7 +460,7 @@ mod tests {
             ),
         ];
         for (v, needle) in bad {
-            let e = Decision::from_obj(&obj(v.clone())).unwrap_err();
+            let e = Decision::from_obj(&obj(v.clone())).unwrap_err().to_string();
             assert!(e.contains(needle), "{v}: {e}");
         }
     }
@@ -388,14 +479,14 @@ mod tests {
         assert_eq!(check_consistent(&ok), Ok(()));
         let mut twice = ok.clone();
         twice.push((4, d(1, "not-duplicate", 2, &[2, 3])));
-        let e = check_consistent(&twice).unwrap_err();
+        let e = check_consistent(&twice).unwrap_err().to_string();
         assert!(
             e.contains("group 1 decided twice: duplicate on line 1, not-duplicate on line 4"),
             "{e}"
         );
         let mut other = ok.clone();
         other.push((3, d(1, "duplicate", 3, &[2, 3])));
-        let e = check_consistent(&other).unwrap_err();
+        let e = check_consistent(&other).unwrap_err().to_string();
         assert!(
             e.contains("other members or primary on line 1 and line 3"),
             "{e}"
@@ -404,10 +495,11 @@ mod tests {
         same.push((3, ok[0].1.clone()));
         assert!(check_consistent(&same)
             .unwrap_err()
+            .to_string()
             .contains("on line 1 and line 3"));
         let mut shared = ok;
         shared.push((5, d(7, "duplicate", 9, &[3, 9])));
-        let e = check_consistent(&shared).unwrap_err();
+        let e = check_consistent(&shared).unwrap_err().to_string();
         assert!(
             e.contains(
                 "document 3 is in group 1 (line 1, primary 2) and group 7 (line 5, primary 9)"

@@ -105,26 +105,71 @@ pub struct GroupedCounts {
     pub copy_docs: usize,
 }
 
+/// What is wrong with band-key rows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeysError {
+    /// Neither or both of `id` and `ids`.
+    #[error("a band-key row has \"id\" or \"ids\", one of them")]
+    IdOrIds,
+    /// A number row with a band or copy field.
+    #[error("a number row has \"number\" and \"id\" alone")]
+    NumberRowFields,
+    /// A band row's fields mixed with a copy row's.
+    #[error("a band-key row has \"sketch\", \"band\" and \"key\", or \"copy\" alone")]
+    RowFields,
+    /// A field that is not the hex digits it must be.
+    #[error("\"{field}\" is not {digits} hex digits")]
+    NotHex {
+        /// The field.
+        field: &'static str,
+        /// The digits it must have.
+        digits: u8,
+    },
+    /// A document in two copy sets.
+    #[error("document {0} has two copy keys")]
+    TwoCopyKeys(u64),
+    /// A document twice in one band of a sketch.
+    #[error("document {id} is in two buckets of band {band} of sketch {sketch}")]
+    TwoBuckets {
+        /// The document.
+        id: u64,
+        /// The band.
+        band: u32,
+        /// The sketch.
+        sketch: u32,
+    },
+    /// Copy rows given to a partial run.
+    #[error("copy rows are not taken with --partial: leave the members of copy sets out of the buckets before splitting them")]
+    CopyRowsPartial,
+    /// Number rows given to a partial run.
+    #[error("number rows are not taken with --partial: their pairs need every document's numbers")]
+    NumberRowsPartial,
+    /// A part's band keys without the whole text's.
+    #[error("document {0} has band keys of a part but none of its whole text (sketch 0)")]
+    PartWithoutWhole(u64),
+}
+
 impl Grouped {
     /// Adds one row; `Err` says what is wrong with it.
-    pub fn add(&mut self, rec: KeyRecord) -> Result<(), String> {
+    pub fn add(&mut self, rec: KeyRecord) -> Result<(), KeysError> {
+        let hex = |field, digits| KeysError::NotHex { field, digits };
         let ids = match (rec.id, rec.ids) {
             (Some(id), None) => vec![id],
             (None, Some(ids)) => ids,
-            _ => return Err("a band-key row has \"id\" or \"ids\", one of them".into()),
+            _ => return Err(KeysError::IdOrIds),
         };
         if let Some(number) = rec.number {
             if rec.sketch.is_some() || rec.band.is_some() || rec.key.is_some() || rec.copy.is_some()
             {
-                return Err("a number row has \"number\" and \"id\" alone".into());
+                return Err(KeysError::NumberRowFields);
             }
-            let h = parse_hash_hex(&number).ok_or("\"number\" is not 16 hex digits")?;
+            let h = parse_hash_hex(&number).ok_or(hex("number", 16))?;
             self.numbers.extend(ids.into_iter().map(|id| (h, id)));
             return Ok(());
         }
         match (rec.sketch, rec.band, rec.key, rec.copy) {
             (Some(sketch), Some(band), Some(key), None) => {
-                let key = parse_hash_hex(&key).ok_or("\"key\" is not 16 hex digits")?;
+                let key = parse_hash_hex(&key).ok_or(hex("key", 16))?;
                 self.sketches = self.sketches.max(sketch + 1);
                 self.buckets
                     .entry((sketch, band, key))
@@ -132,21 +177,17 @@ impl Grouped {
                     .extend(ids);
             }
             (None, None, None, Some(copy)) => {
-                let key = parse_copy_key(&copy).ok_or("\"copy\" is not 64 hex digits")?;
+                let key = parse_copy_key(&copy).ok_or(hex("copy", 64))?;
                 self.copies.entry(key).or_default().extend(ids);
             }
-            _ => {
-                return Err(
-                    "a band-key row has \"sketch\", \"band\" and \"key\", or \"copy\" alone".into(),
-                )
-            }
+            _ => return Err(KeysError::RowFields),
         }
         Ok(())
     }
 
     /// The copy sets: their star pairs (representative, member), sorted, and the members
     /// other than representatives, sorted. A document in two copy sets is refused.
-    fn copy_sets(&mut self) -> Result<CopyStars, String> {
+    fn copy_sets(&mut self) -> Result<CopyStars, KeysError> {
         let mut pairs = Vec::new();
         let mut counts = GroupedCounts::default();
         let mut seen = Vec::new();
@@ -162,7 +203,7 @@ impl Grouped {
         }
         seen.sort_unstable();
         if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!("document {} has two copy keys", w[0]));
+            return Err(KeysError::TwoCopyKeys(w[0]));
         }
         pairs.sort_unstable();
         let mut members: Vec<u64> = pairs.iter().map(|p| p.1).collect();
@@ -177,7 +218,7 @@ impl Grouped {
         &mut self,
         skip: &[u64],
         rule: BandRule,
-    ) -> Result<(Vec<PairBands>, usize), String> {
+    ) -> Result<(Vec<PairBands>, usize), KeysError> {
         let mut keys: Vec<Bucket> = self.buckets.keys().copied().collect();
         keys.sort_unstable();
         let mut placed: Vec<(u32, u32, u64)> = Vec::new();
@@ -198,10 +239,11 @@ impl Grouped {
         }
         placed.sort_unstable();
         if let Some(w) = placed.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!(
-                "document {} is in two buckets of band {} of sketch {}",
-                w[0].2, w[0].1, w[0].0
-            ));
+            return Err(KeysError::TwoBuckets {
+                id: w[0].2,
+                band: w[0].1,
+                sketch: w[0].0,
+            });
         }
         pairs.sort_unstable();
         let counted = pairs
@@ -220,12 +262,12 @@ impl Grouped {
     /// of a corpus (`--from-keys --partial`): nothing is dropped by `--min-band-matches`,
     /// which only the counts added up can decide. Copy rows are refused here: the members
     /// of copy sets are left out before buckets are split between runs.
-    pub fn partial(mut self, rule: BandRule) -> Result<Vec<PairBands>, String> {
+    pub fn partial(mut self, rule: BandRule) -> Result<Vec<PairBands>, KeysError> {
         if !self.copies.is_empty() {
-            return Err("copy rows are not taken with --partial: leave the members of copy sets out of the buckets before splitting them".into());
+            return Err(KeysError::CopyRowsPartial);
         }
         if !self.numbers.is_empty() {
-            return Err("number rows are not taken with --partial: their pairs need every document's numbers".into());
+            return Err(KeysError::NumberRowsPartial);
         }
         Ok(self.pair_bands(&[], rule)?.0)
     }
@@ -238,7 +280,7 @@ impl Grouped {
         mut self,
         rule: BandRule,
         all_bands: u32,
-    ) -> Result<(Vec<(Candidate, bool)>, GroupedCounts), String> {
+    ) -> Result<(Vec<(Candidate, bool)>, GroupedCounts), KeysError> {
         let (copy_pairs, members, mut counts) = self.copy_sets()?;
         let whole: Vec<u64> = {
             let mut w: Vec<u64> = self
@@ -258,9 +300,7 @@ impl Grouped {
             .flat_map(|(_, ids)| ids)
             .find(|id| whole.binary_search(id).is_err())
         {
-            return Err(format!(
-                "document {id} has band keys of a part but none of its whole text (sketch 0)"
-            ));
+            return Err(KeysError::PartWithoutWhole(id));
         }
         let (counted, buckets) = self.pair_bands(&members, rule)?;
         counts.buckets = buckets;
@@ -405,14 +445,20 @@ mod tests {
         let mut g = Grouped::default();
         g.add(row(0, 0, 1, 5)).unwrap();
         g.add(row(0, 0, 2, 5)).unwrap();
-        let err = g.candidates(BandRule::new(1, 0), 1).unwrap_err();
+        let err = g
+            .candidates(BandRule::new(1, 0), 1)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("document 5 is in two buckets of band 0"),
             "{err}"
         );
         let mut g = Grouped::default();
         g.add(row(1, 0, 1, 5)).unwrap();
-        let err = g.candidates(BandRule::new(1, 0), 1).unwrap_err();
+        let err = g
+            .candidates(BandRule::new(1, 0), 1)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("none of its whole text"), "{err}");
         let fp = copy_key(7, &[1, 2]).unwrap();
         let mut g = Grouped::default();
@@ -427,6 +473,7 @@ mod tests {
         assert!(g
             .candidates(BandRule::new(1, 0), 1)
             .unwrap_err()
+            .to_string()
             .contains("two copy keys"));
     }
 
@@ -472,7 +519,7 @@ mod tests {
             ),
         ];
         for (rec, want) in bad {
-            let err = g.add(rec).unwrap_err();
+            let err = g.add(rec).unwrap_err().to_string();
             assert!(err.contains(want), "{err}");
         }
         assert_eq!(

@@ -7,26 +7,50 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
-use crate::decision::Decision;
-use crate::fields::parse_object;
+use crate::decision::{Decision, DecisionError};
+use crate::fields::{parse_object, FieldError};
 use crate::text_records::{DocRecord, GroupRecord, NormRecord};
 
 /// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
 pub const MAX_PAGE_ID: u64 = (1 << 53) - 1;
 
+/// What keeps a group off the page.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PageError {
+    /// An id over [`MAX_PAGE_ID`].
+    #[error("id {0} is over {MAX_PAGE_ID}, the largest the review page holds exactly")]
+    IdTooLarge(u64),
+    /// A group number read before.
+    #[error("group {group} repeated (first on line {first})")]
+    GroupRepeated {
+        /// The number.
+        group: u64,
+        /// The line it was first read on.
+        first: u64,
+    },
+    /// A document in two groups.
+    #[error("document {id} is in {this} and in the group on line {first}")]
+    InTwoGroups {
+        /// The document.
+        id: u64,
+        /// The group it is in now ("group N", or "a group").
+        this: String,
+        /// The line of the group it was in first.
+        first: u64,
+    },
+}
+
 /// The page's JavaScript numbers hold integers exactly up to 2^53 - 1: a larger id would
 /// come back from the page as another document's. `Err` names the first such id of `g`
 /// (its members, then its number).
-pub fn check_ids(g: &GroupRecord) -> Result<(), String> {
+pub fn check_ids(g: &GroupRecord) -> Result<(), PageError> {
     match g
         .members
         .iter()
         .chain([&g.group])
         .find(|&&id| id > MAX_PAGE_ID)
     {
-        Some(id) => Err(format!(
-            "id {id} is over {MAX_PAGE_ID}, the largest the review page holds exactly"
-        )),
+        Some(&id) => Err(PageError::IdTooLarge(id)),
         None => Ok(()),
     }
 }
@@ -54,7 +78,7 @@ pub struct GroupLines {
 impl GroupLines {
     /// Notes group `g`, read on `line`; `Err` when its number or one of its members was
     /// read before.
-    pub fn add(&mut self, g: &GroupRecord, line: u64) -> Result<(), String> {
+    pub fn add(&mut self, g: &GroupRecord, line: u64) -> Result<(), PageError> {
         self.add_members(Some(g.group), &g.members, line)
     }
 
@@ -65,18 +89,16 @@ impl GroupLines {
         number: Option<u64>,
         members: &[u64],
         line: u64,
-    ) -> Result<(), String> {
+    ) -> Result<(), PageError> {
         if let Some(n) = number {
             if let Some(first) = self.numbers.insert(n, line) {
-                return Err(format!("group {n} repeated (first on line {first})"));
+                return Err(PageError::GroupRepeated { group: n, first });
             }
         }
         for &m in members {
             if let Some(first) = self.owners.insert(m, line) {
                 let this = number.map_or_else(|| "a group".to_owned(), |n| format!("group {n}"));
-                return Err(format!(
-                    "document {m} is in {this} and in the group on line {first}"
-                ));
+                return Err(PageError::InTwoGroups { id: m, this, first });
             }
         }
         Ok(())
@@ -216,8 +238,31 @@ impl PageGroups {
     }
 }
 
+/// What is wrong with a line of decisions the page sent.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ChangeError {
+    /// Not a JSON object.
+    #[error("line {0}: {1}")]
+    Object(usize, FieldError),
+    /// A decision that does not read.
+    #[error("line {0}: {1}")]
+    Decision(usize, DecisionError),
+    /// A take-back without a group number.
+    #[error("line {0}: missing or invalid \"group\"")]
+    NoGroup(usize),
+    /// A group the report does not have.
+    #[error("line {0}: group {1} is not in this report")]
+    NotInReport(usize, u64),
+    /// A group named twice.
+    #[error("line {0}: group {1} named twice")]
+    NamedTwice(usize, u64),
+    /// Members other than the report's.
+    #[error("line {0}: group {1}: members differ from the report's")]
+    OtherMembers(usize, u64),
+}
+
 /// Parses NDJSON decisions against the report's groups; `modified` comes from the docs.
-pub fn parse_decisions(text: &str, groups: &PageGroups) -> Result<Vec<Decision>, String> {
+pub fn parse_decisions(text: &str, groups: &PageGroups) -> Result<Vec<Decision>, ChangeError> {
     let changes = parse_changes(text, groups)?;
     Ok(changes.into_values().flatten().collect())
 }
@@ -227,41 +272,38 @@ pub fn parse_decisions(text: &str, groups: &PageGroups) -> Result<Vec<Decision>,
 pub fn parse_changes(
     text: &str,
     groups: &PageGroups,
-) -> Result<BTreeMap<u64, Option<Decision>>, String> {
+) -> Result<BTreeMap<u64, Option<Decision>>, ChangeError> {
     let mut out: BTreeMap<u64, Option<Decision>> = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let at = |m: String| format!("line {}: {m}", i + 1);
-        let o = parse_object(line).map_err(|e| at(e.to_string()))?;
+        let n = i + 1;
+        let o = parse_object(line).map_err(|e| ChangeError::Object(n, e))?;
         if o.get("decision").and_then(Value::as_str) == Some("pending") {
             let g = o
                 .get("group")
                 .and_then(Value::as_u64)
-                .ok_or_else(|| at("missing or invalid \"group\"".into()))?;
+                .ok_or(ChangeError::NoGroup(n))?;
             if !groups.contains(g) {
-                return Err(at(format!("group {g} is not in this report")));
+                return Err(ChangeError::NotInReport(n, g));
             }
             if out.insert(g, None).is_some() {
-                return Err(at(format!("group {g} named twice")));
+                return Err(ChangeError::NamedTwice(n, g));
             }
             continue;
         }
-        let mut d = Decision::from_obj(&o).map_err(at)?;
+        let mut d = Decision::from_obj(&o).map_err(|e| ChangeError::Decision(n, e))?;
         let (members, modified) = groups
             .get(d.group)
-            .ok_or_else(|| at(format!("group {} is not in this report", d.group)))?;
+            .ok_or(ChangeError::NotInReport(n, d.group))?;
         if &d.members != members {
-            return Err(at(format!(
-                "group {}: members differ from the report's",
-                d.group
-            )));
+            return Err(ChangeError::OtherMembers(n, d.group));
         }
         d.modified = modified.clone();
         let g = d.group;
         if out.insert(g, Some(d)).is_some() {
-            return Err(at(format!("group {g} named twice")));
+            return Err(ChangeError::NamedTwice(n, g));
         }
     }
     Ok(out)
@@ -294,17 +336,18 @@ mod tests {
         assert_eq!(parse_changes(pending, &groups).unwrap()[&1], None);
         let twice = format!("{ok}\n\n{pending}");
         assert_eq!(
-            parse_changes(&twice, &groups).unwrap_err(),
+            parse_changes(&twice, &groups).unwrap_err().to_string(),
             "line 3: group 1 named twice"
         );
         let other = r#"{"group":2,"decision":"duplicate","primary":1,"members":[1,2]}"#;
         assert_eq!(
-            parse_decisions(other, &groups).unwrap_err(),
+            parse_decisions(other, &groups).unwrap_err().to_string(),
             "line 1: group 2 is not in this report"
         );
         let members = r#"{"group":1,"decision":"duplicate","primary":1,"members":[1,3]}"#;
         assert!(parse_decisions(members, &groups)
             .unwrap_err()
+            .to_string()
             .contains("members differ"));
     }
 
@@ -332,7 +375,9 @@ mod tests {
     #[test]
     fn ids_over_2_pow_53_are_refused() {
         assert!(check_ids(&group(1, &[MAX_PAGE_ID, 2])).is_ok());
-        let e = check_ids(&group(1, &[MAX_PAGE_ID + 1, 2])).unwrap_err();
+        let e = check_ids(&group(1, &[MAX_PAGE_ID + 1, 2]))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("id 9007199254740992 is over 9007199254740991"),
             "{e}"
@@ -344,9 +389,9 @@ mod tests {
     fn one_group_per_number_and_per_document() {
         let mut seen = GroupLines::default();
         seen.add(&group(1, &[1, 2]), 1).unwrap();
-        let e = seen.add(&group(1, &[3, 4]), 2).unwrap_err();
+        let e = seen.add(&group(1, &[3, 4]), 2).unwrap_err().to_string();
         assert_eq!(e, "group 1 repeated (first on line 1)");
-        let e = seen.add(&group(2, &[5, 2]), 3).unwrap_err();
+        let e = seen.add(&group(2, &[5, 2]), 3).unwrap_err().to_string();
         assert_eq!(e, "document 2 is in group 2 and in the group on line 1");
     }
 

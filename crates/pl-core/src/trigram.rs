@@ -100,14 +100,17 @@ pub fn min_overlap(n: usize, t: f64) -> usize {
     k
 }
 
+/// A similarity threshold outside (0, 1].
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("threshold must be greater than 0 and at most 1, got {0}")]
+pub struct ThresholdError(pub f64);
+
 /// Checks a threshold: it must be a number in (0, 1].
-pub fn check_threshold(t: f64) -> Result<(), String> {
+pub fn check_threshold(t: f64) -> Result<(), ThresholdError> {
     if t > 0.0 && t <= 1.0 {
         Ok(())
     } else {
-        Err(format!(
-            "threshold must be greater than 0 and at most 1, got {t}"
-        ))
+        Err(ThresholdError(t))
     }
 }
 
@@ -220,7 +223,7 @@ impl TrigramIndex {
     /// Builds the index of `docs` (id, trigram set sorted ascending without repeats) for
     /// threshold `t` in (0, 1]. Documents with an empty set are never paired, nor two
     /// documents with the same id (ids should be distinct; `pl-trigram` refuses repeats).
-    pub fn build(docs: Vec<(u64, Vec<Trigram>)>, t: f64) -> Result<TrigramIndex, String> {
+    pub fn build(docs: Vec<(u64, Vec<Trigram>)>, t: f64) -> Result<TrigramIndex, ThresholdError> {
         check_threshold(t)?;
         let mut docs: Vec<(u64, Vec<Trigram>)> =
             docs.into_iter().filter(|(_, s)| !s.is_empty()).collect();

@@ -120,8 +120,8 @@ fn read_records(args: &Args) -> Result<Records> {
     let mut read = Vec::new();
     let mut groups_seen = false;
     let mut decisions_seen = false;
-    while let Some((kind, d)) =
-        reader.next_with(|o| Decision::from_input(&o, args.min_confidence))?
+    while let Some((kind, d)) = reader
+        .next_with(|o| Decision::from_input(&o, args.min_confidence).map_err(|e| e.to_string()))?
     {
         match kind {
             InputKind::Decision => decisions_seen = true,

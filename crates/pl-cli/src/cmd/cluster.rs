@@ -67,7 +67,7 @@ pub fn run(args: Args) -> Result<()> {
         return renumber(&args, reader, &log);
     }
     let (mut pairs, mut apart) = (Vec::new(), Vec::new());
-    while let Some(l) = reader.next_with(|o| ScoresLine::from_obj(&o))? {
+    while let Some(l) = reader.next_with(|o| ScoresLine::from_obj(&o).map_err(|e| e.to_string()))? {
         match l {
             ScoresLine::Kept(p) => pairs.push(p),
             ScoresLine::Apart(a, b) => apart.push((a, b, reader.line())),

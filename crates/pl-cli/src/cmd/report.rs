@@ -87,7 +87,7 @@ fn read_groups(args: &Args) -> Result<Vec<GroupRecord>> {
         get_unit(&o, "confidence").map_err(|e| in_group(e.to_string()))?;
         get_u64(&o, "primary")?;
         let g = GroupRecord::from_obj(o).map_err(|e| in_group(e.to_string()))?;
-        check_ids(&g).map_err(in_group)?;
+        check_ids(&g).map_err(|e| in_group(e.to_string()))?;
         Ok(g)
     })? {
         let line = reader.line();

@@ -44,7 +44,7 @@ pub struct Args {
 
 fn parse_threshold(s: &str) -> Result<f64, String> {
     let t: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
-    check_threshold(t).map(|()| t)
+    check_threshold(t).map(|()| t).map_err(|e| e.to_string())
 }
 
 /// A document's id and its trigram set.
@@ -123,7 +123,7 @@ pub fn run(args: Args) -> Result<()> {
         };
         (pairs, st)
     } else {
-        let idx = TrigramIndex::build(docs, t).map_err(UsageError)?;
+        let idx = TrigramIndex::build(docs, t).map_err(|e| UsageError(e.to_string()))?;
         log.info("index built");
         join(&idx)
     };

@@ -31,7 +31,10 @@ fn renumbered_runs_are_one_run() {
     assert_ne!(parts, whole);
     assert_eq!(renumber(parts.clone()).unwrap(), whole);
     parts.push(whole[0].clone());
-    assert!(renumber(parts).unwrap_err().contains("in two groups"));
+    assert!(renumber(parts)
+        .unwrap_err()
+        .to_string()
+        .contains("in two groups"));
 }
 
 fn obj(text: &str) -> Obj {
@@ -67,7 +70,7 @@ fn scored_pairs_are_read_and_groups_written_as_documented() {
     let sp = ScoredPair::from_obj(&obj(r#"{"a":3,"b":9,"score":0.9,"copy":true}"#)).unwrap();
     assert!(sp.copy && sp.jaccard.is_nan());
     let e = ScoredPair::from_obj(&obj(r#"{"a":9,"b":3,"score":0.9}"#)).unwrap_err();
-    assert_eq!(e, "pair (9, 3) is not ordered a < b");
+    assert_eq!(e.to_string(), "pair (9, 3) is not ordered a < b");
     let g = Group {
         pair: sp,
         primary: 3,

@@ -208,7 +208,7 @@ fn close_oldest(st: &State) -> bool {
 /// Reads and checks a decisions file (absent is empty).
 fn load(file: &Path, groups: &PageGroups) -> Result<Vec<Decision>> {
     match std::fs::read_to_string(file) {
-        Ok(text) => parse_decisions(&text, groups).map_err(anyhow::Error::msg),
+        Ok(text) => parse_decisions(&text, groups).map_err(anyhow::Error::new),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(e).context("cannot read"),
     }
@@ -372,7 +372,7 @@ fn put_decisions(
     drop(reading);
     let text = String::from_utf8_lossy(&body);
     match parse_changes(&text, &st.groups) {
-        Err(msg) => respond(w, 400, "text/plain", msg.as_bytes()),
+        Err(e) => respond(w, 400, "text/plain", e.to_string().as_bytes()),
         Ok(changes) => {
             let _g = st.lock.lock().unwrap_or_else(|e| e.into_inner());
             match merge(&st.file, &st.groups, changes) {
