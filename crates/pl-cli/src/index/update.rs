@@ -339,6 +339,34 @@ impl Tx<'_> {
             .unwrap_or(0))
     }
 
+    /// The words (verifier word hashes) of every text more than `above` documents have, with
+    /// those documents.
+    fn large_copy_sets_words(&self, above: i64) -> Result<FxHashMap<u64, Vec<u64>>> {
+        let fps: Vec<Vec<u8>> = self.rows(
+            "SELECT fp FROM docs GROUP BY fp HAVING COUNT(*) > ?1",
+            [above],
+            |r| r.get(0),
+        )?;
+        let mut out: FxHashMap<u64, Vec<u64>> = FxHashMap::default();
+        for fp in fps {
+            let docs: Vec<(i64, String)> = self.rows(
+                "SELECT id, line FROM docs WHERE fp=?1 ORDER BY id",
+                [fp],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            let Some((_, line)) = docs.first() else {
+                continue;
+            };
+            let norm = crate::ndjson::norm_of(line);
+            for w in super::engine::index_words(&norm, &self.engine.scoring.opts).1 {
+                out.entry(w)
+                    .or_default()
+                    .extend(docs.iter().map(|&(id, _)| id as u64));
+            }
+        }
+        Ok(out)
+    }
+
     /// The corpus counts changed, the postings of rare words kept, and the holders of every
     /// word whose count moved to another of the scorer's lines added to the affected.
     fn moved_words(&self, d: &mut Delta, summary: &mut Summary, log: &Log) -> Result<()> {
@@ -346,7 +374,12 @@ impl Tx<'_> {
         self.add_counts("tokens", &d.tokens)?;
         let holders_before = d.affected.len();
         let mut rescan: FxHashMap<u64, bool> = FxHashMap::default();
-        let mut reread: FxHashMap<u64, bool> = FxHashMap::default();
+        // Past the postings, only the words of a copy set that large can have no holder of
+        // another text.
+        let large = match d.largest_copies > few_max(false).min(few_max(true)) {
+            true => self.large_copy_sets_words(few_max(false).min(few_max(true)))?,
+            false => FxHashMap::default(),
+        };
         for (h, old, new) in changed {
             let number = d.numbers.contains(&h);
             let few = few_max(number);
@@ -383,14 +416,10 @@ impl Tx<'_> {
                 // Rare again (documents deleted or changed): its postings are found by reading
                 // every stored text once, for all such words together.
                 rescan.insert(h, flip);
-            } else if flip {
-                reread.insert(h, true);
+            } else if let (true, Some(members)) = (flip, large.get(&h)) {
+                d.affected
+                    .extend(members.iter().chain(&added).chain(&removed));
             }
-        }
-        if !reread.is_empty() {
-            // Words of a large copy set, without postings: their holders are read.
-            d.affected
-                .extend(self.holders(&reread)?.into_iter().map(|(_, id)| id));
         }
         if !rescan.is_empty() {
             let found = self.holders(&rescan)?;
