@@ -80,6 +80,12 @@ fn few_max(number: bool) -> i64 {
     i64::from(last) + 1
 }
 
+/// Document counts up to which every change of a word's count crosses a count line
+/// ([`count_line`]: 1, 2, 3 and 4 are each on their own for words and numbers): beyond it,
+/// the verifier's known word (a document with another text has it) can still change where
+/// the count of one copy set's text moves.
+const TEXT_LINES: i64 = pl_core::ledger::RARE_DF as i64;
+
 /// Which of the scorer's count lines a word's document count is on: a word that moves to
 /// another rescores its holders (1: unknown, 2: known, 3: known to the ledger and rare to it,
 /// 4: no longer rare; a number on 4 is still in the wide agreement, on 5 in neither).

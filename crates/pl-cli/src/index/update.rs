@@ -126,9 +126,12 @@ impl Tx<'_> {
     ) -> Result<Vec<u64>> {
         let started = std::time::Instant::now();
         let changing: Vec<u64> = docs.iter().map(|p| p.id).collect();
-        let copies_before = self.largest_copy_set()?;
+        let large_before = self.large_copy_sets_words()?;
         let mut d = self.swap_docs(&docs, &deleted, &changing, sources, summary)?;
-        d.largest_copies = copies_before.max(self.largest_copy_set()?);
+        d.large_texts = large_before;
+        for (w, ids) in self.large_copy_sets_words()? {
+            d.large_texts.entry(w).or_default().extend(ids);
+        }
         self.recollapse(&mut d)?;
         self.crossed_buckets(&mut d, log)?;
         self.moved_words(&mut d, summary, log)?;
@@ -327,24 +330,13 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// The most documents with one normalized text (0 for an empty index).
-    fn largest_copy_set(&self) -> Result<i64> {
-        Ok(self
-            .row(
-                "SELECT MAX(c) FROM (SELECT COUNT(*) AS c FROM docs GROUP BY fp)",
-                [],
-                |r| r.get::<_, Option<i64>>(0),
-            )?
-            .flatten()
-            .unwrap_or(0))
-    }
-
-    /// The words (verifier word hashes) of every text more than `above` documents have, with
-    /// those documents.
-    fn large_copy_sets_words(&self, above: i64) -> Result<FxHashMap<u64, Vec<u64>>> {
+    /// The words (verifier word hashes) of every text more documents have than the scorer's
+    /// count lines tell apart ([`TEXT_LINES`]), with those documents: only such a word's
+    /// holders can all be one text at a count where no line moves.
+    fn large_copy_sets_words(&self) -> Result<FxHashMap<u64, Vec<u64>>> {
         let fps: Vec<Vec<u8>> = self.rows(
             "SELECT fp FROM docs GROUP BY fp HAVING COUNT(*) > ?1",
-            [above],
+            [TEXT_LINES],
             |r| r.get(0),
         )?;
         let mut out: FxHashMap<u64, Vec<u64>> = FxHashMap::default();
@@ -374,20 +366,13 @@ impl Tx<'_> {
         self.add_counts("tokens", &d.tokens)?;
         let holders_before = d.affected.len();
         let mut rescan: FxHashMap<u64, bool> = FxHashMap::default();
-        // Past the postings, only the words of a copy set that large can have no holder of
-        // another text.
-        let large = match d.largest_copies > few_max(false).min(few_max(true)) {
-            true => self.large_copy_sets_words(few_max(false).min(few_max(true)))?,
-            false => FxHashMap::default(),
-        };
         for (h, old, new) in changed {
             let number = d.numbers.contains(&h);
             let few = few_max(number);
-            // The verifier knows a word when a document with another text has it: with copy
-            // sets, a word all of whose holders are one text may cross that line at any count
-            // up to the largest set's (its holders are then all scored again).
-            let flip = count_line(old, number) != count_line(new, number)
-                || (2..=d.largest_copies).contains(&old.min(new));
+            // The verifier knows a word when a document with another text has it: a word of a
+            // large copy set's text may cross that line where no count line moves.
+            let large = d.large_texts.get(&h).filter(|_| old.min(new) > TEXT_LINES);
+            let flip = count_line(old, number) != count_line(new, number) || large.is_some();
             summary.flipped_words += usize::from(flip);
             let (removed, added) = d.moves.get(&h).cloned().unwrap_or_default();
             if old <= few {
@@ -416,7 +401,8 @@ impl Tx<'_> {
                 // Rare again (documents deleted or changed): its postings are found by reading
                 // every stored text once, for all such words together.
                 rescan.insert(h, flip);
-            } else if let (true, Some(members)) = (flip, large.get(&h)) {
+            } else if let Some(members) = large {
+                // Its holders, if one text, are that set's documents.
                 d.affected
                     .extend(members.iter().chain(&added).chain(&removed));
             }
@@ -606,6 +592,7 @@ struct Delta {
     numbers_of: FxHashMap<u64, Vec<u64>>,
     /// Documents of buckets that stopped pairing.
     unpaired: Vec<u64>,
-    /// The most documents one text has, before or after the update.
-    largest_copies: i64,
+    /// The words of the texts more than [`TEXT_LINES`] documents have, before or after the
+    /// update, with those documents.
+    large_texts: FxHashMap<u64, Vec<u64>>,
 }
