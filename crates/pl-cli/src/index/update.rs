@@ -331,15 +331,16 @@ impl Tx<'_> {
     }
 
     /// The words (verifier word hashes) of every text more documents have than the scorer's
-    /// count lines tell apart ([`TEXT_LINES`]), with those documents: only such a word's
-    /// holders can all be one text at a count where no line moves.
-    fn large_copy_sets_words(&self) -> Result<FxHashMap<u64, Vec<u64>>> {
+    /// count lines tell apart ([`TEXT_LINES`]), with those documents and how many they are:
+    /// only such a word's holders can all be one text at a count where no line moves, and
+    /// only at that count.
+    fn large_copy_sets_words(&self) -> Result<FxHashMap<u64, Vec<(i64, u64)>>> {
         let fps: Vec<Vec<u8>> = self.rows(
             "SELECT fp FROM docs GROUP BY fp HAVING COUNT(*) > ?1",
             [TEXT_LINES],
             |r| r.get(0),
         )?;
-        let mut out: FxHashMap<u64, Vec<u64>> = FxHashMap::default();
+        let mut out: FxHashMap<u64, Vec<(i64, u64)>> = FxHashMap::default();
         for fp in fps {
             let docs: Vec<(i64, String)> = self.rows(
                 "SELECT id, line FROM docs WHERE fp=?1 ORDER BY id",
@@ -350,10 +351,11 @@ impl Tx<'_> {
                 continue;
             };
             let norm = crate::ndjson::norm_of(line);
+            let n = docs.len() as i64;
             for w in super::engine::index_words(&norm, &self.engine.scoring.opts).1 {
                 out.entry(w)
                     .or_default()
-                    .extend(docs.iter().map(|&(id, _)| id as u64));
+                    .extend(docs.iter().map(|&(id, _)| (n, id as u64)));
             }
         }
         Ok(out)
@@ -371,7 +373,7 @@ impl Tx<'_> {
             let few = few_max(number);
             // The verifier knows a word when a document with another text has it: a word of a
             // large copy set's text may cross that line where no count line moves.
-            let large = d.large_texts.get(&h).filter(|_| old.min(new) > TEXT_LINES);
+            let large = d.one_text_holders(h, old, new);
             let flip = count_line(old, number) != count_line(new, number) || large.is_some();
             summary.flipped_words += usize::from(flip);
             let (removed, added) = d.moves.get(&h).cloned().unwrap_or_default();
@@ -593,6 +595,24 @@ struct Delta {
     /// Documents of buckets that stopped pairing.
     unpaired: Vec<u64>,
     /// The words of the texts more than [`TEXT_LINES`] documents have, before or after the
-    /// update, with those documents.
-    large_texts: FxHashMap<u64, Vec<u64>>,
+    /// update, with those documents and how many they are.
+    large_texts: FxHashMap<u64, Vec<(i64, u64)>>,
+}
+
+impl Delta {
+    /// The documents of the copy sets whose text holds word `h` and that are as many as its
+    /// count before or after the update (`old`, `new`): the only ones whose holders may all
+    /// be one text at a count where no line moves. `None` when there are none.
+    fn one_text_holders(&self, h: u64, old: i64, new: i64) -> Option<Vec<u64>> {
+        let sets = self.large_texts.get(&h)?;
+        if old.min(new) <= TEXT_LINES {
+            return None;
+        }
+        let ids: Vec<u64> = sets
+            .iter()
+            .filter(|&&(n, _)| n == old || n == new)
+            .map(|&(_, id)| id)
+            .collect();
+        (!ids.is_empty()).then_some(ids)
+    }
 }
