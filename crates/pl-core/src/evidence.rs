@@ -417,6 +417,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
         return;
     }
     let (near_a, near_b) = (clamp(all_a, &near_a), clamp(all_b, &near_b));
+    let mut count = [(0, 0, 0); 2];
     let mut sides = [BlockSide::default(); 2];
     for (words, ids, other, other_words, side) in [
         (x, &pa.ids[h.old.clone()], pb, near_b, Side::A),
@@ -470,21 +471,23 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
                 one_digit,
             });
         }
-        s.count(&e.conflicts[before..]);
+        count[side as usize] = count_kinds(&e.conflicts[before..]);
+        s.long = e.conflicts[before..]
+            .iter()
+            .filter(|c| !c.digits && c.word.chars().count() >= NAME_LETTERS)
+            .count();
     }
     // A long block at either text's start or end is what each copy added there (two
     // cover sheets, two different added pages), not one value against another; a short
     // one (a date in the first line) is compared like any other.
     if inner || h.old.len().max(h.new.len()) < EDGE_BLOCK {
-        count_substitutions(e, sides);
+        count_substitutions(e, count, sides);
     }
 }
 
-/// What one side of a replaced block holds.
+/// What one side of a replaced block holds besides its conflicts.
 #[derive(Debug, Default, Clone, Copy)]
 struct BlockSide {
-    /// Its conflicts' [`count_kinds`].
-    kinds: (usize, usize, usize),
     /// Words of letters no document with another text has, near nothing on the other side.
     unknown: usize,
     /// Known words of letters the other text has elsewhere (moved there, or used twice).
@@ -493,27 +496,15 @@ struct BlockSide {
     long: usize,
 }
 
-impl BlockSide {
-    /// Counts the side's conflicts.
-    fn count(&mut self, conflicts: &[Conflict]) {
-        self.kinds = count_kinds(conflicts);
-        self.long = conflicts
-            .iter()
-            .filter(|c| !c.digits && c.word.chars().count() >= NAME_LETTERS)
-            .count();
-    }
-}
-
 /// Letters a known word needs to stand against a word the other text has elsewhere: a
 /// first name (`patricia` where the other letter has `joshua`, who also signs both), not a
 /// short fragment OCR split off a longer word (`ered`, `sais`).
 const NAME_LETTERS: usize = 5;
 
-/// Adds a block's conflicts to `e` as substitutions, given what each side holds
-/// ([`BlockSide`]): what stands against something on the other side is a substitution, the
-/// rest an insertion.
-fn count_substitutions(e: &mut Evidence, sides: [BlockSide; 2]) {
-    let count = [sides[0].kinds, sides[1].kinds];
+/// Adds a block's conflicts to `e` as substitutions, each side's `count` being its
+/// [`count_kinds`] and `sides` what else it holds ([`BlockSide`]): what stands against something on
+/// the other side is a substitution, the rest an insertion.
+fn count_substitutions(e: &mut Evidence, count: [(usize, usize, usize); 2], sides: [BlockSide; 2]) {
     let d = count[0].0.min(count[1].0);
     let w = count[0].1.min(count[1].1);
     // Known words against rare ones (a name only this letter has); two rare ones are
