@@ -418,7 +418,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     }
     let (near_a, near_b) = (clamp(all_a, &near_a), clamp(all_b, &near_b));
     let mut count = [(0, 0, 0); 2];
-    let mut sides = [BlockSide::default(); 2];
+    let mut unknowns = [0; 2];
     for (words, ids, other, other_words, side) in [
         (x, &pa.ids[h.old.clone()], pb, near_b, Side::A),
         (y, &pb.ids[h.new.clone()], pa, near_a, Side::B),
@@ -426,7 +426,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
         // Folded once for every word of the block compared with them, when one is.
         let mut near: Option<Around> = None;
         let before = e.conflicts.len();
-        let s = &mut sides[side as usize];
+        let mut unknown = 0;
         for (w, &id) in words.iter().zip(ids) {
             let digits = w.bytes().any(|c| c.is_ascii_digit());
             // A short number is everywhere: its presence elsewhere proves nothing.
@@ -448,9 +448,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
                         Near::No
                     )
                 {
-                    s.unknown += 1;
-                } else if !digits && is_name_like(w) && meaningful(w, id, |id| known(id, side)) {
-                    s.moved += 1;
+                    unknown += 1;
                 }
                 e.garbled += 1;
                 continue;
@@ -472,52 +470,28 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
             });
         }
         count[side as usize] = count_kinds(&e.conflicts[before..]);
-        s.long = e.conflicts[before..]
-            .iter()
-            .filter(|c| !c.digits && c.word.chars().count() >= NAME_LETTERS)
-            .count();
+        unknowns[side as usize] = unknown;
     }
     // A long block at either text's start or end is what each copy added there (two
     // cover sheets, two different added pages), not one value against another; a short
     // one (a date in the first line) is compared like any other.
     if inner || h.old.len().max(h.new.len()) < EDGE_BLOCK {
-        count_substitutions(e, count, sides);
+        count_substitutions(e, count, unknowns);
     }
 }
 
-/// What one side of a replaced block holds besides its conflicts.
-#[derive(Debug, Default, Clone, Copy)]
-struct BlockSide {
-    /// Words of letters no document with another text has, near nothing on the other side.
-    unknown: usize,
-    /// Known words of letters the other text has elsewhere (moved there, or used twice).
-    moved: usize,
-    /// Conflicts of letters of [`NAME_LETTERS`] or more.
-    long: usize,
-}
-
-/// Letters a known word needs to stand against a word the other text has elsewhere: a
-/// first name (`patricia` where the other letter has `joshua`, who also signs both), not a
-/// short fragment OCR split off a longer word (`ered`, `sais`).
-const NAME_LETTERS: usize = 5;
-
 /// Adds a block's conflicts to `e` as substitutions, each side's `count` being its
-/// [`count_kinds`] and `sides` what else it holds ([`BlockSide`]): what stands against something on
+/// [`count_kinds`] and `unknowns` its rare words of letters: what stands against something on
 /// the other side is a substitution, the rest an insertion.
-fn count_substitutions(e: &mut Evidence, count: [(usize, usize, usize); 2], sides: [BlockSide; 2]) {
+fn count_substitutions(e: &mut Evidence, count: [(usize, usize, usize); 2], unknowns: [usize; 2]) {
     let d = count[0].0.min(count[1].0);
     let w = count[0].1.min(count[1].1);
     // Known words against rare ones (a name only this letter has); two rare ones are
     // OCR noise as likely.
-    let with_rare = (count[0].1 + sides[0].unknown)
-        .min(count[1].1 + sides[1].unknown)
+    let with_rare = (count[0].1 + unknowns[0])
+        .min(count[1].1 + unknowns[1])
         .min(count[0].1 + count[1].1);
     e.rare_word_subs += with_rare - w;
-    // A long known word one text has nowhere, against a known word the other has elsewhere
-    // too (the recipient's first name where the other letter's signer has the same one):
-    // weighed as a rare word is, in a clean pair only.
-    let left = |s: usize| (count[s].1 - w).min(sides[s].long);
-    e.rare_word_subs += left(0).min(sides[1].moved) + left(1).min(sides[0].moved);
     let one = count[0].2.min(count[1].2).min(d);
     e.digit_subs += d - one;
     e.one_digit_subs += one;

@@ -300,22 +300,3 @@ fn long_texts_aligned_between_anchors_find_the_same_differences() {
     assert!(e.conflicts.is_empty(), "{:?}", conflicts(&e));
     assert_eq!(e.matched, words.len() - 1);
 }
-
-#[test]
-fn a_first_name_against_one_the_other_letter_has_elsewhere_is_weighed() {
-    // One letter to two people of one household: the recipient's first name differs, and
-    // the first letter's recipient also signs both.
-    let a = "dear mr joshua ross we kindly ask you to amend the coaching license by may \
-             sincerely joshua morris board of directors";
-    let b = "dear ms patricia ross we kindly ask you to amend the coaching license by may \
-             sincerely joshua morris board of directors";
-    let e = ev(a, b);
-    assert_eq!(e.rare_word_subs, 1, "{e:?}");
-    // A short known word OCR split off another (`ered`) is not a name.
-    let c = "dear mr joshua ross we kindly ask you to amend the coaching license by may \
-             sincerely joshua morris board of directors";
-    let d = "dear mr ered ross we kindly ask you to amend the coaching license by may \
-             sincerely joshua morris board of directors";
-    let e = ev(c, d);
-    assert_eq!(e.rare_word_subs, 0, "{e:?}");
-}
