@@ -477,11 +477,18 @@ fn shingle_fields(
     let Some(short) = config.shingle(norm, sh) else {
         return Ok(None);
     };
-    let fingerprint = match fp {
-        Some(s) => parse_fingerprint(s).ok_or("\"fingerprint\" is not 32 hex digits")?,
-        None => fingerprint(norm),
-    };
-    Ok(Some((id, fingerprint, short)))
+    Ok(Some((id, record_fingerprint(fp, norm)?, short)))
+}
+
+/// A norm record's fingerprint: its `fingerprint` field, else its normalized text's. pl-shingle's
+/// copy sets and pl-score's text counts both read it here, so that they cannot drift apart.
+pub fn record_fingerprint(fp: Option<&str>, norm: &str) -> Result<Fingerprint, String> {
+    match fp {
+        Some(s) => {
+            parse_fingerprint(s).ok_or_else(|| "\"fingerprint\" is not 32 hex digits".into())
+        }
+        None => Ok(fingerprint(norm)),
+    }
 }
 
 /// The normalized text of a norm line.

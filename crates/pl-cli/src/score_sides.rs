@@ -12,8 +12,7 @@ use anyhow::{anyhow, Result};
 use pl_core::corpus::CorpusCounts;
 use pl_core::distinct::{distinctive_tokens, distinctive_words, DocFreq};
 use pl_core::evidence::Profile;
-use pl_core::normalize::fingerprint;
-use pl_core::records::{parse_fingerprint, Fingerprint};
+use pl_core::records::Fingerprint;
 use pl_core::score::fuzzy_sample;
 use pl_core::scorer::Doc;
 use pl_core::verify::{edge_sample, word_hashes, Vocab};
@@ -22,7 +21,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use crate::io::open_input;
-use crate::ndjson::{get_id, norm_fields, parse_object, NdjsonReader};
+use crate::ndjson::{get_id, norm_fields, parse_object, record_fingerprint, NdjsonReader};
 
 /// What the flags ask of each document.
 #[derive(Debug, Clone, Copy)]
@@ -107,7 +106,7 @@ pub struct NormTexts {
     /// Where each wanted document's line is, to read it again.
     at: FxHashMap<u64, (u64, u32)>,
     file: Option<File>,
-    /// Documents with each normalized text, where more than one has it.
+    /// Documents with each normalized text (every text, so that the counts of parts add up).
     copies: Copies,
 }
 
@@ -155,10 +154,7 @@ fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, Strin
         }
     };
     // As pl-shingle reads it: a copy set there is one text here.
-    let fp = match fp {
-        Some(f) => parse_fingerprint(&f).ok_or("\"fingerprint\" is not 32 hex digits")?,
-        None => fingerprint(&norm),
-    };
+    let fp = record_fingerprint(fp.as_deref(), &norm)?;
     let mut tokens = Vec::new();
     distinctive_tokens(&norm, &mut tokens);
     // A text too long to align within bounded memory is verified on its two ends.

@@ -333,19 +333,24 @@ impl<'a, 'b> Counts<'a, 'b> {
     /// Documents with the normalized text of document `id` (at least 1), as [`Counts::n`]
     /// counts them.
     pub(super) fn copies(&self, id: u64) -> Result<u32> {
-        let fp: Vec<u8> = match self.extra.filter(|p| p.id == id) {
-            Some(p) => p.fp.to_le_bytes().to_vec(),
-            None => self
-                .tx
-                .row("SELECT fp FROM docs WHERE id=?1", [id as i64], |r| r.get(0))?
-                .ok_or_else(|| anyhow!("document {id} is not in the index"))?,
+        // One query: the document's fingerprint and how many stored documents have it.
+        let (fp, stored): (Vec<u8>, i64) = match self.extra.filter(|p| p.id == id) {
+            Some(p) => {
+                let fp = p.fp.to_le_bytes().to_vec();
+                let q = "SELECT COUNT(*) FROM docs WHERE fp=?1";
+                let n = self.tx.row(q, [&fp], |r| r.get(0))?.unwrap_or(0);
+                (fp, n)
+            }
+            None => {
+                let q = "SELECT d.fp, (SELECT COUNT(*) FROM docs c WHERE c.fp=d.fp) \
+                         FROM docs d WHERE d.id=?1";
+                self.tx
+                    .row(q, [id as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .ok_or_else(|| anyhow!("document {id} is not in the index"))?
+            }
         };
         let has = |p: Option<&Prepared>| p.is_some_and(|p| p.fp.to_le_bytes()[..] == fp[..]);
         let delta = i64::from(has(self.extra)) - i64::from(has(self.stored_extra));
-        let stored: i64 = self
-            .tx
-            .row("SELECT COUNT(*) FROM docs WHERE fp=?1", [fp], |r| r.get(0))?
-            .unwrap_or(0);
         Ok((stored + delta).max(1) as u32)
     }
 
