@@ -14,7 +14,7 @@ CARGO_BUILD ?= cargo build --release -p pl-cli
 include $(dir $(lastword $(MAKEFILE_LIST)))pipeline.mk
 
 # The reference product's configuration (plain MinHash scoring, union-find): `make preset-reference`.
-REFERENCE_FLAGS  := UNIT=words NGRAM=3 BANDS=32 EDGE_WORDS=0 NUMBERS=0 THRESHOLD=0.75 \
+REFERENCE_FLAGS  := UNIT=words NGRAM=3 BANDS=32 EDGE_WORDS=0 NUMBERS=0 EVIDENCE_BUCKET=0 THRESHOLD=0.75 \
                     SHINGLE_FLAGS="--short skip" SCORE_FLAGS="--no-containment --no-verify" \
                     CLUSTER_FLAGS="--linkage single"
 
@@ -195,7 +195,7 @@ preset-oph: $(BINS)
 
 preset-trials: $(BINS)
 	@$(MAKE) --no-print-directory WORK=$(WORK)/$@ UNIT=words NGRAM=2 PERMS=$(TRIALS_PERMS) BANDS=6 EDGE_WORDS=0 NUMBERS=0 \
-	  MIN_BAND_MATCHES=2 groups
+	  MIN_BAND_MATCHES=2 EVIDENCE_BUCKET=0 groups
 	$(call preset_eval,$(WORK)/$@,groups.ndjson)
 
 preset-reference: $(BINS)

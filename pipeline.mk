@@ -37,6 +37,9 @@ EDGE_WORDS       ?= 60
 MIN_BAND_MATCHES ?= 1
 # A bucket of more documents than this pairs none of them: boilerplate (0: no limit).
 MAX_BUCKET       ?= 50
+# A pair must share buckets worth one bucket of this many documents, each shared bucket of n
+# documents weighing 1/(n-1): template siblings meet only in crowded buckets (0: any bucket).
+EVIDENCE_BUCKET  ?= 7
 # 1: two documents sharing two numbers that at most 6 documents hold are a candidate too
 # (pl-lsh --numbers); 0: the bands alone.
 NUMBERS          ?= 1
@@ -75,7 +78,7 @@ endef
 $(eval $(call params,docs,$(DOCS)))
 $(eval $(call params,shingle,$(UNIT) $(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
 $(eval $(call params,minhash,$(PERMS) $(SEED) $(SCHEME)))
-$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES) $(MAX_BUCKET) $(EDGE_WORDS) $(NUMBERS) $(MAX_WORDS)))
+$(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES) $(MAX_BUCKET) $(EVIDENCE_BUCKET) $(EDGE_WORDS) $(NUMBERS) $(MAX_WORDS)))
 $(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(MAX_WORDS) $(SCORE_FLAGS)))
 
 ifdef PAPERLESS_URL
@@ -117,7 +120,7 @@ NUMBER_NORM := $(if $(filter 1,$(NUMBERS)),$(WORK)/norm.ndjson)
 LSH_ARGS = $(WORK)/sigs.bin $(addprefix --also ,$(EDGE_SIGS)) $(addprefix --numbers ,$(NUMBER_NORM)) \
 	  $(if $(NUMBER_NORM),--max-words $(MAX_WORDS)) \
 	  --perms $(PERMS) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
-	  --max-bucket $(MAX_BUCKET)
+	  --max-bucket $(MAX_BUCKET) --evidence-bucket $(EVIDENCE_BUCKET)
 
 $(WORK)/cands.ndjson: $(WORK)/sigs.bin $(EDGE_SIGS) $(NUMBER_NORM) $(WORK)/lsh.params $(BIN)/pl-lsh
 	$(BIN)/pl-lsh $(LSH_ARGS) -o $@
@@ -152,7 +155,7 @@ $(eval $(call params,cluster,$(CLUSTER_FLAGS)))
 INDEX       := $(WORK)/index
 INDEX_FLAGS  = --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) --perms $(PERMS) \
   --seed $(SEED) --scheme $(SCHEME) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
-  --max-bucket $(MAX_BUCKET) --edge-words $(EDGE_WORDS) --numbers $(NUMBERS) --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) \
+  --max-bucket $(MAX_BUCKET) --evidence-bucket $(EVIDENCE_BUCKET) --edge-words $(EDGE_WORDS) --numbers $(NUMBERS) --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) \
   --fuzzy-weight $(FUZZY_WEIGHT) --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS) $(SCORE_FLAGS)
 index_guard = $(if $(strip $(SHINGLE_FLAGS)$(CLUSTER_FLAGS)),\
   $(error the index takes no SHINGLE_FLAGS or CLUSTER_FLAGS: unset them, or move $(INDEX) away))

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{bin_dir, ndjson, ok, repo, run};
+use crate::util::{bin_dir, ndjson, ok, repo, run, sh};
 
 /// The example corpus's docs records, parsed.
 fn examples() -> Vec<serde_json::Map<String, Value>> {
@@ -222,15 +222,36 @@ fn scoring_flags_are_recorded_by_the_index_and_keep_makes_groups() {
 fn buckets_crossing_the_limit_keep_the_index_equal_to_make() {
     let logs = updates_against_make(&["MAX_BUCKET=2"], &["--max-bucket", "2"]);
     assert!(
-        logs.iter().any(|s| s.contains("crossed --max-bucket 2")),
+        logs.iter()
+            .any(|s| s.contains("weigh otherwise (--max-bucket 2")),
         "some bucket crossed the limit: {logs:?}"
     );
     // Both ways: buckets that pair again, and buckets that stopped pairing, whose documents
-    // only have their pairs' bands counted again.
+    // only have their stored pairs looked up again.
     assert!(
-        logs.iter().any(|s| s.contains("crossed --max-bucket 2")
-            && !s.contains(", 0 have their pairs' bands counted again")),
+        logs.iter()
+            .any(|s| s.contains("weigh otherwise (--max-bucket 2")
+                && !s.contains(", 0 have their stored pairs looked up again")),
         "some bucket stopped pairing: {logs:?}"
+    );
+}
+
+/// With the evidence rule asking more than the example corpus's templates give, additions
+/// crowd the buckets some stored pairs stood on (their pairs are dropped, not scored again)
+/// and deletions thin them out again (their documents look for candidates again): the groups
+/// stay make's.
+#[test]
+fn buckets_gaining_and_losing_evidence_keep_the_index_equal_to_make() {
+    let logs = updates_against_make(&["EVIDENCE_BUCKET=3"], &["--evidence-bucket", "3"]);
+    assert!(
+        logs.iter()
+            .any(|s| s.contains("no longer proposed by their buckets or numbers")),
+        "some stored pair lost its evidence: {logs:?}"
+    );
+    assert!(
+        logs.iter()
+            .any(|s| s.contains("weigh otherwise") && !s.contains(": 0 more documents look")),
+        "some bucket gained weight: {logs:?}"
     );
 }
 
@@ -445,6 +466,53 @@ fn updates_of(
             "step {step}: the index's groups differ from make groups ({stderr})"
         );
         assert!(!want.is_empty());
+        // The pairs kept and held apart, too: a pair the index should have dropped may leave
+        // the groups alone.
+        let db = rusqlite::Connection::open(index.join("index.sqlite")).unwrap();
+        let stored = |table: &str| -> Vec<(u64, u64, bool)> {
+            let mut stmt = db
+                .prepare(&format!("SELECT a, b FROM {table} ORDER BY a, b"))
+                .unwrap();
+            let rows = stmt.query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)? as u64,
+                    r.get::<_, i64>(1)? as u64,
+                    table == "apart",
+                ))
+            });
+            rows.unwrap().map(Result::unwrap).collect()
+        };
+        // make writes the pairs held apart inside its components, the index every one: as
+        // pl-score --apart-all on make's candidates, with make's scoring flags.
+        let score_flags = vars
+            .iter()
+            .find_map(|v| v.strip_prefix("SCORE_FLAGS="))
+            .unwrap_or("");
+        let scored = ok(sh(
+            &d.path().join("work"),
+            &format!(
+                "pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson --apart-all {score_flags}"
+            ),
+        ));
+        let mut kept: Vec<(u64, u64, bool)> = ndjson(&scored)
+            .iter()
+            .map(|r| {
+                let id = |k: &str| r[k].as_u64().unwrap();
+                (id("a"), id("b"), r.get("apart").is_some())
+            })
+            .collect();
+        kept.sort_unstable();
+        let (apart, kept): (Vec<_>, Vec<_>) = kept.into_iter().partition(|p| p.2);
+        assert_eq!(
+            stored("pairs"),
+            kept,
+            "step {step}: the index keeps other pairs than make"
+        );
+        assert_eq!(
+            stored("apart"),
+            apart,
+            "step {step}: the index holds other pairs apart"
+        );
         rescored.push(stderr);
     }
     rescored

@@ -244,7 +244,7 @@ fn writers_at_once_across_the_bucket_limit_lose_nothing() {
         logs += &err;
     }
     assert!(
-        logs.contains("crossed --max-bucket 2"),
+        logs.contains("weigh otherwise (--max-bucket 2"),
         "some addition moved a bucket over the limit: {logs}"
     );
     let all = write(d.path(), "all.ndjson", lines.concat().as_bytes());

@@ -28,7 +28,13 @@ fn read(d: &tempfile::TempDir, name: &str) -> Vec<u8> {
 #[test]
 fn band_keys_in_any_order_give_pl_lsh_candidates() {
     let d = example_dir();
-    for flags in ["", "--min-band-matches 3", "--bands 64"] {
+    for flags in [
+        "",
+        "--min-band-matches 3",
+        "--bands 64",
+        "--evidence-bucket 0",
+        "--evidence-bucket 3",
+    ] {
         let sketches = "sigs.bin --also heads.bin --also tails.bin";
         let want = ok(sh(d.path(), &format!("pl-lsh -q {sketches} {flags}")));
         let got = ok(sh(
@@ -45,7 +51,8 @@ fn band_keys_in_any_order_give_pl_lsh_candidates() {
             "the corpus has copies: the collapse is tested"
         );
     }
-    // One partial run over every bucket counts what pl-lsh counts (sketch 0, no collapse).
+    // One partial run over every bucket counts what pl-lsh counts (sketch 0, no collapse): its
+    // band counts are every pair's, its evidence what --evidence-bucket asks of them.
     let rows = String::from_utf8(ok(sh(
         d.path(),
         "pl-lsh -q sigs.bin --emit band-keys --no-collapse",
@@ -61,12 +68,33 @@ fn band_keys_in_any_order_give_pl_lsh_candidates() {
         rows.as_bytes(),
     )))
     .unwrap();
-    let want = String::from_utf8(ok(sh(d.path(), "pl-lsh -q sigs.bin --no-collapse"))).unwrap();
-    let as_cands: String = partial
-        .lines()
-        .map(|l| l.replace(",\"sketch\":0", "") + "\n")
-        .collect();
-    assert_eq!(as_cands, want);
+    let cands = |flags: &str| {
+        String::from_utf8(ok(sh(
+            d.path(),
+            &format!("pl-lsh -q sigs.bin --no-collapse {flags}"),
+        )))
+        .unwrap()
+    };
+    let as_cands = |least: u64| -> String {
+        ndjson(partial.as_bytes())
+            .iter()
+            .filter(|r| r["evidence"].as_u64().unwrap() >= least)
+            .map(|r| {
+                format!(
+                    "{{\"a\":{},\"b\":{},\"bands\":{}}}\n",
+                    r["a"], r["b"], r["bands"]
+                )
+            })
+            .collect()
+    };
+    assert_eq!(as_cands(0), cands("--evidence-bucket 0"));
+    // The default asks one bucket of 7 documents' weight, 720720 / 6.
+    let want = cands("");
+    assert_eq!(as_cands(120_120), want);
+    assert!(
+        want.lines().count() < as_cands(0).lines().count(),
+        "the rule drops some pairs"
+    );
 }
 
 /// pl-lsh --numbers on the real-OCR fixture: pairs sharing rare numbers are added with no
@@ -84,7 +112,8 @@ fn number_pairs_are_added_to_the_bands_and_found_from_key_rows_too() {
             docs.display()
         ),
     ));
-    let sketches = "sigs.bin --also heads.bin";
+    // Every band's pair proposed (no evidence asked), so that the numbers' pairs stand apart.
+    let sketches = "sigs.bin --also heads.bin --evidence-bucket 0";
     let bands = ndjson(&ok(sh(d.path(), &format!("pl-lsh -q {sketches}"))));
     let out = sh(
         d.path(),
@@ -133,7 +162,10 @@ fn number_pairs_are_added_to_the_bands_and_found_from_key_rows_too() {
         ),
     ));
     assert!(rows.is_empty());
-    let got = ok(sh(d.path(), "pl-lsh -q --from-keys rows.ndjson"));
+    let got = ok(sh(
+        d.path(),
+        "pl-lsh -q --from-keys rows.ndjson --evidence-bucket 0",
+    ));
     assert_eq!(got, with, "candidates from the rows differ");
     let out = sh(
         d.path(),

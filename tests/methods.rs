@@ -299,8 +299,8 @@ fn presets_run_each_method_on_the_example_corpus() {
     assert_eq!(read("preset-trials/shingle.params"), "words 2 20\n");
     assert_eq!(read("preset-trials/minhash.params"), "84 42 classic\n");
     assert_eq!(read("preset-oph/minhash.params"), "256 42 oph\n");
-    assert_eq!(read("preset-trials/lsh.params"), "6 2 50 0 0 20000\n");
-    assert_eq!(read("preset-minhash/lsh.params"), "32 1 50 60 1 20000\n");
+    assert_eq!(read("preset-trials/lsh.params"), "6 2 50 0 0 0 20000\n");
+    assert_eq!(read("preset-minhash/lsh.params"), "32 1 50 7 60 1 20000\n");
     assert_eq!(
         read("preset-reference/cluster.params"),
         "--linkage single\n"

@@ -76,8 +76,9 @@ fn why_says_what_the_candidates_say() {
         let w = why(d.path(), a, b);
         assert_eq!(w["candidate"], false, "{w}");
         if w.get("banded_as").is_none() {
+            let evident = w["evidence"].as_f64().unwrap() >= w["evidence_needed"].as_f64().unwrap();
             for s in w["sketches"].as_array().unwrap() {
-                assert_eq!(s["proposes"], false, "{w}");
+                assert!(s["proposes"] == false || !evident, "{w}");
                 // A bucket that pairs nobody is over the limit.
                 let over = s["shared"]
                     .as_array()
@@ -114,6 +115,43 @@ fn why_says_what_the_candidates_say() {
             w["banded_as"].as_array().unwrap().iter().any(|v| v == rep),
             "{w}"
         );
+    }
+}
+
+/// Pairs whose shared buckets are too crowded to be evidence: a sketch proposes them, their
+/// evidence is under what --evidence-bucket asks, and with the rule off they are written.
+#[test]
+fn why_shows_the_evidence_a_pair_lacks() {
+    let d = prepared();
+    let pairs = |flags: &str| -> BTreeSet<(u64, u64)> {
+        ndjson(&ok(sh(d.path(), &format!("{LSH} {flags}"))))
+            .iter()
+            .map(pair_of)
+            .collect()
+    };
+    let (all, asked) = (pairs("--evidence-bucket 0"), pairs(""));
+    assert!(asked.is_subset(&all));
+    let dropped: Vec<_> = all.difference(&asked).collect();
+    assert!(
+        !dropped.is_empty(),
+        "the example corpus has crowded buckets"
+    );
+    for &&(a, b) in dropped.iter().take(5) {
+        let w = why(d.path(), a, b);
+        assert_eq!(w["candidate"], false, "{w}");
+        let sketches = w["sketches"].as_array().unwrap();
+        assert!(sketches.iter().any(|s| s["proposes"] == true), "{w}");
+        let (got, needed) = (
+            w["evidence"].as_f64().unwrap(),
+            w["evidence_needed"].as_f64().unwrap(),
+        );
+        assert!(got < needed && (needed - 1.0 / 6.0).abs() < 1e-6, "{w}");
+        // Its shared buckets each hold more than 7 documents.
+        for s in sketches.iter().filter(|s| s["proposes"] == true) {
+            for bucket in s["shared"].as_array().unwrap() {
+                assert!(bucket["size"].as_u64().unwrap() > 7, "{w}");
+            }
+        }
     }
 }
 

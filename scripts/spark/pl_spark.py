@@ -24,11 +24,14 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # The pipeline's parameters, by pipeline.mk's names; their defaults are read from pipeline.mk.
 PARAMS = ["NGRAM", "UNIT", "MIN_WORDS", "PERMS", "SEED", "SCHEME", "BANDS", "EDGE_WORDS", "NUMBERS",
-          "MIN_BAND_MATCHES", "MAX_BUCKET", "THRESHOLD", "JACCARD_WEIGHT", "FUZZY_WEIGHT", "FUZZY_SAMPLE",
+          "MIN_BAND_MATCHES", "MAX_BUCKET", "EVIDENCE_BUCKET", "THRESHOLD", "JACCARD_WEIGHT", "FUZZY_WEIGHT", "FUZZY_SAMPLE",
           "MAX_WORDS", "SCORE_FLAGS", "SHINGLE_FLAGS", "CLUSTER_FLAGS"]
 # pl-lsh --numbers (pl_core::lsh): a number held by at most this many documents pairs them, and
 # two documents sharing this many such numbers are a candidate.
 NUMBER_BUCKET, NUMBER_MATCHES = 6, 2
+# pl-lsh --evidence-bucket (pl_core::lsh::EVIDENCE_UNIT): a shared bucket of n documents weighs
+# EVIDENCE_UNIT // (n - 1) (at least 1), whole numbers so that sums are exact in any order.
+EVIDENCE_UNIT = 720720
 TOOLS = ["pl-normalize", "pl-shingle", "pl-minhash", "pl-lsh", "pl-score", "pl-cluster"]
 
 
@@ -451,19 +454,28 @@ def stages(run, args, params, out, local):
         small = (sized.where(F.col("size") <= big).groupBy(*bucket)
                  .agg(F.sort_array(F.collect_list("id")).alias("ids"))
                  .select(F.to_json(F.struct("sketch", "band", "key", "ids")).alias("value")))
-        pair_schema = "a long, b long, sketch int, bands long"
+        pair_schema = "a long, b long, sketch int, bands long, evidence long"
         partial = run.pipe(small, "from-keys").select(F.from_json("value", pair_schema).alias("p")).select("p.*")
         # A bucket of k documents makes k(k-1)/2 pairs: one over --big-bucket is expanded by a
         # self-join instead, which Spark's adaptive skew handling splits over many tasks.
-        members_big = sized.where(F.col("size") > big).select(*bucket, "id")
+        members_big = (sized.where(F.col("size") > big)
+                       .withColumn("weight", F.expr(f"greatest(1, {EVIDENCE_UNIT} div (size - 1))"))
+                       .select(*bucket, "id", "weight"))
         x, y = members_big.alias("x"), members_big.alias("y")
         expanded = (x.join(y, bucket).where(F.col("x.id") < F.col("y.id"))
                     .groupBy(F.col("x.id").alias("a"), F.col("y.id").alias("b"), "sketch")
-                    .agg(F.count(F.lit(1)).alias("bands")))
+                    .agg(F.count(F.lit(1)).alias("bands"), F.sum("x.weight").alias("evidence")))
         partial = partial.unionByName(expanded)
-        pairs = (partial.groupBy("a", "b", "sketch").agg(F.sum("bands").alias("bands"))
+        # pl-lsh's rule: enough bands in a sketch, the most of any sketch kept, and the
+        # evidence of those sketches summed must reach one bucket of EVIDENCE_BUCKET documents.
+        every = (partial.groupBy("a", "b", "sketch")
+                 .agg(F.sum("bands").alias("bands"), F.sum("evidence").alias("evidence"))
                  .where(F.col("bands") >= int(params["MIN_BAND_MATCHES"]))
-                 .groupBy("a", "b").agg(F.max("bands").alias("bands")).withColumn("copy", F.lit(False)))
+                 .groupBy("a", "b").agg(F.max("bands").alias("bands"), F.sum("evidence").alias("evidence")))
+        evidence_bucket = int(params["EVIDENCE_BUCKET"])
+        needed = EVIDENCE_UNIT // (evidence_bucket - 1) if evidence_bucket >= 2 else 0
+        pairs = (every.where(F.col("evidence") >= needed).select("a", "b", "bands")
+                 .withColumn("copy", F.lit(False)))
         if params["NUMBERS"] == "1":
             # pl-lsh --numbers: every document's numbers counted, the banded documents (whole
             # texts' band rows, copy members left out) sharing enough of the rare ones paired.
@@ -477,9 +489,13 @@ def stages(run, args, params, out, local):
             by_numbers = (x.join(y, "number").where(F.col("x.id") < F.col("y.id"))
                           .groupBy(F.col("x.id").alias("a"), F.col("y.id").alias("b"))
                           .agg(F.count(F.lit(1)).alias("shared")).where(F.col("shared") >= NUMBER_MATCHES)
-                          .select("a", "b", F.lit(0).cast("long").alias("bands"), F.lit(False).alias("copy")))
-            # A band's count wins (pl-lsh's union).
-            pairs = pairs.unionByName(by_numbers.join(pairs.select("a", "b"), ["a", "b"], "left_anti"))
+                          .select("a", "b"))
+            # The numbers need no evidence; a band's count wins, evident or not (pl-lsh's union).
+            by_numbers = (by_numbers.join(pairs.select("a", "b"), ["a", "b"], "left_anti")
+                          .join(every.select("a", "b", "bands"), ["a", "b"], "left")
+                          .select("a", "b", F.coalesce(F.col("bands"), F.lit(0)).cast("long").alias("bands"),
+                                  F.lit(False).alias("copy")))
+            pairs = pairs.unionByName(by_numbers)
         copies = members.select(F.col("rep").alias("a"), F.col("id").alias("b"),
                                 F.lit(n_bands).cast("long").alias("bands"), F.lit(True).alias("copy"))
         cands = pairs.join(copies.select("a", "b"), ["a", "b"], "left_anti").unionByName(copies)

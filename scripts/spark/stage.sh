@@ -5,7 +5,7 @@
 #   stage.sh normalize docs lines -> norm lines
 #   stage.sh keys      norm lines -> band-key rows (pl-lsh --emit band-keys; number rows with
 #                      NUMBERS=1) and corpus counts
-#   stage.sh from-keys buckets {"sketch","band","key","ids"} -> pairs' band counts
+#   stage.sh from-keys buckets {"sketch","band","key","ids"} -> pairs' band counts and evidence
 #   stage.sh score     "N<TAB>norm line" and "P<TAB>candidate line" -> scored pairs, and
 #                      every pair held apart (--apart-all: the components are Spark's)
 #   stage.sh cluster   "D<TAB>norm line" and "S<TAB>scored pair" (whole components) -> groups
@@ -33,7 +33,9 @@ case $stage in
     "$bin/pl-normalize" -q
     ;;
   from-keys)
-    "$bin/pl-lsh" -q --from-keys --partial
+    # Its buckets are the ones MAX_BUCKET pairs; the flag gives their weights (EVIDENCE_BUCKET
+    # is asked of the sums, by pl_spark.py).
+    "$bin/pl-lsh" -q --from-keys --partial --max-bucket "$MAX_BUCKET"
     ;;
   keys)
     cat > "$tmp/norm.ndjson"

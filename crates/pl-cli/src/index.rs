@@ -337,7 +337,7 @@ impl Index {
         }
         let list: Vec<(Candidate, bool)> = cands
             .into_iter()
-            .map(|((a, b), (bands, copy))| (Candidate { a, b, bands }, copy))
+            .map(|((a, b), (bands, copy))| (Candidate::scored(a, b, bands), copy))
             .collect();
         let recs = ix.score(&list, Some(p))?.kept;
         drop(tx);
@@ -538,31 +538,41 @@ impl Tx<'_> {
     }
 
     /// Banded documents sharing enough buckets of one sketch with `keys` under the band
-    /// rule (a bucket over --max-bucket, counting `id`, pairs nobody), with the most bands
-    /// any sketch shares (pl-lsh's union), `id` left out.
+    /// rule (a bucket over --max-bucket, counting `id`, pairs nobody), and with them buckets
+    /// of enough evidence in those sketches, with the most bands any sketch shares (pl-lsh's
+    /// `propose`), `id` left out.
     fn lookup(&self, id: u64, keys: &[(u32, u64)]) -> Result<Vec<(u64, u32)>> {
-        let mut shared: FxHashMap<(u64, usize), u32> = FxHashMap::default();
+        let rule = self.engine.rule;
+        let mut shared: FxHashMap<(u64, usize), (u32, u64)> = FxHashMap::default();
         for &(slot, key) in keys {
             let mut others = self.bucket(slot, key)?;
             others.retain(|&o| o != id);
             // The bucket as pl-lsh would see it with this document banded.
-            if !self.engine.rule.pairs(others.len() + 1) {
+            if !rule.pairs(others.len() + 1) {
                 continue;
             }
+            let weight = rule.weight(others.len() + 1);
             for other in others {
-                *shared
+                let e = shared
                     .entry((other, self.engine.part_of_slot(slot)))
-                    .or_default() += 1;
+                    .or_default();
+                e.0 += 1;
+                e.1 += weight;
             }
         }
-        let mut best: BTreeMap<u64, u32> = BTreeMap::new();
-        for ((other, _), n) in shared {
-            if self.engine.rule.enough(u64::from(n)) {
+        let mut best: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
+        for ((other, _), (n, evidence)) in shared {
+            if rule.enough(u64::from(n)) {
                 let b = best.entry(other).or_default();
-                *b = (*b).max(n);
+                b.0 = b.0.max(n);
+                b.1 += evidence;
             }
         }
-        Ok(best.into_iter().collect())
+        Ok(best
+            .into_iter()
+            .filter(|(_, (_, evidence))| rule.evident(*evidence))
+            .map(|(other, (n, _))| (other, n))
+            .collect())
     }
 
     /// The banded documents sharing at least [`lsh::NUMBER_MATCHES`] of `numbers` (`id`'s)

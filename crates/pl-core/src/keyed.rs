@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::lsh::{is_empty_signature, number_pairs, union, with_copies, BandRule, Candidate};
+use crate::lsh::{is_empty_signature, number_pairs, propose, with_copies, BandRule, Candidate};
 use crate::records::{fingerprint_hex, parse_fingerprint, parse_hash_hex, Fingerprint};
 
 /// A row of band keys: one document's key in one band of one sketch (`sketch` 0 is the
@@ -39,8 +39,8 @@ pub struct KeyRecord {
     pub number: Option<String>,
 }
 
-/// A pair's band count in one sketch, over the buckets one run saw (`--from-keys --partial`):
-/// the counts of several runs over disjoint buckets add up to the pair's.
+/// A pair's band count and evidence in one sketch, over the buckets one run saw
+/// (`--from-keys --partial`): those of several runs over disjoint buckets add up to the pair's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PairBands {
@@ -52,6 +52,8 @@ pub struct PairBands {
     pub sketch: u32,
     /// Bands shared in the buckets seen.
     pub bands: u64,
+    /// The weights of those buckets summed ([`crate::lsh::BandRule::weight`]).
+    pub evidence: u64,
 }
 
 /// The copy key of a document, or `None` for an empty shingle set (never collapsed): two
@@ -222,7 +224,7 @@ impl Grouped {
         let mut keys: Vec<Bucket> = self.buckets.keys().copied().collect();
         keys.sort_unstable();
         let mut placed: Vec<(u32, u32, u64)> = Vec::new();
-        let mut pairs: Vec<(u32, u64, u64)> = Vec::new();
+        let mut pairs: Vec<(u32, u64, u64, u64)> = Vec::new();
         let mut buckets = 0;
         for k in keys {
             let ids = self.buckets.get_mut(&k).expect("a key of the map");
@@ -233,8 +235,9 @@ impl Grouped {
                 continue;
             }
             buckets += 1;
+            let w = rule.weight(ids.len());
             for (i, &x) in ids.iter().enumerate() {
-                pairs.extend(ids[i + 1..].iter().map(|&y| (k.0, x, y)));
+                pairs.extend(ids[i + 1..].iter().map(|&y| (k.0, x, y, w)));
             }
         }
         placed.sort_unstable();
@@ -247,12 +250,13 @@ impl Grouped {
         }
         pairs.sort_unstable();
         let counted = pairs
-            .chunk_by(|x, y| x == y)
+            .chunk_by(|x, y| x.0 == y.0 && x.1 == y.1 && x.2 == y.2)
             .map(|run| PairBands {
                 a: run[0].1,
                 b: run[0].2,
                 sketch: run[0].0,
                 bands: run.len() as u64,
+                evidence: run.iter().map(|p| p.3).sum(),
             })
             .collect();
         Ok((counted, buckets))
@@ -311,6 +315,7 @@ impl Grouped {
                     a: p.a,
                     b: p.b,
                     bands: p.bands as u32,
+                    evidence: p.evidence,
                 });
             }
         }
@@ -321,7 +326,7 @@ impl Grouped {
                 |d: u64| whole.binary_search(&d).is_ok() && members.binary_search(&d).is_err();
             lists.push(number_pairs(numbers, banded));
         }
-        let cands = union(lists);
+        let cands = propose(lists, rule);
         let out = with_copies(&cands, &copy_pairs, all_bands).collect();
         Ok((out, counts))
     }
@@ -381,7 +386,7 @@ mod tests {
                 candidates(&banded, &keys, rule)
             })
             .collect();
-        let cands = union(lists);
+        let cands = propose(lists, rule);
         with_copies(&cands, &c.pairs, b.bands as u32).collect()
     }
 
@@ -389,9 +394,9 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// Rows in any order, grouped or split into partial runs, give pl-lsh's pairs.
         #[test]
-        fn grouped_rows_give_the_one_machine_pairs(seed in any::<u64>(), n in 2usize..40, m in 1u32..3, parts in 1usize..4, cap in 0usize..8) {
+        fn grouped_rows_give_the_one_machine_pairs(seed in any::<u64>(), n in 2usize..40, m in 1u32..3, parts in 1usize..4, cap in 0usize..8, ev in prop::sample::select(vec![0usize, 2, 3, 5, 9])) {
             let b = Banding::new(8, 4).unwrap();
-            let rule = BandRule::new(m, cap);
+            let rule = BandRule::new(m, cap, ev);
             let mut st = seed;
             let mut rnd = |k: u64| splitmix64(&mut st) % k;
             let ids: Vec<u64> = (0..n as u64).map(|i| i * 3 + 1).collect();
@@ -423,12 +428,12 @@ mod tests {
                 let k = (r.band.unwrap() as usize + r.key.as_ref().unwrap().len()) % 3;
                 runs[k].add(r).unwrap();
             }
-            let mut sums: FxHashMap<(u32, u64, u64), u64> = FxHashMap::default();
-            for run in runs { for p in run.partial(rule).unwrap() { *sums.entry((p.sketch, p.a, p.b)).or_default() += p.bands; } }
+            let mut sums: FxHashMap<(u32, u64, u64), (u64, u64)> = FxHashMap::default();
+            for run in runs { for p in run.partial(rule).unwrap() { let e = sums.entry((p.sketch, p.a, p.b)).or_default(); e.0 += p.bands; e.1 += p.evidence; } }
             let mut lists = vec![Vec::new(); parts];
-            for ((s, a, bb), n) in sums { if n >= u64::from(m) { lists[s as usize].push(Candidate { a, b: bb, bands: n as u32 }); } }
+            for ((s, a, bb), (n, evidence)) in sums { if n >= u64::from(m) { lists[s as usize].push(Candidate { a, b: bb, bands: n as u32, evidence }); } }
             for l in lists.iter_mut() { l.sort_unstable(); }
-            let merged: Vec<(Candidate, bool)> = with_copies(&union(lists), &copy_pairs, 4).collect();
+            let merged: Vec<(Candidate, bool)> = with_copies(&propose(lists, rule), &copy_pairs, 4).collect();
             prop_assert_eq!(merged, want);
         }
     }
@@ -446,7 +451,7 @@ mod tests {
         g.add(row(0, 0, 1, 5)).unwrap();
         g.add(row(0, 0, 2, 5)).unwrap();
         let err = g
-            .candidates(BandRule::new(1, 0), 1)
+            .candidates(BandRule::new(1, 0, 0), 1)
             .unwrap_err()
             .to_string();
         assert!(
@@ -456,7 +461,7 @@ mod tests {
         let mut g = Grouped::default();
         g.add(row(1, 0, 1, 5)).unwrap();
         let err = g
-            .candidates(BandRule::new(1, 0), 1)
+            .candidates(BandRule::new(1, 0, 0), 1)
             .unwrap_err()
             .to_string();
         assert!(err.contains("none of its whole text"), "{err}");
@@ -471,7 +476,7 @@ mod tests {
             .unwrap();
         }
         assert!(g
-            .candidates(BandRule::new(1, 0), 1)
+            .candidates(BandRule::new(1, 0, 0), 1)
             .unwrap_err()
             .to_string()
             .contains("two copy keys"));

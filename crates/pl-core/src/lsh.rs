@@ -7,6 +7,11 @@ use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 
+mod curve;
+mod numbers;
+pub use curve::{candidate_probability, explain, half_point};
+pub use numbers::{number_pairs, numbers_propose, shared_numbers, NUMBER_BUCKET, NUMBER_MATCHES};
+
 /// How a signature of K values is cut into bands of rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Banding {
@@ -61,7 +66,8 @@ fn divisors(n: usize) -> String {
     d.join(", ")
 }
 
-/// A candidate pair: `a < b`, and the number of bands in which they shared a bucket.
+/// A candidate pair: `a < b`, the number of bands in which they shared a bucket, and the
+/// evidence of the buckets they shared ([`BandRule::weight`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Candidate {
     /// Smaller id.
@@ -70,15 +76,58 @@ pub struct Candidate {
     pub b: u64,
     /// Bands in which the two signatures were equal.
     pub bands: u32,
+    /// The sum of the weights of the buckets the two shared, in [`EVIDENCE_UNIT`]s;
+    /// [`FULL_EVIDENCE`] for a pair the numbers propose.
+    pub evidence: u64,
 }
 
-/// The candidates of several sketches of one corpus as one list: sorted by `(a, b)`, each
-/// pair once, with the most bands any sketch gave it.
+impl Candidate {
+    /// A pair found by its own rule (the index's look-ups, which ask the evidence
+    /// themselves), to be scored: its evidence is not counted again.
+    pub fn scored(a: u64, b: u64, bands: u32) -> Candidate {
+        Candidate {
+            a,
+            b,
+            bands,
+            evidence: FULL_EVIDENCE,
+        }
+    }
+}
+
+/// One bucket of two documents: the evidence a pair gets from a bucket of n documents is
+/// `EVIDENCE_UNIT / (n − 1)`, exact up to 17 documents (720,720 is divisible by 1 to 16) and
+/// rounded down beyond, so that sums are whole numbers, the same in any order and on any
+/// machine.
+pub const EVIDENCE_UNIT: u64 = 720_720;
+
+/// The evidence of a pair proposed by what needs no bucket (its numbers, or a copy): always
+/// enough.
+pub const FULL_EVIDENCE: u64 = u64::MAX;
+
+/// The candidates of several sketches (and the numbers) of one corpus as one list: sorted by
+/// `(a, b)`, each pair once, with the most bands any sketch gave it and the evidence of all.
 pub fn union(lists: Vec<Vec<Candidate>>) -> Vec<Candidate> {
     let mut all: Vec<Candidate> = lists.into_iter().flatten().collect();
-    all.sort_unstable_by_key(|c| (c.a, c.b, std::cmp::Reverse(c.bands)));
-    all.dedup_by_key(|c| (c.a, c.b));
-    all
+    all.sort_unstable_by_key(|c| (c.a, c.b));
+    let mut out: Vec<Candidate> = Vec::with_capacity(all.len());
+    for c in all {
+        match out.last_mut() {
+            Some(last) if (last.a, last.b) == (c.a, c.b) => {
+                last.bands = last.bands.max(c.bands);
+                last.evidence = last.evidence.saturating_add(c.evidence);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The candidate pairs of several sketches' and the numbers' lists under `rule`: their
+/// [`union`], less the pairs whose buckets are not evidence enough ([`BandRule::evident`]).
+pub fn propose(lists: Vec<Vec<Candidate>>, rule: BandRule) -> Vec<Candidate> {
+    let mut out = union(lists);
+    out.retain(|c| rule.evident(c.evidence));
+    out
 }
 
 /// The band rule: which shared buckets propose a pair, and how many make it a candidate.
@@ -91,23 +140,31 @@ pub struct BandRule {
     /// documents share is boilerplate (a template's letterhead, a licence's last lines), not
     /// evidence of duplication. `usize::MAX`: no limit.
     pub max_bucket: usize,
+    /// A pair must share buckets worth one bucket of this many documents (each shared
+    /// bucket of n documents weighs 1/(n − 1)): siblings of a template meet in buckets of
+    /// many documents, copies also in buckets of few. 0: any shared bucket is enough.
+    pub evidence_bucket: usize,
 }
 
 /// The default largest bucket whose documents are paired.
 pub const DEFAULT_MAX_BUCKET: usize = 50;
+/// The default bucket whose weight a pair's shared buckets must reach.
+pub const DEFAULT_EVIDENCE_BUCKET: usize = 7;
 
 impl Default for BandRule {
     fn default() -> BandRule {
         BandRule {
             min_matches: 1,
             max_bucket: DEFAULT_MAX_BUCKET,
+            evidence_bucket: DEFAULT_EVIDENCE_BUCKET,
         }
     }
 }
 
 impl BandRule {
-    /// The rule of the command-line flags: `--max-bucket 0` means no limit.
-    pub fn new(min_matches: u32, max_bucket: usize) -> BandRule {
+    /// The rule of the command-line flags: `--max-bucket 0` means no limit,
+    /// `--evidence-bucket 0` no evidence asked.
+    pub fn new(min_matches: u32, max_bucket: usize, evidence_bucket: usize) -> BandRule {
         BandRule {
             min_matches,
             max_bucket: if max_bucket == 0 {
@@ -115,6 +172,32 @@ impl BandRule {
             } else {
                 max_bucket
             },
+            evidence_bucket,
+        }
+    }
+
+    /// The evidence a shared bucket of `size` banded documents gives each of its pairs:
+    /// [`EVIDENCE_UNIT`] / (size − 1) (at least 1), none when it pairs nobody.
+    pub fn weight(&self, size: usize) -> u64 {
+        if self.pairs(size) {
+            (EVIDENCE_UNIT / (size as u64 - 1)).max(1)
+        } else {
+            0
+        }
+    }
+
+    /// Whether a pair's summed bucket weights are evidence enough: at least one bucket of
+    /// `evidence_bucket` documents weighs.
+    pub fn evident(&self, evidence: u64) -> bool {
+        evidence >= self.needed()
+    }
+
+    /// The evidence a pair needs: one bucket of `evidence_bucket` documents' (0: none).
+    pub fn needed(&self) -> u64 {
+        if self.evidence_bucket < 2 {
+            0
+        } else {
+            EVIDENCE_UNIT / (self.evidence_bucket as u64 - 1)
         }
     }
 
@@ -138,13 +221,21 @@ impl BandRule {
     }
 
     /// Whether the buckets two documents share in one sketch ([`shared_buckets`]) make them a
-    /// candidate, as [`candidates`] decides: enough of them pair their documents.
+    /// candidate of that sketch, as [`candidates`] decides: enough of them pair their
+    /// documents. Whether the pair is proposed also asks [`BandRule::evident`] of the
+    /// evidence of every sketch that does ([`BandRule::evidence`]).
     pub fn proposes(&self, shared: &[SharedBucket]) -> bool {
         self.enough(shared.iter().filter(|s| self.pairs(s.size)).count() as u64)
     }
+
+    /// The summed weights of shared buckets.
+    pub fn evidence(&self, shared: &[SharedBucket]) -> u64 {
+        shared.iter().map(|s| self.weight(s.size)).sum()
+    }
 }
 
-/// Finds every pair of documents that share a bucket in enough bands under `rule`.
+/// Finds every pair of documents that share a bucket in enough bands under `rule`, with the
+/// evidence of those buckets (the rule's evidence is asked of the sketches' [`propose`]).
 ///
 /// `keys[d]` holds the band keys of document `ids[d]`. Buckets are found band by band by
 /// sorting (key, doc), so there is no allocation per bucket; the only quadratic work is
@@ -152,7 +243,7 @@ impl BandRule {
 /// and one counter per distinct pair. Pairs come out sorted by (a, b), each once.
 pub fn candidates(ids: &[u64], keys: &[Vec<u64>], rule: BandRule) -> Vec<Candidate> {
     let bands = keys.first().map_or(0, Vec::len);
-    let mut shared: FxHashMap<(u64, u64), u32> = FxHashMap::default();
+    let mut shared: FxHashMap<(u64, u64), (u32, u64)> = FxHashMap::default();
     let mut column: Vec<(u64, u32)> = Vec::with_capacity(ids.len());
     for band in 0..bands {
         column.clear();
@@ -162,11 +253,14 @@ pub fn candidates(ids: &[u64], keys: &[Vec<u64>], rule: BandRule) -> Vec<Candida
             if !rule.pairs(run.len()) {
                 continue;
             }
+            let weight = rule.weight(run.len());
             for (i, x) in run.iter().enumerate() {
                 for y in &run[i + 1..] {
                     let (p, q) = (ids[x.1 as usize], ids[y.1 as usize]);
                     if p != q {
-                        *shared.entry((p.min(q), p.max(q))).or_default() += 1;
+                        let e = shared.entry((p.min(q), p.max(q))).or_default();
+                        e.0 += 1;
+                        e.1 += weight;
                     }
                 }
             }
@@ -174,46 +268,13 @@ pub fn candidates(ids: &[u64], keys: &[Vec<u64>], rule: BandRule) -> Vec<Candida
     }
     let mut out: Vec<Candidate> = shared
         .into_iter()
-        .filter(|&(_, n)| rule.enough(u64::from(n)))
-        .map(|((a, b), bands)| Candidate { a, b, bands })
-        .collect();
-    out.sort_unstable();
-    out
-}
-
-/// Documents that may hold a number for it to propose their pairs: the ledger's wide
-/// agreement's ([`crate::ledger::WIDE_DF`]).
-pub const NUMBER_BUCKET: usize = crate::ledger::WIDE_DF as usize;
-/// Numbers two documents must share to be a candidate by them.
-pub const NUMBER_MATCHES: u32 = 2;
-
-/// The pairs proposed by the numbers their documents share: a copy with a page added or
-/// removed, or read badly, still holds its original's invoice number, dates and amounts
-/// where its whole text's bands miss it. `postings` holds (number hash, document) for every
-/// document of the corpus, copies included; a number held by at most [`NUMBER_BUCKET`]
-/// documents in all pairs those of them that are `banded`, and two documents sharing at least
-/// [`NUMBER_MATCHES`] such numbers are a candidate, with 0 bands. Sorted by (a, b), each once.
-/// Memory: the postings (16 bytes each) and one counter per pair (at most
-/// `NUMBER_BUCKET − 1` partners per number of a document).
-pub fn number_pairs(mut postings: Vec<(u64, u64)>, banded: impl Fn(u64) -> bool) -> Vec<Candidate> {
-    postings.sort_unstable();
-    postings.dedup();
-    let mut shared: FxHashMap<(u64, u64), u32> = FxHashMap::default();
-    for run in postings.chunk_by(|x, y| x.0 == y.0) {
-        if run.len() < 2 || run.len() > NUMBER_BUCKET {
-            continue;
-        }
-        let ids: Vec<u64> = run.iter().map(|p| p.1).filter(|&d| banded(d)).collect();
-        for (i, &x) in ids.iter().enumerate() {
-            for &y in &ids[i + 1..] {
-                *shared.entry((x, y)).or_default() += 1;
-            }
-        }
-    }
-    let mut out: Vec<Candidate> = shared
-        .into_iter()
-        .filter(|&(_, n)| n >= NUMBER_MATCHES)
-        .map(|((a, b), _)| Candidate { a, b, bands: 0 })
+        .filter(|&(_, (n, _))| rule.enough(u64::from(n)))
+        .map(|((a, b), (bands, evidence))| Candidate {
+            a,
+            b,
+            bands,
+            evidence,
+        })
         .collect();
     out.sort_unstable();
     out
@@ -241,26 +302,6 @@ pub struct SharedBucket {
     pub band: usize,
     /// Banded documents in the bucket, the two included.
     pub size: usize,
-}
-
-/// The numbers documents `a` and `b` share, each with how many documents hold it
-/// (`postings` as [`number_pairs`] takes them, sorted and deduplicated), sorted by hash.
-pub fn shared_numbers(postings: &[(u64, u64)], a: u64, b: u64) -> Vec<(u64, usize)> {
-    let mut out = Vec::new();
-    for run in postings.chunk_by(|x, y| x.0 == y.0) {
-        let holds = |d: u64| run.binary_search_by_key(&d, |p| p.1).is_ok();
-        if holds(a) && holds(b) {
-            out.push((run[0].0, run.len()));
-        }
-    }
-    out
-}
-
-/// Whether the shared numbers of [`shared_numbers`] make two banded documents a candidate,
-/// as [`number_pairs`] decides.
-pub fn numbers_propose(shared: &[(u64, usize)]) -> bool {
-    let counted = shared.iter().filter(|&&(_, n)| n <= NUMBER_BUCKET).count();
-    counted >= NUMBER_MATCHES as usize
 }
 
 /// and signatures are equal.
@@ -309,8 +350,16 @@ pub fn with_copies<'a>(
                 if c.is_some_and(|c| (a, b) == (c.a, c.b)) {
                     i += 1;
                 }
-                let bands = all_bands;
-                Some((Candidate { a, b, bands }, true))
+                let (bands, evidence) = (all_bands, FULL_EVIDENCE);
+                Some((
+                    Candidate {
+                        a,
+                        b,
+                        bands,
+                        evidence,
+                    },
+                    true,
+                ))
             }
             _ => {
                 i += 1;
@@ -376,102 +425,30 @@ pub fn copy_sets(ids: &[u64], fingerprints: &[u128], sigs: &[Vec<u32>]) -> CopyS
     out
 }
 
-/// Probability that a pair with Jaccard `s` becomes a candidate: at least `min_matches` of
-/// `bands` bands of `rows` rows agree. With `min_matches = 1` this is `1 − (1 − s^r)^b`.
-pub fn candidate_probability(s: f64, rows: usize, bands: usize, min_matches: usize) -> f64 {
-    let p = s.powi(rows as i32);
-    let below: f64 = (0..min_matches.min(bands + 1))
-        .map(|i| binomial(bands, i) * p.powi(i as i32) * (1.0 - p).powi((bands - i) as i32))
-        .sum();
-    (1.0 - below).clamp(0.0, 1.0)
-}
-
-fn binomial(n: usize, k: usize) -> f64 {
-    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
-}
-
-/// The similarity at which the candidate probability crosses 50% (bisection).
-pub fn half_point(rows: usize, bands: usize, min_matches: usize) -> f64 {
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    for _ in 0..60 {
-        let mid = (lo + hi) / 2.0;
-        if candidate_probability(mid, rows, bands, min_matches) < 0.5 {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    (lo + hi) / 2.0
-}
-
-/// What pl-lsh --explain prints: for `b` (cut from K = `perms`) with at least `min_matches`
-/// bands agreeing, the probability that a pair becomes a candidate at similarities 0.50 to
-/// 1.00, where it crosses 50%, and the share of pairs at `threshold` that LSH would miss.
-pub fn explain(perms: usize, b: &Banding, min_matches: usize, threshold: f64) -> String {
-    use std::fmt::Write;
-    let m = min_matches;
-    let mut out = format!(
-        "K={perms} permutations, {} bands x {} rows, at least {m} band(s) must match\n",
-        b.bands, b.rows
-    );
-    out.push_str("similarity  P(candidate)\n");
-    for i in 0..=10 {
-        let s = 0.5 + 0.05 * i as f64;
-        let p = candidate_probability(s, b.rows, b.bands, m);
-        let _ = writeln!(out, "{s:>10.2}  {p:>11.4}");
-    }
-    let _ = writeln!(
-        out,
-        "50% at similarity {:.3}",
-        half_point(b.rows, b.bands, m)
-    );
-    let t = threshold;
-    let p = candidate_probability(t, b.rows, b.bands, m);
-    let _ = writeln!(
-        out,
-        "at the threshold {t}: P(candidate) {p:.4}, expected share of pairs missed by LSH {:.2}%",
-        100.0 * (1.0 - p)
-    );
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn explain_shows_the_curve_and_the_threshold() {
-        let b = Banding::new(256, 32).unwrap();
-        let text = explain(256, &b, 1, 0.65);
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 15);
-        assert_eq!(
-            lines[0],
-            "K=256 permutations, 32 bands x 8 rows, at least 1 band(s) must match"
-        );
-        assert_eq!(lines[2], "      0.50       0.1177");
-        assert_eq!(lines[12], "      1.00       1.0000");
-        assert!(
-            lines[14].starts_with("at the threshold 0.65: P(candidate) "),
-            "{}",
-            lines[14]
-        );
-    }
-    use crate::minhash::splitmix64;
     use proptest::prelude::*;
 
     #[test]
     fn copies_merge_into_the_candidates_once_each() {
-        let c = |a, b, bands| Candidate { a, b, bands };
+        let c = |a, b, bands| Candidate {
+            a,
+            b,
+            bands,
+            evidence: 0,
+        };
         let cands = [c(1, 2, 3), c(1, 5, 32), c(4, 6, 1)];
         let copies = [(1, 5), (3, 9)];
         let out: Vec<(Candidate, bool)> = with_copies(&cands, &copies, 32).collect();
+        let copy = |a, b| Candidate::scored(a, b, 32);
         assert_eq!(
             out,
             [
                 (c(1, 2, 3), false),
-                (c(1, 5, 32), true),
-                (c(3, 9, 32), true),
+                (copy(1, 5), true),
+                (copy(3, 9), true),
                 (c(4, 6, 1), false)
             ]
         );
@@ -517,33 +494,37 @@ mod tests {
             .map(|s| (0..2).map(|b| band.key(s, b)).collect())
             .collect();
         let ids = [30, 10, 20, 40];
-        let c = candidates(&ids, &keys, BandRule::new(1, 0));
+        let c = candidates(&ids, &keys, BandRule::new(1, 0, 0));
         assert_eq!(
             c,
             vec![
                 Candidate {
                     a: 10,
                     b: 20,
-                    bands: 1
+                    bands: 1,
+                    evidence: 360_360,
                 },
                 Candidate {
                     a: 10,
                     b: 30,
-                    bands: 1
+                    bands: 1,
+                    evidence: 360_360,
                 },
                 Candidate {
                     a: 20,
                     b: 30,
-                    bands: 2
+                    bands: 2,
+                    evidence: 1_081_080,
                 },
             ]
         );
         assert_eq!(
-            candidates(&ids, &keys, BandRule::new(2, 0)),
+            candidates(&ids, &keys, BandRule::new(2, 0, 0)),
             vec![Candidate {
                 a: 20,
                 b: 30,
-                bands: 2
+                bands: 2,
+                evidence: 1_081_080,
             }]
         );
     }
@@ -553,28 +534,30 @@ mod tests {
         // Band 0: ids 1, 2, 3 share a key (a bucket of three); band 1: only 1 and 2 do.
         let keys = vec![vec![5, 8], vec![5, 8], vec![5, 9]];
         let ids = [1, 2, 3];
-        let all = candidates(&ids, &keys, BandRule::new(1, 0));
+        let all = candidates(&ids, &keys, BandRule::new(1, 0, 0));
         assert_eq!(all.len(), 3);
         assert_eq!(
             all[0],
             Candidate {
                 a: 1,
                 b: 2,
-                bands: 2
+                bands: 2,
+                evidence: 1_081_080,
             }
         );
-        let capped = candidates(&ids, &keys, BandRule::new(1, 2));
+        let capped = candidates(&ids, &keys, BandRule::new(1, 2, 0));
         assert_eq!(
             capped,
             vec![Candidate {
                 a: 1,
                 b: 2,
-                bands: 1
+                bands: 1,
+                evidence: 720_720,
             }]
         );
-        assert!(candidates(&ids, &keys, BandRule::new(2, 2)).is_empty());
-        assert_eq!(BandRule::new(1, 0).max_bucket_flag(), 0);
-        assert_eq!(BandRule::new(1, 7).max_bucket_flag(), 7);
+        assert!(candidates(&ids, &keys, BandRule::new(2, 2, 0)).is_empty());
+        assert_eq!(BandRule::new(1, 0, 0).max_bucket_flag(), 0);
+        assert_eq!(BandRule::new(1, 7, 0).max_bucket_flag(), 7);
         assert!(!BandRule::default().pairs(DEFAULT_MAX_BUCKET + 1));
         assert!(BandRule::default().pairs(DEFAULT_MAX_BUCKET));
     }
@@ -627,75 +610,76 @@ mod tests {
     }
 
     #[test]
-    fn s_curve_matches_closed_form() {
-        for s in [0.3, 0.5, 0.75, 0.9] {
-            let want = 1.0 - (1.0 - f64::powi(s, 8)).powi(32);
-            assert!((candidate_probability(s, 8, 32, 1) - want).abs() < 1e-12);
-        }
-        let h = half_point(8, 32, 1);
-        assert!((candidate_probability(h, 8, 32, 1) - 0.5).abs() < 1e-9);
+    fn siblings_meeting_only_in_crowded_buckets_are_not_proposed() {
+        // Ten siblings of one template share band 0 (a bucket of ten) and nothing else; 0 and 1
+        // are also copies read differently: they share bands 1 and 2 alone.
+        let keys: Vec<Vec<u64>> = (0..10u64)
+            .map(|d| {
+                vec![
+                    7,
+                    if d < 2 { 1 } else { 100 + d },
+                    if d < 2 { 2 } else { 200 + d },
+                ]
+            })
+            .collect();
+        let ids: Vec<u64> = (0..10).collect();
+        let rule = BandRule::new(1, 0, DEFAULT_EVIDENCE_BUCKET);
+        let found = candidates(&ids, &keys, rule);
+        assert_eq!(found.len(), 45, "every pair shares band 0");
+        let proposed = propose(vec![found], rule);
+        assert_eq!(proposed.len(), 1, "{proposed:?}");
+        assert_eq!((proposed[0].a, proposed[0].b, proposed[0].bands), (0, 1, 3));
+        // 1/9 + 1 + 1 buckets of two.
+        assert_eq!(proposed[0].evidence, EVIDENCE_UNIT / 9 + 2 * EVIDENCE_UNIT);
+        // Off, or the numbers: every pair.
+        assert_eq!(
+            propose(
+                vec![candidates(&ids, &keys, BandRule::new(1, 0, 0))],
+                BandRule::new(1, 0, 0)
+            )
+            .len(),
+            45
+        );
+        let by_numbers = vec![Candidate::scored(3, 4, 0)];
+        let both = propose(vec![candidates(&ids, &keys, rule), by_numbers], rule);
+        assert_eq!(
+            both.iter().map(|c| (c.a, c.b, c.bands)).collect::<Vec<_>>(),
+            [(0, 1, 3), (3, 4, 1)]
+        );
     }
 
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(12))]
-        /// Simulated candidate rate matches 1 − (1 − s^r)^b: each signature position agrees
-        /// with probability s independently, as MinHash guarantees.
-        #[test]
-        fn simulated_rate_matches_formula(s in 0.4f64..0.95, seed in any::<u64>(), bands in prop::sample::select(vec![8usize, 16, 32])) {
-            let rows = 256 / bands;
-            let band = Banding::new(256, bands).unwrap();
-            let trials = 2000;
-            let mut st = seed;
-            let mut hits = 0;
-            for _ in 0..trials {
-                let a: Vec<u32> = (0..256).map(|_| splitmix64(&mut st) as u32).collect();
-                let b: Vec<u32> = a.iter().map(|&x| {
-                    let u = (splitmix64(&mut st) >> 11) as f64 / (1u64 << 53) as f64;
-                    if u < s { x } else { x ^ 0x8000_0001 }
-                }).collect();
-                let keys = vec![(0..bands).map(|i| band.key(&a, i)).collect(), (0..bands).map(|i| band.key(&b, i)).collect()];
-                hits += candidates(&[1, 2], &keys, BandRule::new(1, 0)).len();
-            }
-            let p = candidate_probability(s, rows, bands, 1);
-            let rate = hits as f64 / trials as f64;
-            let se = (p * (1.0 - p) / trials as f64).sqrt().max(1e-3);
-            prop_assert!((rate - p).abs() <= 5.0 * se, "s={s} rows={rows} p={p} rate={rate}");
-        }
+    #[test]
+    fn evidence_is_one_bucket_of_n_documents() {
+        let rule = BandRule::new(1, 50, 7);
+        assert!(rule.evident(rule.weight(7)));
+        assert!(!rule.evident(rule.weight(8)));
+        assert!(rule.evident(2 * rule.weight(13)));
+        assert!(!rule.evident(2 * rule.weight(14)));
+        assert!(rule.evident(3 * rule.weight(19)));
+        assert_eq!(rule.weight(51), 0, "over --max-bucket");
+        assert_eq!(rule.weight(1), 0);
+        assert!(BandRule::new(1, 50, 0).evident(0));
+        assert_eq!(
+            BandRule::new(1, 0, 0).weight(10_000_000),
+            1,
+            "never 0 where it pairs"
+        );
     }
 
     #[test]
     fn union_keeps_each_pair_once_with_its_most_bands() {
-        let c = |a, b, bands| Candidate { a, b, bands };
+        let c = |a, b, bands| Candidate {
+            a,
+            b,
+            bands,
+            evidence: 0,
+        };
         let u = union(vec![
             vec![c(1, 2, 3), c(2, 5, 1)],
             vec![c(1, 2, 7), c(1, 3, 2)],
             vec![],
         ]);
         assert_eq!(u, vec![c(1, 2, 7), c(1, 3, 2), c(2, 5, 1)]);
-    }
-
-    #[test]
-    fn documents_sharing_two_rare_numbers_are_candidates() {
-        // Numbers 1 and 2 are held by documents 10 and 20 (and 2 by a copy, 30, not banded);
-        // 3 by seven documents: too many to tell anything.
-        let mut postings = vec![(1, 20), (1, 10), (2, 10), (2, 20), (2, 30), (1, 10)];
-        postings.extend((0..7).map(|d| (3, 40 + d)));
-        postings.extend([(3, 10), (4, 10), (4, 41)]);
-        let banded = |d: u64| d != 30;
-        assert_eq!(
-            number_pairs(postings.clone(), banded),
-            vec![Candidate {
-                a: 10,
-                b: 20,
-                bands: 0
-            }]
-        );
-        // One shared number is not enough; a bucket of seven pairs nobody.
-        postings.retain(|p| p.0 != 1);
-        assert!(number_pairs(postings, banded).is_empty());
-        // A number in six documents still pairs them.
-        let six: Vec<(u64, u64)> = (0..6).flat_map(|d| [(5, d), (6, d)]).collect();
-        assert_eq!(number_pairs(six, |_| true).len(), 15);
     }
 
     proptest! {
@@ -708,10 +692,12 @@ mod tests {
             min in 1u32..3,
             cap in 0usize..6,
             numbers in proptest::collection::vec((0u64..6, 0u64..12), 0..60),
+            evidence_bucket in prop::sample::select(vec![0usize, 2, 3, 4, 7]),
         ) {
             let ids: Vec<u64> = (0..keys.len() as u64).collect();
-            let rule = BandRule::new(min, cap);
+            let rule = BandRule::new(min, cap, evidence_bucket);
             let found = candidates(&ids, &keys, rule);
+            let proposed = propose(vec![found.clone()], rule);
             let mut postings = numbers.clone();
             postings.sort_unstable();
             postings.dedup();
@@ -722,6 +708,9 @@ mod tests {
                     let shared = shared_buckets(&keys, x, y);
                     let listed = found.iter().any(|c| (c.a, c.b) == (a, b));
                     prop_assert_eq!(rule.proposes(&shared), listed, "{} {} {:?}", a, b, shared);
+                    let listed = proposed.iter().any(|c| (c.a, c.b) == (a, b));
+                    let evident = rule.proposes(&shared) && rule.evident(rule.evidence(&shared));
+                    prop_assert_eq!(evident, listed, "{} {} {:?}", a, b, shared);
                     let listed = by_numbers.iter().any(|c| (c.a, c.b) == (a, b));
                     prop_assert_eq!(numbers_propose(&shared_numbers(&postings, a, b)), listed);
                 }

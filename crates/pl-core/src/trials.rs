@@ -160,7 +160,7 @@ mod tests {
                     (0..TRIALS).map(|i| band.key(&sa, i)).collect(),
                     (0..TRIALS).map(|i| band.key(&sb, i)).collect(),
                 ];
-                hits += candidates(&[1, 2], &keys, BandRule::new(MIN_AGREE as u32, 0)).len();
+                hits += candidates(&[1, 2], &keys, BandRule::new(MIN_AGREE as u32, 0, 0)).len();
             }
             let want = duplicate_probability(p, h);
             let rate = hits as f64 / runs as f64;

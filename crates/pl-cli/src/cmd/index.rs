@@ -72,6 +72,10 @@ pub struct ParamFlags {
     /// Largest bucket whose documents are paired, 0 for no limit (pl-lsh --max-bucket).
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
     pub max_bucket: Option<usize>,
+    /// Bucket whose weight a pair's shared buckets must reach, 0 for none (pl-lsh
+    /// --evidence-bucket).
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub evidence_bucket: Option<usize>,
     /// Words of each head and tail sketched apart, 0 for none (make's EDGE_WORDS).
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
     pub edge_words: Option<usize>,
@@ -107,6 +111,7 @@ impl ParamFlags {
             bands,
             min_band_matches,
             max_bucket,
+            evidence_bucket,
             edge_words,
             numbers,
             linkage

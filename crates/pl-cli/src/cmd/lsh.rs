@@ -52,6 +52,15 @@ pub struct Args {
     /// two hold apart from the template. 0: no limit (every bucket pairs its documents).
     #[arg(long, value_name = "N", default_value_t = pl_core::lsh::DEFAULT_MAX_BUCKET)]
     pub max_bucket: usize,
+    /// A pair is proposed only when the buckets it shares, in every sketch where it has
+    /// enough bands, are worth one bucket of N documents: a shared bucket of n documents
+    /// weighs 1/(n − 1), so one of N, two of 2N − 1 or three of 3N − 2 are enough. Siblings
+    /// of one template meet only in the buckets many of them share; a copy also meets its
+    /// original in buckets of few. Exact copies and pairs the numbers propose need none.
+    /// 0: any shared bucket is enough.
+    #[arg(long, value_name = "N", default_value_t = pl_core::lsh::DEFAULT_EVIDENCE_BUCKET,
+          value_parser = evidence_bucket)]
+    pub evidence_bucket: usize,
     /// Fail unless the signatures have this length K.
     #[arg(long, value_name = "K")]
     pub perms: Option<u32>,
@@ -95,9 +104,11 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["also", "no_collapse"])]
     pub from_keys: bool,
     /// With --from-keys, for one of several runs over disjoint sets of whole buckets: write
-    /// each pair's band count in each sketch, `{"a","b","sketch","bands"}`, unfiltered; the
-    /// counts of the runs add up to the pair's (then --min-band-matches applies, the most
-    /// bands of any sketch is kept, and the copy pairs are added: scripts/spark does this).
+    /// each pair's band count and evidence in each sketch, `{"a","b","sketch","bands",
+    /// "evidence"}`, unfiltered; those of the runs add up to the pair's (then
+    /// --min-band-matches applies to each sketch, the most bands of any sketch is kept, the
+    /// evidence of those sketches summed asked of --evidence-bucket, and the copy pairs are
+    /// added: scripts/spark does this).
     #[arg(long, requires = "from_keys")]
     pub partial: bool,
     /// Normalized documents (pl-normalize output, the documents of the signatures): two
@@ -125,9 +136,18 @@ pub struct Args {
 }
 
 impl Args {
-    /// The band rule of --min-band-matches and --max-bucket.
+    /// The band rule of --min-band-matches, --max-bucket and --evidence-bucket.
     fn rule(&self) -> BandRule {
-        BandRule::new(self.min_band_matches, self.max_bucket)
+        BandRule::new(self.min_band_matches, self.max_bucket, self.evidence_bucket)
+    }
+}
+
+/// `--evidence-bucket`: 0 (off), or a bucket of at least 2 documents.
+fn evidence_bucket(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(1) => Err("a bucket of 1 document pairs nobody: give 0 (off) or 2 or more".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -335,15 +355,14 @@ fn find(
         let part = part_candidates(path, params, &known, &banded, banding, args.rule())?;
         lists.push(part);
     }
-    if lists.len() == 1 {
-        return Ok((lists.pop().expect("one list"), copies));
-    }
     let from_others: usize = lists[1..].iter().map(Vec::len).sum();
-    let cands = pl_core::lsh::union(lists);
+    let banded_pairs: usize = lists.iter().map(Vec::len).sum();
+    let cands = pl_core::lsh::propose(lists, args.rule());
     log.info(format!(
-        "{} candidate pairs from {} sketches ({from_others} from the parts and numbers, before the union)",
+        "{} candidate pairs from {} sketches ({from_others} from the parts and numbers, before the union; {banded_pairs} in all before --evidence-bucket {})",
         cands.len(),
-        args.also.len() + 1
+        args.also.len() + 1,
+        args.evidence_bucket
     ));
     Ok((cands, copies))
 }

@@ -17,6 +17,9 @@ pub struct Params {
     /// An index built before the limit existed paired every bucket: 0.
     #[serde(default)]
     pub max_bucket: usize,
+    /// An index built before pairs were asked for evidence proposed any shared bucket's: 0.
+    #[serde(default)]
+    pub evidence_bucket: usize,
     pub edge_words: usize,
     /// 1: documents sharing two numbers at most 6 documents hold are candidates (pl-lsh
     /// --numbers); 0: the bands alone.
@@ -40,6 +43,7 @@ impl Default for Params {
             bands: 32,
             min_band_matches: 1,
             max_bucket: pl_core::lsh::DEFAULT_MAX_BUCKET,
+            evidence_bucket: pl_core::lsh::DEFAULT_EVIDENCE_BUCKET,
             edge_words: 60,
             numbers: 1,
             score: ScoreParams::default(),
@@ -61,6 +65,7 @@ impl Params {
             ("--bands", self.bands.to_string()),
             ("--min-band-matches", self.min_band_matches.to_string()),
             ("--max-bucket", self.max_bucket.to_string()),
+            ("--evidence-bucket", self.evidence_bucket.to_string()),
             ("--edge-words", self.edge_words.to_string()),
             ("--numbers", self.numbers.to_string()),
         ];
@@ -154,7 +159,7 @@ impl Engine {
             parts,
             hasher: MinHasher::with_scheme(p.perms, p.seed, scheme),
             banding,
-            rule: BandRule::new(p.min_band_matches, p.max_bucket),
+            rule: BandRule::new(p.min_band_matches, p.max_bucket, p.evidence_bucket),
             scoring: Scoring::of(&p.score, explain, 512 << 20),
             linkage,
             numbers: p.numbers == 1,

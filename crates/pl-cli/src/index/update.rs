@@ -1,5 +1,5 @@
 //! Updating the index: a bulk build from nothing, and an update that redoes only what the
-//! changed documents touch (their candidates, the buckets that crossed --max-bucket).
+//! changed documents touch (their candidates, the buckets that weigh otherwise).
 
 use super::*;
 
@@ -55,7 +55,7 @@ impl Tx<'_> {
                 .collect();
             lists.push(lsh::number_pairs(postings, |d| banded.contains(&d)));
         }
-        let cands = lsh::union(lists);
+        let cands = lsh::propose(lists, self.engine.rule);
         let list: Vec<(Candidate, bool)> =
             lsh::with_copies(&cands, &copies.pairs, bands as u32).collect();
         summary.rescored_docs = docs.len();
@@ -133,7 +133,7 @@ impl Tx<'_> {
             d.large_texts.entry(w).or_default().extend(ids);
         }
         self.recollapse(&mut d)?;
-        self.crossed_buckets(&mut d, log)?;
+        self.reweighed_buckets(&mut d, log)?;
         self.moved_words(&mut d, summary, log)?;
         let mut gone = deleted;
         gone.extend(d.affected.iter().copied());
@@ -155,10 +155,18 @@ impl Tx<'_> {
         }
         d.unpaired.sort_unstable();
         d.unpaired.dedup();
+        let mut dropped = 0;
         for &id in &d.unpaired {
             if !d.affected.contains(&id) {
-                touched.extend(self.rebanded(id, &d.affected)?);
+                let gone = self.rebanded(id, &d.affected)?;
+                dropped += gone.len() / 2;
+                touched.extend(gone);
             }
+        }
+        if dropped > 0 {
+            log.info(format!(
+                "{dropped} stored pairs no longer proposed by their buckets or numbers: dropped"
+            ));
         }
         let mut ids: Vec<u64> = d.affected.iter().copied().collect();
         ids.sort_unstable();
@@ -300,19 +308,29 @@ impl Tx<'_> {
         Ok(p.keys)
     }
 
-    /// The buckets that crossed --max-bucket. One that pairs again (it shrank) gives its
-    /// documents new candidates: they look for them again. One that stopped pairing (it grew)
-    /// only takes a band from the pairs among its documents, which are dropped (`rebanded`)
-    /// when no band pairs them any more; a pair's verdict does not depend on its band count,
-    /// so nothing is scored again for it.
-    fn crossed_buckets(&self, d: &mut Delta, log: &Log) -> Result<()> {
+    /// The buckets whose weight changed ([`lsh::BandRule::weight`]: they grew or shrank
+    /// while the evidence rule is on, or crossed --max-bucket). One that weighs more (it
+    /// shrank, or pairs again) may propose pairs it did not: its documents look for their
+    /// candidates again. One that weighs less (it grew, or stopped pairing) only takes
+    /// evidence and bands from the pairs among its documents, which are dropped
+    /// (`rebanded`) when they are not proposed any more; a pair's verdict does not depend
+    /// on its bands or evidence, so nothing is scored again for it.
+    fn reweighed_buckets(&self, d: &mut Delta, log: &Log) -> Result<()> {
+        let rule = self.engine.rule;
+        let weighs = |size: usize| {
+            if rule.needed() > 0 {
+                rule.weight(size)
+            } else {
+                u64::from(rule.pairs(size))
+            }
+        };
         let (mut crossed, looked_before) = (0usize, d.affected.len());
         for (&(slot, key), &before) in &d.sizes {
             let now = self.bucket(slot, key)?;
-            let was = self.engine.rule.pairs(before.max(2));
-            if was != self.engine.rule.pairs(now.len().max(2)) {
+            let (was, is) = (weighs(before), weighs(now.len()));
+            if was != is {
                 crossed += 1;
-                if was {
+                if was > is {
                     d.unpaired.extend(now);
                 } else {
                     d.affected.extend(now);
@@ -321,8 +339,9 @@ impl Tx<'_> {
         }
         if crossed > 0 {
             log.info(format!(
-                "{crossed} buckets crossed --max-bucket {}: {} more documents look for their candidates again, {} have their pairs' bands counted again",
-                self.engine.rule.max_bucket_flag(),
+                "{crossed} buckets weigh otherwise (--max-bucket {}, --evidence-bucket {}): {} more documents look for their candidates again, {} have their stored pairs looked up again",
+                rule.max_bucket_flag(),
+                rule.evidence_bucket,
                 d.affected.len() - looked_before,
                 d.unpaired.len()
             ));
@@ -496,43 +515,49 @@ impl Tx<'_> {
         }
         Ok(cands
             .into_iter()
-            .map(|((a, b), (bands, copy))| (Candidate { a, b, bands }, copy))
+            .map(|((a, b), (bands, copy))| (Candidate::scored(a, b, bands), copy))
             .collect())
     }
 
-    /// The stored pairs of `id` once a bucket of its stopped pairing: a pair (kept or held
-    /// apart) that neither a band nor its numbers pair any more is dropped, the others keep
-    /// their verdict with their new band count (pl-lsh's candidates looked up again, nothing
-    /// scored). Pairs with a document of `redo` (scored
+    /// The stored pairs of `id` once a bucket of its weighs less (it grew, or stopped
+    /// pairing): a pair (kept or held apart) that neither its bands nor its numbers propose
+    /// any more is dropped, the others keep their verdict with their new band count (pl-lsh's
+    /// candidates looked up again, nothing scored). Pairs with a document of `redo` (scored
     /// again anyway) and copy pairs are left alone. The documents of the dropped pairs.
     pub(super) fn rebanded(&self, id: u64, redo: &FxHashSet<u64>) -> Result<Vec<u64>> {
-        let (doc, _) = self.stored(id)?.expect("a document of a bucket is stored");
-        let mut now: FxHashMap<u64, u32> = self.lookup(id, &doc.keys)?.into_iter().collect();
-        // A pair the numbers still propose stays, with no band.
-        if self.engine.numbers {
-            let counts = Counts::stored(self);
-            for other in self.number_partners(id, &doc.numbers, &counts)? {
-                now.entry(other).or_insert(0);
-            }
+        let other = |a: u64, b: u64| if a == id { b } else { a };
+        let pairs: Vec<(u64, u64, String)> = self
+            .rows(
+                "SELECT a, b, rec FROM pairs WHERE (a=?1 OR b=?1) AND copy=0",
+                [id as i64],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)? as u64,
+                        r.get::<_, i64>(1)? as u64,
+                        r.get::<_, String>(2)?,
+                    ))
+                },
+            )?
+            .into_iter()
+            .filter(|(a, b, _)| !redo.contains(&other(*a, *b)))
+            .collect();
+        let apart: Vec<(u64, u64)> = self
+            .rows(
+                "SELECT a, b FROM apart WHERE a=?1 OR b=?1",
+                [id as i64],
+                |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
+            )?
+            .into_iter()
+            .filter(|(a, b)| !redo.contains(&other(*a, *b)))
+            .collect();
+        // Most documents of a crowded bucket are in no stored pair: nothing to look up.
+        if pairs.is_empty() && apart.is_empty() {
+            return Ok(Vec::new());
         }
-        let pairs = self.rows(
-            "SELECT a, b, rec FROM pairs WHERE (a=?1 OR b=?1) AND copy=0",
-            [id as i64],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)? as u64,
-                    r.get::<_, i64>(1)? as u64,
-                    r.get::<_, String>(2)?,
-                ))
-            },
-        )?;
+        let now = self.proposed_now(id)?;
         let mut dropped = Vec::new();
         for (a, b, rec) in pairs {
-            let other = if a == id { b } else { a };
-            if redo.contains(&other) {
-                continue;
-            }
-            match now.get(&other) {
+            match now.get(&other(a, b)) {
                 None => {
                     self.exec(
                         "DELETE FROM pairs WHERE a=?1 AND b=?2",
@@ -553,14 +578,8 @@ impl Tx<'_> {
             }
         }
         // Pairs held apart go with their band the same way.
-        let apart = self.rows(
-            "SELECT a, b FROM apart WHERE a=?1 OR b=?1",
-            [id as i64],
-            |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
-        )?;
         for (a, b) in apart {
-            let other = if a == id { b } else { a };
-            if !redo.contains(&other) && !now.contains_key(&other) {
+            if !now.contains_key(&other(a, b)) {
                 self.exec(
                     "DELETE FROM apart WHERE a=?1 AND b=?2",
                     [a as i64, b as i64],
@@ -569,6 +588,20 @@ impl Tx<'_> {
             }
         }
         Ok(dropped)
+    }
+
+    /// The documents a stored, banded document is proposed with now, and their bands: its
+    /// buckets' ([`Tx::lookup`]) and its numbers' (no band).
+    fn proposed_now(&self, id: u64) -> Result<FxHashMap<u64, u32>> {
+        let (doc, _) = self.stored(id)?.expect("a document of a bucket is stored");
+        let mut now: FxHashMap<u64, u32> = self.lookup(id, &doc.keys)?.into_iter().collect();
+        if self.engine.numbers {
+            let counts = Counts::stored(self);
+            for other in self.number_partners(id, &doc.numbers, &counts)? {
+                now.entry(other).or_insert(0);
+            }
+        }
+        Ok(now)
     }
 }
 
@@ -592,7 +625,7 @@ struct Delta {
     keys: FxHashMap<u64, Vec<(u32, u64)>>,
     /// The numbers of the documents this update puts in (pl-lsh --numbers).
     numbers_of: FxHashMap<u64, Vec<u64>>,
-    /// Documents of buckets that stopped pairing.
+    /// Documents of buckets that weigh less: grown, or over --max-bucket.
     unpaired: Vec<u64>,
     /// The words of the texts more than [`TEXT_LINES`] documents have, before or after the
     /// update, with those documents and how many they are.

@@ -6,6 +6,7 @@ use std::io::Write;
 use anyhow::{Context, Result};
 use pl_core::lsh::{
     copy_sets, numbers_propose, shared_buckets, shared_numbers, Banding, SharedBucket,
+    EVIDENCE_UNIT,
 };
 use pl_core::minhash::estimate_jaccard;
 use pl_core::stream::Params;
@@ -29,6 +30,10 @@ struct Why {
     /// id's): `[a's, b's]`, absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     banded_as: Option<(u64, u64)>,
+    /// The weights of the buckets shared in the sketches that propose the pair, summed (a
+    /// bucket of n documents weighs 1/(n − 1)), and what --evidence-bucket asks (0: nothing).
+    evidence: f64,
+    evidence_needed: f64,
     sketches: Vec<SketchWhy>,
     #[serde(skip_serializing_if = "Option::is_none")]
     numbers: Option<NumbersWhy>,
@@ -43,8 +48,12 @@ struct SketchWhy {
     shared: Vec<SharedBucket>,
     /// Of those, the buckets small enough to pair their documents (at most --max-bucket).
     pairing: usize,
-    /// Whether they make the pair a candidate (at least --min-band-matches).
+    /// Whether they make the pair a candidate of this sketch (at least --min-band-matches).
     proposes: bool,
+    /// The weights of the buckets that pair, summed.
+    evidence: f64,
+    #[serde(skip)]
+    weights: u64,
 }
 
 /// The numbers the pair shares (--numbers).
@@ -93,6 +102,8 @@ pub(super) fn explain_pair(
         jaccard: (jaccard * 1e6).round() / 1e6,
         copies: ra == rb,
         banded_as: ((ra, rb) != (a, b)).then_some((ra, rb)),
+        evidence: 0.0,
+        evidence_needed: 0.0,
         sketches: Vec::new(),
         numbers: None,
     };
@@ -124,10 +135,23 @@ pub(super) fn explain_pair(
     if args.numbers.is_some() {
         why.numbers = Some(numbers_why(postings, (ra, rb)));
     }
-    why.candidate = (ra, rb) == (a, b)
-        && (why.sketches.iter().any(|s| s.proposes)
-            || why.numbers.as_ref().is_some_and(|n| n.proposes));
+    why.decide(args.rule(), (ra, rb) == (a, b));
     write_obj(out, &why)
+}
+
+impl Why {
+    /// The verdict of `rule` on the sketches' and numbers' accounts: a candidate when the
+    /// pair is banded as itself (`as_itself`) and its numbers propose it, or some sketch does
+    /// and the evidence of those that do is enough.
+    fn decide(&mut self, rule: pl_core::lsh::BandRule, as_itself: bool) {
+        let proposing = self.sketches.iter().filter(|s| s.proposes);
+        let evidence: u64 = proposing.clone().map(|s| s.weights).sum();
+        self.evidence = units(evidence);
+        self.evidence_needed = units(rule.needed());
+        let banded = proposing.count() > 0 && rule.evident(evidence);
+        let numbered = self.numbers.as_ref().is_some_and(|n| n.proposes);
+        self.candidate = as_itself && (banded || numbered);
+    }
 }
 
 /// How the numbers shared by the documents banded as `ra` and `rb` propose them, from the
@@ -152,10 +176,18 @@ fn sketch(name: &str, ids: &[u64], keys: &[Vec<u64>], pair: (u64, u64), args: &A
         _ => Vec::new(),
     };
     let rule = args.rule();
+    let weights = rule.evidence(&shared);
     SketchWhy {
         sketch: name.to_string(),
         pairing: shared.iter().filter(|s| rule.pairs(s.size)).count(),
         proposes: rule.proposes(&shared),
+        evidence: units(weights),
+        weights,
         shared,
     }
+}
+
+/// Evidence as buckets of two documents, to six decimals.
+fn units(evidence: u64) -> f64 {
+    (evidence as f64 / EVIDENCE_UNIT as f64 * 1e6).round() / 1e6
 }
