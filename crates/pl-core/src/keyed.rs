@@ -315,7 +315,7 @@ impl Grouped {
                     a: p.a,
                     b: p.b,
                     bands: p.bands as u32,
-                    evidence: p.evidence,
+                    evidence: u32::try_from(p.evidence).unwrap_or(u32::MAX),
                 });
             }
         }
@@ -431,7 +431,7 @@ mod tests {
             let mut sums: FxHashMap<(u32, u64, u64), (u64, u64)> = FxHashMap::default();
             for run in runs { for p in run.partial(rule).unwrap() { let e = sums.entry((p.sketch, p.a, p.b)).or_default(); e.0 += p.bands; e.1 += p.evidence; } }
             let mut lists = vec![Vec::new(); parts];
-            for ((s, a, bb), (n, evidence)) in sums { if n >= u64::from(m) { lists[s as usize].push(Candidate { a, b: bb, bands: n as u32, evidence }); } }
+            for ((s, a, bb), (n, evidence)) in sums { if n >= u64::from(m) { lists[s as usize].push(Candidate { a, b: bb, bands: n as u32, evidence: evidence as u32 }); } }
             for l in lists.iter_mut() { l.sort_unstable(); }
             let merged: Vec<(Candidate, bool)> = with_copies(&propose(lists, rule), &copy_pairs, 4).collect();
             prop_assert_eq!(merged, want);
