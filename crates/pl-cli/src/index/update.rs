@@ -153,12 +153,12 @@ impl Tx<'_> {
                 self.exec(sql, [id as i64])?;
             }
         }
-        d.unpaired.sort_unstable();
-        d.unpaired.dedup();
+        let mut unpaired: Vec<(&u64, &FxHashSet<u64>)> = d.unpaired.iter().collect();
+        unpaired.sort_unstable_by_key(|(id, _)| **id);
         let mut dropped = 0;
-        for &id in &d.unpaired {
+        for (&id, with) in unpaired {
             if !d.affected.contains(&id) {
-                let gone = self.rebanded(id, &d.affected)?;
+                let gone = self.rebanded(id, with, &d.affected)?;
                 dropped += gone.len() / 2;
                 touched.extend(gone);
             }
@@ -331,7 +331,9 @@ impl Tx<'_> {
             if was != is {
                 crossed += 1;
                 if was > is {
-                    d.unpaired.extend(now);
+                    for &x in &now {
+                        d.unpaired.entry(x).or_default().extend(&now);
+                    }
                 } else {
                     d.affected.extend(now);
                 }
@@ -522,10 +524,17 @@ impl Tx<'_> {
     /// The stored pairs of `id` once a bucket of its weighs less (it grew, or stopped
     /// pairing): a pair (kept or held apart) that neither its bands nor its numbers propose
     /// any more is dropped, the others keep their verdict with their new band count (pl-lsh's
-    /// candidates looked up again, nothing scored). Pairs with a document of `redo` (scored
-    /// again anyway) and copy pairs are left alone. The documents of the dropped pairs.
-    pub(super) fn rebanded(&self, id: u64, redo: &FxHashSet<u64>) -> Result<Vec<u64>> {
+    /// candidates looked up again, nothing scored). Only its pairs with a document of `with`
+    /// (sharing a bucket that weighs less) can have changed; pairs with a document of `redo`
+    /// (scored again anyway) and copy pairs are left alone. The documents of the dropped pairs.
+    pub(super) fn rebanded(
+        &self,
+        id: u64,
+        with: &FxHashSet<u64>,
+        redo: &FxHashSet<u64>,
+    ) -> Result<Vec<u64>> {
         let other = |a: u64, b: u64| if a == id { b } else { a };
+        let looked = |a: u64, b: u64| with.contains(&other(a, b)) && !redo.contains(&other(a, b));
         let pairs: Vec<(u64, u64, String)> = self
             .rows(
                 "SELECT a, b, rec FROM pairs WHERE (a=?1 OR b=?1) AND copy=0",
@@ -539,7 +548,7 @@ impl Tx<'_> {
                 },
             )?
             .into_iter()
-            .filter(|(a, b, _)| !redo.contains(&other(*a, *b)))
+            .filter(|(a, b, _)| looked(*a, *b))
             .collect();
         let apart: Vec<(u64, u64)> = self
             .rows(
@@ -548,9 +557,10 @@ impl Tx<'_> {
                 |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
             )?
             .into_iter()
-            .filter(|(a, b)| !redo.contains(&other(*a, *b)))
+            .filter(|(a, b)| looked(*a, *b))
             .collect();
-        // Most documents of a crowded bucket are in no stored pair: nothing to look up.
+        // Most documents of a crowded bucket are in no stored pair with another of its
+        // documents: nothing to look up (or to prepare again).
         if pairs.is_empty() && apart.is_empty() {
             return Ok(Vec::new());
         }
@@ -625,8 +635,9 @@ struct Delta {
     keys: FxHashMap<u64, Vec<(u32, u64)>>,
     /// The numbers of the documents this update puts in (pl-lsh --numbers).
     numbers_of: FxHashMap<u64, Vec<u64>>,
-    /// Documents of buckets that weigh less: grown, or over --max-bucket.
-    unpaired: Vec<u64>,
+    /// Documents of buckets that weigh less (grown, or over --max-bucket), each with the
+    /// documents it shares such a bucket with: only their pairs lost evidence or bands.
+    unpaired: FxHashMap<u64, FxHashSet<u64>>,
     /// The words of the texts more than [`TEXT_LINES`] documents have, before or after the
     /// update, with those documents and how many they are.
     large_texts: FxHashMap<u64, Vec<(i64, u64)>>,
