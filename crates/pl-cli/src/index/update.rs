@@ -327,7 +327,9 @@ impl Tx<'_> {
         let (mut crossed, looked_before) = (0usize, d.affected.len());
         for (&(slot, key), &before) in &d.sizes {
             let now = self.bucket(slot, key)?;
-            let (was, is) = (weighs(before), weighs(now.len()));
+            // A bucket of one pairs nobody; one of two pairs only the document that came in,
+            // whose candidates are looked up anyway (or went out, whose pairs are gone).
+            let (was, is) = (weighs(before.max(2)), weighs(now.len().max(2)));
             if was != is {
                 crossed += 1;
                 if was > is {
