@@ -99,11 +99,18 @@ endif
 $(WORK)/norm.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-normalize
 	$(BIN)/pl-normalize -q $< -o $@
 
+# pl-minhash shingles the normalized text itself, with pl-shingle's code and flags: the same
+# bytes as pl-shingle | pl-minhash, without writing the shingle stream (7 GB at a million
+# documents). `make shingles` writes it, for looking at a stage.
+.PHONY: shingles
+shingles: $(WORK)/shingles.bin
+
 $(WORK)/shingles.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(BIN)/pl-shingle
 	$(BIN)/pl-shingle $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) -o $@
 
-$(WORK)/sigs.bin: $(WORK)/shingles.bin $(WORK)/minhash.params $(BIN)/pl-minhash
-	$(BIN)/pl-minhash $< --ngram $(NGRAM) --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
+$(WORK)/sigs.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(WORK)/minhash.params $(BIN)/pl-minhash
+	$(BIN)/pl-minhash $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) \
+	  --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
 
 # Head and tail sketches: a copy with a page added or removed, or a cover sheet, shares one
 # edge with its original when the whole texts share too little for a candidate.

@@ -2,7 +2,7 @@
 # zsh completion of pl-dedupe (installed by make install as _pl-dedupe): its targets and variables.
 _pl-dedupe() {
   local -a targets vars
-  targets=(table groups report eval why clean --help)
+  targets=(table groups report eval why shingles clean --help)
   vars=(
     WORK= DOCS= TRUTH= THRESHOLD= UNIT= NGRAM= MIN_WORDS= PERMS= SEED= SCHEME= BANDS=
     EDGE_WORDS= MIN_BAND_MATCHES= MAX_BUCKET= EVIDENCE_BUCKET= NUMBERS= JACCARD_WEIGHT= FUZZY_WEIGHT= FUZZY_SAMPLE= MAX_WORDS=

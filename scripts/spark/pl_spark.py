@@ -1,8 +1,9 @@
 """pl-spark: the duplicate-finding pipeline on Apache Spark, with the groups `make groups` gives.
 
-The per-document stages (pl-normalize, pl-shingle, pl-minhash) and the per-partition ones
-(pl-lsh --emit band-keys, pl-lsh --from-keys --partial, pl-score, pl-cluster) are the project's
-own binaries, run on each partition through the JVM's RDD.pipe (stage.sh says which). Spark
+The per-document stages (pl-normalize, pl-minhash shingling the text itself) and the
+per-partition ones (pl-lsh --emit band-keys, pl-lsh --from-keys --partial, pl-score,
+pl-cluster) are the project's own binaries, run on each partition through the JVM's RDD.pipe
+(stage.sh says which). Spark
 does only what is keyed: it groups band keys by bucket, adds up the pairs' band counts and the
 corpus counts, joins documents to pairs, and finds connected components (large-star /
 small-star) so that pl-cluster sees whole components. docs/SCALE.md has the design and costs.
@@ -32,7 +33,7 @@ NUMBER_BUCKET, NUMBER_MATCHES = 6, 2
 # pl-lsh --evidence-bucket (pl_core::lsh::EVIDENCE_UNIT): a shared bucket of n documents weighs
 # EVIDENCE_UNIT // (n - 1) (at least 1), whole numbers so that sums are exact in any order.
 EVIDENCE_UNIT = 720720
-TOOLS = ["pl-normalize", "pl-shingle", "pl-minhash", "pl-lsh", "pl-score", "pl-cluster"]
+TOOLS = ["pl-normalize", "pl-minhash", "pl-lsh", "pl-score", "pl-cluster"]
 
 
 class Refused(Exception):

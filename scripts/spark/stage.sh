@@ -19,9 +19,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/pl-spark.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 # Word-split on purpose: the *_FLAGS hold several flags, as in pipeline.mk.
 # shellcheck disable=SC2086
-sigs() { # norm file -> whole texts' signatures
-  "$bin/pl-shingle" -q "$1" --unit "$UNIT" --ngram "$NGRAM" --min-words "$MIN_WORDS" $SHINGLE_FLAGS \
-    | "$bin/pl-minhash" -q --ngram "$NGRAM" --perms "$PERMS" --seed "$SEED" --scheme "$SCHEME" -o "$2"
+sigs() { # norm file -> whole texts' signatures (pl-minhash shingles them, as pipeline.mk)
+  "$bin/pl-minhash" -q "$1" --unit "$UNIT" --ngram "$NGRAM" --min-words "$MIN_WORDS" $SHINGLE_FLAGS \
+    --perms "$PERMS" --seed "$SEED" --scheme "$SCHEME" -o "$2"
 }
 split() { # tagged lines -> one file per tag (a norm line repeated within a partition once)
   awk -F'\t' -v dir="$tmp" '{ print substr($0, 3) > (dir "/" $1) }'

@@ -5,9 +5,12 @@
 //! grouped by connected component of the candidate graph (a template family, a document and
 //! its rescans), and whole components are packed into batches while their documents' costs
 //! fit the budget, so that each document is loaded once. A component too large for the
-//! budget is cut into chunks of at most half of it, and each pair of chunks with pairs between
-//! them is a batch of its own: memory stays bounded, at the price of loading each of those
-//! documents once per chunk it meets.
+//! budget has its documents ordered breadth first over its pairs (neighbours end up near one
+//! another) and cut into chunks of at most a quarter of it; its pairs, taken chunk pair by chunk
+//! pair, fill batches with the documents they touch until the budget is reached. Memory stays
+//! bounded, at the price of loading a document once per batch it is touched in: a chunk's
+//! pairs among themselves load it once, and a pair reaching a distant chunk loads only its
+//! two documents, not the chunk.
 
 use crate::cluster::UnionFind;
 
@@ -29,12 +32,13 @@ pub fn plan(pairs: &[(u32, u32)], costs: &[u64], budget: u64) -> Vec<Batch> {
     let cost = |docs: &[u32]| docs.iter().map(|&d| costs[d as usize]).sum::<u64>();
 
     let mut batches: Vec<Batch> = Vec::new();
-    // A pair of a packed component goes to its component's batch; a pair of a cut one to the
-    // batch of its two chunks.
+    // A pair of a packed component goes to its component's batch; a pair of a cut one is
+    // placed after them, by the chunks of its documents.
     let mut batch_of_comp = vec![u32::MAX; comps.len()];
     let mut chunk_of = vec![u32::MAX; n];
-    let mut cut: Vec<Option<CutComponent>> = vec![None; comps.len()];
     let mut open: Option<(usize, u64)> = None;
+    let mut adjacency = None;
+    let mut chunks_so_far = 0u32;
     for (c, docs) in comps.iter().enumerate() {
         let c_cost = cost(docs);
         if c_cost <= budget {
@@ -48,45 +52,122 @@ pub fn plan(pairs: &[(u32, u32)], costs: &[u64], budget: u64) -> Vec<Batch> {
             *used += c_cost;
             batch_of_comp[c] = *b as u32;
         } else {
-            open = None;
-            let chunks = chunk(docs, costs, budget / 2);
-            for (i, ch) in chunks.iter().enumerate() {
-                for &d in ch {
-                    chunk_of[d as usize] = i as u32;
+            let adj = adjacency.get_or_insert_with(|| Adjacency::new(pairs, n));
+            let order = adj.breadth_first(docs[0], docs.len());
+            for ch in chunk(&order, costs, budget / 4) {
+                for &d in &ch {
+                    chunk_of[d as usize] = chunks_so_far;
                 }
+                chunks_so_far += 1;
             }
-            cut[c] = Some(CutComponent {
-                chunks,
-                batch: Default::default(),
-            });
         }
     }
+    let mut cut_pairs: Vec<(u32, u32, u32)> = Vec::new();
     for (i, &(a, b)) in pairs.iter().enumerate() {
         let c = comp_of[a as usize] as usize;
-        let batch = match cut[c].as_mut() {
-            None => batch_of_comp[c] as usize,
-            Some(cc) => {
+        match batch_of_comp[c] {
+            u32::MAX => {
                 let (x, y) = (chunk_of[a as usize], chunk_of[b as usize]);
-                let key = (x.min(y), x.max(y));
-                *cc.batch.entry(key).or_insert_with(|| {
-                    let mut docs = cc.chunks[key.0 as usize].clone();
-                    if key.1 != key.0 {
-                        docs.extend_from_slice(&cc.chunks[key.1 as usize]);
-                    }
-                    batches.push(Batch {
-                        docs,
-                        pairs: Vec::new(),
-                    });
-                    batches.len() - 1
-                })
+                cut_pairs.push((x.min(y), x.max(y), i as u32));
             }
-        };
-        batches[batch].pairs.push(i as u32);
+            b => batches[b as usize].pairs.push(i as u32),
+        }
     }
+    cut_pairs.sort_unstable();
+    fill(&mut batches, &cut_pairs, pairs, costs, budget);
     for b in &mut batches {
         b.docs.sort_unstable();
+        b.pairs.sort_unstable();
     }
     batches
+}
+
+/// Adds batches for `cut_pairs` (chunk pair, then pair number), in order: each batch takes
+/// pairs while the documents they touch fit the budget (a first pair always fits).
+fn fill(
+    batches: &mut Vec<Batch>,
+    cut_pairs: &[(u32, u32, u32)],
+    pairs: &[(u32, u32)],
+    costs: &[u64],
+    budget: u64,
+) {
+    // The batch each document was last put in.
+    let mut held_by = vec![u32::MAX; costs.len()];
+    let mut used = 0u64;
+    let mut current = u32::MAX;
+    for &(_, _, i) in cut_pairs {
+        let (a, b) = pairs[i as usize];
+        let new_cost = |held_by: &[u32], current: u32| {
+            [a, b]
+                .iter()
+                .filter(|&&d| held_by[d as usize] != current)
+                .map(|&d| costs[d as usize])
+                .sum::<u64>()
+        };
+        let mut more = new_cost(&held_by, current);
+        if current == u32::MAX || used + more > budget {
+            current = batches.len() as u32;
+            batches.push(Batch::default());
+            used = 0;
+            more = new_cost(&held_by, current);
+        }
+        let batch = &mut batches[current as usize];
+        for d in [a, b] {
+            if held_by[d as usize] != current {
+                held_by[d as usize] = current;
+                batch.docs.push(d);
+            }
+        }
+        used += more;
+        batch.pairs.push(i);
+    }
+}
+
+/// The candidate graph's neighbours of each document, as one array.
+struct Adjacency {
+    start: Vec<u32>,
+    next: Vec<u32>,
+}
+
+impl Adjacency {
+    fn new(pairs: &[(u32, u32)], n: usize) -> Adjacency {
+        let mut start = vec![0u32; n + 1];
+        for &(a, b) in pairs {
+            start[a as usize + 1] += 1;
+            start[b as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut next = vec![0u32; 2 * pairs.len()];
+        for &(a, b) in pairs {
+            for (x, y) in [(a, b), (b, a)] {
+                next[fill[x as usize] as usize] = y;
+                fill[x as usize] += 1;
+            }
+        }
+        Adjacency { start, next }
+    }
+
+    /// The `size` documents of `from`'s component, breadth first from it.
+    fn breadth_first(&self, from: u32, size: usize) -> Vec<u32> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut order = Vec::with_capacity(size);
+        seen.insert(from);
+        order.push(from);
+        let mut at = 0;
+        while at < order.len() {
+            let d = order[at] as usize;
+            at += 1;
+            for &e in &self.next[self.start[d] as usize..self.start[d + 1] as usize] {
+                if seen.insert(e) {
+                    order.push(e);
+                }
+            }
+        }
+        order
+    }
 }
 
 /// The components of the pairs' graph over `n` documents, in the order of their first pair,
@@ -116,13 +197,6 @@ fn components(pairs: &[(u32, u32)], n: usize) -> (Vec<Vec<u32>>, Vec<u32>) {
         }
     }
     (comps, comp_of)
-}
-
-/// A component cut into chunks, and the batch made for each pair of chunks met so far.
-#[derive(Clone)]
-struct CutComponent {
-    chunks: Vec<Vec<u32>>,
-    batch: rustc_hash::FxHashMap<(u32, u32), usize>,
 }
 
 /// Cuts `docs` in order into runs costing at most `limit` each (a run holds at least one).
@@ -197,6 +271,32 @@ mod tests {
         let plan = plan(&[(0, 1)], &[100, 1], 10);
         assert_eq!(plan.len(), 1);
         assert_eq!(plan[0].docs, vec![0, 1]);
+    }
+
+    #[test]
+    fn a_cut_component_in_scattered_numbers_loads_each_document_once() {
+        // Two families of six, their numbers interleaved (even, odd), joined by one pair,
+        // over a budget of 12: the component is cut, but in breadth-first order each family
+        // is two chunks, and the batches fill with what their pairs touch.
+        let family = |start: u32| -> Vec<(u32, u32)> {
+            let docs: Vec<u32> = (0..6).map(|i| start + 2 * i).collect();
+            let mut out = Vec::new();
+            for (i, &a) in docs.iter().enumerate() {
+                for &b in &docs[i + 1..] {
+                    out.push((a, b));
+                }
+            }
+            out
+        };
+        let mut pairs = family(0);
+        pairs.extend(family(1));
+        pairs.push((0, 1));
+        let costs = [1; 12];
+        let plan = plan(&pairs, &costs, 12);
+        let loaded: usize = plan.iter().map(|b| b.docs.len()).sum();
+        assert_eq!(loaded, 12, "{plan:?}");
+        let scored: usize = plan.iter().map(|b| b.pairs.len()).sum();
+        assert_eq!(scored, pairs.len());
     }
 
     proptest! {
