@@ -275,7 +275,7 @@ pub fn candidates(ids: &[u64], keys: &[Vec<u64>], rule: BandRule) -> Vec<Candida
     for band in 0..bands {
         column.clear();
         column.extend(keys.iter().enumerate().map(|(d, ks)| (ks[band], d as u32)));
-        column.sort_unstable();
+        rayon::slice::ParallelSliceMut::par_sort_unstable(&mut column[..]);
         for run in column.chunk_by(|x, y| x.0 == y.0) {
             if !rule.pairs(run.len()) {
                 continue;

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::common::{numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_id, write_obj, NdjsonReader};
+use crate::ndjson::{get_id, norm_fields, par_parse, parse_object, write_obj, NdjsonReader};
 use crate::score_sides::number_hashes;
 use crate::sides::{open_records, Records};
 
@@ -204,17 +204,26 @@ fn read_numbers(args: &Args, known: &[u64], log: &Log) -> Result<Vec<(u64, u64)>
     };
     let mut reader = NdjsonReader::new(open_input(Some(path))?, false);
     let (mut postings, mut unsigned) = (Vec::new(), 0usize);
-    while let Some((id, numbers)) = reader.next_with_id(|o| {
+    // Parsed on every thread: a million documents' texts are gigabytes.
+    let parse = |text: &str| -> Result<(u64, Vec<u64>), String> {
+        if let Some(f) = norm_fields(text) {
+            return Ok((f.id, number_hashes(&f.norm, args.max_words)));
+        }
+        let o = parse_object(text)?;
         let id = get_id(&o)?;
         let norm = o
             .get("norm")
             .and_then(serde_json::Value::as_str)
             .ok_or("no \"norm\" text (give pl-normalize's output)")?;
         Ok((id, number_hashes(norm, args.max_words)))
-    })? {
-        unsigned += usize::from(known.binary_search(&id).is_err());
-        postings.extend(numbers.into_iter().map(|h| (h, id)));
-    }
+    };
+    par_parse(&mut reader, 2048, parse, |reader, line, (id, numbers)| {
+        if reader.check_id(line, id)? {
+            unsigned += usize::from(known.binary_search(&id).is_err());
+            postings.extend(numbers.into_iter().map(|h| (h, id)));
+        }
+        Ok(())
+    })?;
     if unsigned > 0 {
         log.info(format!(
             "{}: {unsigned} documents have no signature: their numbers are counted, they are not paired",

@@ -19,7 +19,8 @@ pub const NUMBER_MATCHES: u32 = 2;
 /// Memory: the postings (16 bytes each) and one counter per pair (at most
 /// `NUMBER_BUCKET − 1` partners per number of a document).
 pub fn number_pairs(mut postings: Vec<(u64, u64)>, banded: impl Fn(u64) -> bool) -> Vec<Candidate> {
-    postings.sort_unstable();
+    // Tens of millions at a million documents: sorted on every thread.
+    rayon::slice::ParallelSliceMut::par_sort_unstable(&mut postings[..]);
     postings.dedup();
     let mut shared: FxHashMap<(u64, u64), u32> = FxHashMap::default();
     for run in postings.chunk_by(|x, y| x.0 == y.0) {
