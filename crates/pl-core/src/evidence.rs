@@ -44,6 +44,9 @@ pub struct Profile {
     /// Where the numbers are (byte offset, word index), for the ledger, which reads only
     /// them in most pairs; `None` for a text past 4 GiB (the ledger then reads every word).
     numbers: Option<Vec<(u32, u32)>>,
+    /// The numbers OCR-folded, for the ledger's near matches: folded once per document, not
+    /// once per pair.
+    folded_numbers: crate::ledger::Folded,
 }
 
 impl Profile {
@@ -53,14 +56,20 @@ impl Profile {
         let mut folded = Vec::new();
         let mut buf = Scratch::default();
         let mut numbers = u32::try_from(norm.len()).ok().map(|_| Vec::new());
+        let mut folded_numbers = crate::ledger::Folded::default();
         for (i, w) in words(norm).enumerate() {
             folded.push(fold_hash(w, &mut buf));
-            if let (Some(at), true) = (numbers.as_mut(), crate::ledger::is_number(w)) {
+            if !crate::ledger::is_number(w) {
+                continue;
+            }
+            folded_numbers.push(w);
+            if let Some(at) = numbers.as_mut() {
                 // Both fit: the text's length does.
                 let offset = w.as_ptr() as usize - norm.as_ptr() as usize;
                 at.push((offset as u32, i as u32));
             }
         }
+        folded_numbers.shrink_to_fit();
         folded.sort_unstable();
         folded.dedup();
         folded.shrink_to_fit();
@@ -73,6 +82,7 @@ impl Profile {
             folded,
             text_hash: xxh3_64(norm.as_bytes()),
             numbers,
+            folded_numbers,
         }
     }
 
@@ -93,6 +103,11 @@ impl Profile {
                     .filter(|(w, _)| crate::ledger::is_number(w)),
             ),
         }
+    }
+
+    /// The numbers OCR-folded, in text order.
+    pub(crate) fn folded_numbers(&self) -> &crate::ledger::Folded {
+        &self.folded_numbers
     }
 
     /// Sets the text's word ids, in text order ([`crate::verify::Vocab::add`]).

@@ -141,8 +141,6 @@ struct Reading<'t> {
     /// The distinct words of letters, OCR-folded, by length: built when first asked.
     by_len: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Vec<Vec<char>>>>,
     text: &'t str,
-    /// The numbers, OCR-folded: made when first asked.
-    numbers: std::cell::OnceCell<Folded>,
     profile: &'t Profile,
 }
 
@@ -151,7 +149,6 @@ impl<'t> Reading<'t> {
         Reading {
             by_len: std::cell::OnceCell::new(),
             text,
-            numbers: std::cell::OnceCell::new(),
             profile,
         }
     }
@@ -162,16 +159,7 @@ impl<'t> Reading<'t> {
     }
 
     fn numbers(&self) -> &Folded {
-        self.numbers.get_or_init(|| {
-            let mut f = Folded::default();
-            for (w, _) in self.profile.numbers(self.text) {
-                let start = f.chars.len();
-                f.chars.extend(w.chars().map(fold_char));
-                let sig = counts_sig(&f.chars[start..]);
-                f.spans.push((start as u32, f.chars.len() as u32, sig));
-            }
-            f
-        })
+        self.profile.folded_numbers()
     }
 
     fn has_id(&self, id: u32) -> bool {
@@ -281,10 +269,26 @@ impl<'t> Reading<'t> {
 }
 
 /// A text's numbers OCR-folded, in one buffer: each one's span and [`counts_sig`].
-#[derive(Default)]
-struct Folded {
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Folded {
     chars: Vec<char>,
     spans: Vec<(u32, u32, u64)>,
+}
+
+impl Folded {
+    /// Adds the number `w`.
+    pub(crate) fn push(&mut self, w: &str) {
+        let start = self.chars.len();
+        self.chars.extend(w.chars().map(fold_char));
+        let sig = counts_sig(&self.chars[start..]);
+        self.spans
+            .push((start as u32, self.chars.len() as u32, sig));
+    }
+
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.chars.shrink_to_fit();
+        self.spans.shrink_to_fit();
+    }
 }
 
 /// How many times each character occurs, in 16 buckets of 4 bits (by code modulo 16, counts
