@@ -543,7 +543,9 @@ impl Tx<'_> {
     /// `propose`), `id` left out.
     fn lookup(&self, id: u64, keys: &[(u32, u64)]) -> Result<Vec<(u64, u32)>> {
         let rule = self.engine.rule;
-        let mut shared: FxHashMap<(u64, usize), (u32, u64)> = FxHashMap::default();
+        // Per sketch, each other document's shared buckets and their evidence, as pl-lsh's
+        // `candidates` counts them; then its `propose` over the sketches' lists.
+        let mut by_part: BTreeMap<usize, FxHashMap<u64, (u32, u32)>> = BTreeMap::new();
         for &(slot, key) in keys {
             let mut others = self.bucket(slot, key)?;
             others.retain(|&o| o != id);
@@ -551,27 +553,34 @@ impl Tx<'_> {
             if !rule.pairs(others.len() + 1) {
                 continue;
             }
-            let weight = rule.weight(others.len() + 1);
+            let weight = rule.weight(others.len() + 1) as u32;
+            let part = by_part.entry(self.engine.part_of_slot(slot)).or_default();
             for other in others {
-                let e = shared
-                    .entry((other, self.engine.part_of_slot(slot)))
-                    .or_default();
+                let e = part.entry(other).or_default();
                 e.0 += 1;
-                e.1 += weight;
+                e.1 = e.1.saturating_add(weight);
             }
         }
-        let mut best: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
-        for ((other, _), (n, evidence)) in shared {
-            if rule.enough(u64::from(n)) {
-                let b = best.entry(other).or_default();
-                b.0 = b.0.max(n);
-                b.1 += evidence;
-            }
-        }
-        Ok(best
+        let lists = by_part
+            .into_values()
+            .map(|shared| {
+                let mut list: Vec<Candidate> = shared
+                    .into_iter()
+                    .filter(|&(_, (n, _))| rule.enough(u64::from(n)))
+                    .map(|(other, (bands, evidence))| Candidate {
+                        a: id.min(other),
+                        b: id.max(other),
+                        bands,
+                        evidence,
+                    })
+                    .collect();
+                list.sort_unstable();
+                list
+            })
+            .collect();
+        Ok(lsh::propose(lists, rule)
             .into_iter()
-            .filter(|(_, (_, evidence))| rule.evident(*evidence))
-            .map(|(other, (n, _))| (other, n))
+            .map(|c| (if c.a == id { c.b } else { c.a }, c.bands))
             .collect())
     }
 
