@@ -24,7 +24,7 @@ pub struct Batch {
 }
 
 /// Plans batches for `pairs` (dense document numbers) whose documents cost `costs[doc]` each,
-/// holding at most `budget` at once — or two documents, when each alone costs over half of it.
+/// holding at most `budget` at once — or the two documents of one pair, when they alone cost more.
 /// Every pair is in exactly one batch, and the plan depends only on its inputs.
 pub fn plan(pairs: &[(u32, u32)], costs: &[u64], budget: u64) -> Vec<Batch> {
     let n = costs.len();
