@@ -445,6 +445,16 @@ impl Tx<'_> {
         )
     }
 
+    /// The banded documents of one bucket, at most `limit` of them: enough to tell a bucket
+    /// over --max-bucket (`limit` one more) without reading the thousands a template's
+    /// boilerplate gathers.
+    fn bucket_upto(&self, slot: u32, key: u64, limit: usize) -> Result<Vec<u64>> {
+        self.ids(
+            "SELECT id FROM bands WHERE key=?1 AND slot=?2 LIMIT ?3",
+            params![key as i64, slot, i64::try_from(limit).unwrap_or(-1)],
+        )
+    }
+
     /// The document ids a one-column query returns.
     fn ids(&self, query: &str, args: impl rusqlite::Params) -> Result<Vec<u64>> {
         self.rows(query, args, |r| Ok(r.get::<_, i64>(0)? as u64))
@@ -545,9 +555,9 @@ impl Tx<'_> {
         let rule = self.engine.rule;
         // Per sketch, each other document's shared buckets and their evidence, as pl-lsh's
         // `candidates` counts them; then its `propose` over the sketches' lists.
-        let mut by_part: BTreeMap<usize, FxHashMap<u64, (u32, u32)>> = BTreeMap::new();
+        let mut by_part: BTreeMap<usize, FxHashMap<u64, lsh::Shared>> = BTreeMap::new();
         for &(slot, key) in keys {
-            let mut others = self.bucket(slot, key)?;
+            let mut others = self.bucket_upto(slot, key, rule.max_bucket.saturating_add(1))?;
             others.retain(|&o| o != id);
             // The bucket as pl-lsh would see it with this document banded.
             if !rule.pairs(others.len() + 1) {
@@ -556,9 +566,7 @@ impl Tx<'_> {
             let weight = rule.weight(others.len() + 1) as u32;
             let part = by_part.entry(self.engine.part_of_slot(slot)).or_default();
             for other in others {
-                let e = part.entry(other).or_default();
-                e.0 += 1;
-                e.1 = e.1.saturating_add(weight);
+                part.entry(other).or_default().add(weight);
             }
         }
         let lists = by_part
@@ -566,13 +574,7 @@ impl Tx<'_> {
             .map(|shared| {
                 let mut list: Vec<Candidate> = shared
                     .into_iter()
-                    .filter(|&(_, (n, _))| rule.enough(u64::from(n)))
-                    .map(|(other, (bands, evidence))| Candidate {
-                        a: id.min(other),
-                        b: id.max(other),
-                        bands,
-                        evidence,
-                    })
+                    .filter_map(|(other, s)| s.candidate(id, other, rule))
                     .collect();
                 list.sort_unstable();
                 list

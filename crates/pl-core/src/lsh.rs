@@ -270,7 +270,7 @@ impl BandRule {
 /// and one counter per distinct pair. Pairs come out sorted by (a, b), each once.
 pub fn candidates(ids: &[u64], keys: &[Vec<u64>], rule: BandRule) -> Vec<Candidate> {
     let bands = keys.first().map_or(0, Vec::len);
-    let mut shared: FxHashMap<(u64, u64), (u32, u32)> = FxHashMap::default();
+    let mut shared: FxHashMap<(u64, u64), Shared> = FxHashMap::default();
     let mut column: Vec<(u64, u32)> = Vec::with_capacity(ids.len());
     for band in 0..bands {
         column.clear();
@@ -280,16 +280,12 @@ pub fn candidates(ids: &[u64], keys: &[Vec<u64>], rule: BandRule) -> Vec<Candida
             if !rule.pairs(run.len()) {
                 continue;
             }
-            // At most EVIDENCE_UNIT: the sums of a pair's 4-byte evidence cannot overflow
-            // before a few thousand bands.
             let weight = rule.weight(run.len()) as u32;
             for (i, x) in run.iter().enumerate() {
                 for y in &run[i + 1..] {
                     let (p, q) = (ids[x.1 as usize], ids[y.1 as usize]);
                     if p != q {
-                        let e = shared.entry((p.min(q), p.max(q))).or_default();
-                        e.0 += 1;
-                        e.1 = e.1.saturating_add(weight);
+                        shared.entry((p.min(q), p.max(q))).or_default().add(weight);
                     }
                 }
             }
@@ -297,16 +293,40 @@ pub fn candidates(ids: &[u64], keys: &[Vec<u64>], rule: BandRule) -> Vec<Candida
     }
     let mut out: Vec<Candidate> = shared
         .into_iter()
-        .filter(|&(_, (n, _))| rule.enough(u64::from(n)))
-        .map(|((a, b), (bands, evidence))| Candidate {
-            a,
-            b,
-            bands,
-            evidence,
-        })
+        .filter_map(|((a, b), s)| s.candidate(a, b, rule))
         .collect();
     out.sort_unstable();
     out
+}
+
+/// What the buckets two documents share in one sketch add up to, as [`candidates`] counts
+/// them (and the index, bucket by bucket): the buckets that pair them and their evidence.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Shared {
+    /// Shared buckets that pair their documents ([`BandRule::pairs`]).
+    pub bands: u32,
+    /// Their summed weights, 4 bytes saturating: at most [`EVIDENCE_UNIT`] a bucket, so a
+    /// sum cannot overflow before a few thousand bands.
+    pub evidence: u32,
+}
+
+impl Shared {
+    /// Counts one more shared bucket that pairs them ([`BandRule::pairs`]), of `weight`
+    /// ([`BandRule::weight`]).
+    pub fn add(&mut self, weight: u32) {
+        self.bands += 1;
+        self.evidence = self.evidence.saturating_add(weight);
+    }
+
+    /// The candidate `(a, b)` of this sketch, when enough buckets pair them.
+    pub fn candidate(self, a: u64, b: u64, rule: BandRule) -> Option<Candidate> {
+        rule.enough(u64::from(self.bands)).then_some(Candidate {
+            a: a.min(b),
+            b: a.max(b),
+            bands: self.bands,
+            evidence: self.evidence,
+        })
+    }
 }
 
 /// The buckets documents `x` and `y` (indices into `keys`, as [`candidates`] takes them) share

@@ -155,10 +155,10 @@ impl Tx<'_> {
         }
         let mut unpaired: Vec<(&u64, &FxHashSet<u64>)> = d.unpaired.iter().collect();
         unpaired.sort_unstable_by_key(|(id, _)| **id);
-        let mut dropped = 0;
+        let (mut dropped, mut memo) = (0, PairCheck::default());
         for (&id, with) in unpaired {
             if !d.affected.contains(&id) {
-                let gone = self.rebanded(id, with, &d.affected)?;
+                let gone = self.rebanded(id, with, &d.affected, &mut memo)?;
                 dropped += gone.len() / 2;
                 touched.extend(gone);
             }
@@ -534,9 +534,15 @@ impl Tx<'_> {
         id: u64,
         with: &FxHashSet<u64>,
         redo: &FxHashSet<u64>,
+        memo: &mut PairCheck,
     ) -> Result<Vec<u64>> {
         let other = |a: u64, b: u64| if a == id { b } else { a };
-        let looked = |a: u64, b: u64| with.contains(&other(a, b)) && !redo.contains(&other(a, b));
+        // A pair is looked at once, from the first of its documents to come.
+        let mut looked = |a: u64, b: u64| {
+            with.contains(&other(a, b))
+                && !redo.contains(&other(a, b))
+                && memo.checked.insert((a, b))
+        };
         let pairs: Vec<(u64, u64, String)> = self
             .rows(
                 "SELECT a, b, rec FROM pairs WHERE (a=?1 OR b=?1) AND copy=0",
@@ -566,10 +572,9 @@ impl Tx<'_> {
         if pairs.is_empty() && apart.is_empty() {
             return Ok(Vec::new());
         }
-        let now = self.proposed_now(id)?;
         let mut dropped = Vec::new();
         for (a, b, rec) in pairs {
-            match now.get(&other(a, b)) {
+            match self.proposed_pair(a, b, memo)? {
                 None => {
                     self.exec(
                         "DELETE FROM pairs WHERE a=?1 AND b=?2",
@@ -577,7 +582,7 @@ impl Tx<'_> {
                     )?;
                     dropped.extend([a, b]);
                 }
-                Some(&bands) => {
+                Some(bands) => {
                     let mut o = pl_core::fields::parse_object(&rec).map_err(|e| anyhow!("{e}"))?;
                     if o.get("bands").and_then(Value::as_u64) != Some(u64::from(bands)) {
                         o.insert("bands".into(), bands.into());
@@ -591,7 +596,7 @@ impl Tx<'_> {
         }
         // Pairs held apart go with their band the same way.
         for (a, b) in apart {
-            if !now.contains_key(&other(a, b)) {
+            if self.proposed_pair(a, b, memo)?.is_none() {
                 self.exec(
                     "DELETE FROM apart WHERE a=?1 AND b=?2",
                     [a as i64, b as i64],
@@ -602,19 +607,108 @@ impl Tx<'_> {
         Ok(dropped)
     }
 
-    /// The documents a stored, banded document is proposed with now, and their bands: its
-    /// buckets' ([`Tx::lookup`]) and its numbers' (no band).
-    fn proposed_now(&self, id: u64) -> Result<FxHashMap<u64, u32>> {
-        let (doc, _) = self.stored(id)?.expect("a document of a bucket is stored");
-        let mut now: FxHashMap<u64, u32> = self.lookup(id, &doc.keys)?.into_iter().collect();
-        if self.engine.numbers {
-            let counts = Counts::stored(self);
-            for other in self.number_partners(id, &doc.numbers, &counts)? {
-                now.entry(other).or_insert(0);
+    /// Whether the stored pair of banded documents `(x, y)` is proposed now, and with how
+    /// many bands, as pl-lsh's `propose` decides it: the buckets the two share in each sketch
+    /// (each bucket's size read once an update), and their numbers. Only the pair's own
+    /// buckets are read, not every document of every bucket of either.
+    fn proposed_pair(&self, x: u64, y: u64, memo: &mut PairCheck) -> Result<Option<u32>> {
+        self.remember(x, memo)?;
+        self.remember(y, memo)?;
+        let rule = self.engine.rule;
+        let PairCheck {
+            docs,
+            sizes,
+            pairing,
+            ..
+        } = memo;
+        let (dx, dy) = (&docs[&x], &docs[&y]);
+        let mut by_part: BTreeMap<usize, lsh::Shared> = BTreeMap::new();
+        for &(slot, key) in &dx.keys {
+            if dy.keys.binary_search(&(slot, key)).is_err() {
+                continue;
+            }
+            // Both documents are banded, so in the bucket: its size is pl-lsh's.
+            let size = match sizes.entry((slot, key)) {
+                std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+                std::collections::hash_map::Entry::Vacant(e) => *e.insert(
+                    self.bucket_upto(slot, key, rule.max_bucket.saturating_add(1))?
+                        .len(),
+                ),
+            };
+            if rule.pairs(size) {
+                let part = by_part.entry(self.engine.part_of_slot(slot)).or_default();
+                part.add(rule.weight(size) as u32);
             }
         }
-        Ok(now)
+        let mut lists: Vec<Vec<Candidate>> = by_part
+            .into_values()
+            .filter_map(|s| s.candidate(x, y, rule))
+            .map(|c| vec![c])
+            .collect();
+        if self.engine.numbers && self.number_pair(&dx.numbers, &dy.numbers, pairing)? {
+            lists.push(vec![Candidate::scored(x.min(y), x.max(y), 0)]);
+        }
+        Ok(lsh::propose(lists, rule).first().map(|c| c.bands))
     }
+
+    /// Whether two banded documents share enough numbers that pair documents now (pl-lsh
+    /// --numbers, as [`Tx::number_partners`] finds them); both lists sorted. `pairing`
+    /// remembers which numbers pair documents.
+    fn number_pair(
+        &self,
+        x: &[u64],
+        y: &[u64],
+        pairing: &mut FxHashMap<u64, bool>,
+    ) -> Result<bool> {
+        let counts = Counts::stored(self);
+        let mut shared = 0;
+        for &h in x.iter().filter(|h| y.binary_search(h).is_ok()) {
+            let pairs = match pairing.entry(h) {
+                std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    *e.insert(counts.pairing_number(h)?)
+                }
+            };
+            if pairs {
+                shared += 1;
+                if shared >= lsh::NUMBER_MATCHES {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Reads a stored document's band keys (sorted) and numbers into `memo`, once.
+    fn remember(&self, id: u64, memo: &mut PairCheck) -> Result<()> {
+        if let std::collections::hash_map::Entry::Vacant(e) = memo.docs.entry(id) {
+            let (doc, _) = self.stored(id)?.expect("a document of a bucket is stored");
+            let mut keys = doc.keys;
+            keys.sort_unstable();
+            e.insert(Banded {
+                keys,
+                numbers: doc.numbers,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A stored document's band keys, sorted, and numbers.
+struct Banded {
+    keys: Vec<(u32, u64)>,
+    numbers: Vec<u64>,
+}
+
+/// What the stored pairs of the documents in reweighed buckets are checked with, read once
+/// an update: each document's band keys and numbers, each bucket's size, and whether each
+/// number pairs documents.
+#[derive(Default)]
+pub(super) struct PairCheck {
+    docs: FxHashMap<u64, Banded>,
+    sizes: FxHashMap<(u32, u64), usize>,
+    pairing: FxHashMap<u64, bool>,
+    checked: FxHashSet<(u64, u64)>,
 }
 
 /// What an update changes, gathered step by step.
