@@ -224,7 +224,7 @@ fn number_inputs_that_cannot_be_read_are_refused() {
         (
             "nonorm.ndjson",
             format!("{first}\n{{\"id\":99999}}\n"),
-            "nonorm.ndjson: line 2: no \"norm\" text",
+            "nonorm.ndjson: line 2: missing \"norm\": give pl-normalize's output",
         ),
         (
             "twice.ndjson",

@@ -619,9 +619,9 @@ impl Tx<'_> {
         let Some(line) = line else {
             return Ok(Vec::new());
         };
-        let o = pl_core::fields::parse_object(&line).map_err(|e| anyhow!("{e}"))?;
-        let norm = o.get("norm").and_then(Value::as_str).unwrap_or_default();
-        Ok(number_hashes(norm, self.engine.scoring.opts.max_words))
+        let f = crate::ndjson::norm_record(&line, "")
+            .map_err(|e| anyhow!("document {id}: stored line: {e}"))?;
+        Ok(number_hashes(&f.norm, self.engine.scoring.opts.max_words))
     }
 
     /// Stores a line of pl-score's output: a kept pair (its record, and what clustering reads

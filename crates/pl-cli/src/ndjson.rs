@@ -359,7 +359,7 @@ pub fn is_blank(line: &[u8]) -> bool {
 
 /// The fields of a norm line (pl-normalize's output) the later stages read, borrowed from the
 /// line: the other fields (the original `content` above all) are skipped without being copied.
-#[derive(serde::Deserialize)]
+#[derive(Debug, serde::Deserialize)]
 pub struct NormFields<'a> {
     pub id: u64,
     #[serde(borrow)]
@@ -368,13 +368,37 @@ pub struct NormFields<'a> {
     pub fingerprint: Option<std::borrow::Cow<'a, str>>,
 }
 
-/// The fast path for a well-formed norm line; `None` for any other line, which the caller
-/// reads with [`parse_object`] so that its error names the problem.
-pub fn norm_fields(text: &str) -> Option<NormFields<'_>> {
+/// The fast path for a well-formed norm line; `None` for any other line, which
+/// [`norm_record`] reads with [`parse_object`] so that its error names the problem.
+fn norm_fields(text: &str) -> Option<NormFields<'_>> {
     if !text.trim_start().starts_with('{') {
         return None;
     }
     serde_json::from_str(text).ok()
+}
+
+/// A norm line's id, text and fingerprint: the borrowed fast path for a well-formed line, the
+/// generic object parser for any other, so that its error names the problem (`advice` says
+/// what to feed a stage instead of a record without `norm`). Every stage reading pl-normalize's
+/// output reads a line here.
+pub fn norm_record<'a>(text: &'a str, advice: &str) -> Result<NormFields<'a>, String> {
+    if let Some(f) = norm_fields(text) {
+        return Ok(f);
+    }
+    let mut o = parse_object(text)?;
+    let id = get_id(&o)?;
+    let Some(serde_json::Value::String(norm)) = o.remove("norm") else {
+        return Err(format!("missing \"norm\": {advice}"));
+    };
+    let fingerprint = match o.remove("fingerprint") {
+        Some(serde_json::Value::String(f)) => Some(std::borrow::Cow::Owned(f)),
+        _ => None,
+    };
+    Ok(NormFields {
+        id,
+        norm: std::borrow::Cow::Owned(norm),
+        fingerprint,
+    })
 }
 
 /// Writes a record (a JSON object, or a record type of `pl_core::text_records`) as one line.
@@ -438,33 +462,16 @@ pub fn par_parse<T: Send>(
 
 /// One norm line (pl-normalize's output) cut into shingles in `sh.hashes`: its id and
 /// fingerprint and whether it was short, or `None` for a document left out. What pl-shingle
-/// does to each line, and pl-minhash reading normalized documents. Well-formed lines take
-/// the borrowed fast path; any other line goes through the generic object parser, whose
-/// errors name the problem. `tool` is named in the advice of a missing `norm`.
+/// does to each line, and pl-minhash reading normalized documents, through [`norm_record`]
+/// (`advice` for a record without `norm`).
 pub fn shingle_norm_line(
     text: &str,
     config: &ShingleConfig,
-    tool: &str,
+    advice: &str,
     sh: &mut Shingler,
 ) -> Result<Option<(u64, Fingerprint, bool)>, String> {
-    if let Some(f) = norm_fields(text) {
-        return shingle_fields(f.id, &f.norm, f.fingerprint.as_deref(), config, sh);
-    }
-    let o = crate::ndjson::parse_object(text)?;
-    let id = get_id(&o)?;
-    let norm = match o.get("norm") {
-        Some(serde_json::Value::String(s)) => s.as_str(),
-        _ => {
-            return Err(format!(
-                "missing \"norm\": feed {tool} the output of pl-normalize"
-            ))
-        }
-    };
-    let fp = match o.get("fingerprint") {
-        Some(serde_json::Value::String(s)) => Some(s.as_str()),
-        _ => None,
-    };
-    shingle_fields(id, norm, fp, config, sh)
+    let f = norm_record(text, advice)?;
+    shingle_fields(f.id, &f.norm, f.fingerprint.as_deref(), config, sh)
 }
 
 fn shingle_fields(
@@ -493,12 +500,39 @@ pub fn record_fingerprint(fp: Option<&str>, norm: &str) -> Result<Fingerprint, S
 
 /// The normalized text of a norm line.
 pub fn norm_of(line: &str) -> String {
-    norm_fields(line)
+    norm_record(line, "")
         .map(|f| f.norm.into_owned())
-        .or_else(|| {
-            pl_core::fields::parse_object(line)
-                .ok()
-                .and_then(|o| o.get("norm").and_then(|v| v.as_str().map(String::from)))
-        })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::norm_record;
+    use std::borrow::Cow;
+
+    #[test]
+    fn a_norm_line_is_read_the_fast_way_or_refused_with_what_to_feed() {
+        let f = norm_record(
+            r#"{"id":7,"content":"x","norm":"a b","fingerprint":"ff"}"#,
+            "",
+        )
+        .unwrap();
+        assert_eq!(
+            (f.id, &*f.norm, f.fingerprint.as_deref()),
+            (7, "a b", Some("ff"))
+        );
+        assert!(
+            matches!(f.norm, Cow::Borrowed(_)),
+            "a plain line is not copied"
+        );
+        // An escaped text takes the fast path too, unescaped.
+        let f = norm_record(r#"{"id":8,"norm":"a\u0041"}"#, "").unwrap();
+        assert_eq!((f.id, &*f.norm, f.fingerprint), (8, "aA", None));
+        let e = norm_record(r#"{"id":9,"content":"x"}"#, "feed it pl-normalize").unwrap_err();
+        assert_eq!(e, "missing \"norm\": feed it pl-normalize");
+        assert!(norm_record(r#"{"norm":"a"}"#, "")
+            .unwrap_err()
+            .contains("id"));
+        assert!(norm_record("{\"id\":1,", "").is_err());
+    }
 }

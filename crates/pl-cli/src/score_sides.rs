@@ -18,10 +18,9 @@ use pl_core::scorer::Doc;
 use pl_core::verify::{edge_sample, word_hashes, Vocab};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde_json::Value;
 
 use crate::io::open_input;
-use crate::ndjson::{get_id, norm_fields, parse_object, record_fingerprint, NdjsonReader};
+use crate::ndjson::{norm_record, record_fingerprint, NdjsonReader, NormFields};
 
 /// What the flags ask of each document.
 #[derive(Debug, Clone, Copy)]
@@ -138,21 +137,11 @@ struct Parsed<'a> {
 }
 
 fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, String> {
-    let (id, norm, fp) = match norm_fields(text) {
-        Some(f) => (f.id, f.norm, f.fingerprint),
-        None => {
-            let mut o = parse_object(text)?;
-            let id = get_id(&o)?;
-            let fp = match o.remove("fingerprint") {
-                Some(Value::String(f)) => Some(Cow::Owned(f)),
-                _ => None,
-            };
-            let Some(Value::String(norm)) = o.remove("norm") else {
-                return Err("missing \"norm\": pass the output of pl-normalize as --norm".into());
-            };
-            (id, Cow::Owned(norm), fp)
-        }
-    };
+    let NormFields {
+        id,
+        norm,
+        fingerprint: fp,
+    } = norm_record(text, "pass the output of pl-normalize as --norm")?;
     // As pl-shingle reads it: a copy set there is one text here.
     let fp = record_fingerprint(fp.as_deref(), &norm)?;
     let mut tokens = Vec::new();

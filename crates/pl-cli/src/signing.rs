@@ -210,7 +210,12 @@ fn sign_norm_line(
     let Ok(text) = std::str::from_utf8(line) else {
         return Outcome::Bad("invalid UTF-8".into());
     };
-    match shingle_norm_line(text, config, "pl-minhash", sh) {
+    match shingle_norm_line(
+        text,
+        config,
+        "feed pl-minhash the output of pl-normalize",
+        sh,
+    ) {
         Ok(Some((id, fingerprint, short))) => {
             hasher.signature(&sh.hashes, sig);
             encode_sig_into(id, fingerprint, sh.hashes.len() as u64, sig, slot);

@@ -97,28 +97,24 @@ fn fill(
     let mut current = u32::MAX;
     for &(_, _, i) in cut_pairs {
         let (a, b) = pairs[i as usize];
-        let new_cost = |held_by: &[u32], current: u32| {
-            [a, b]
-                .iter()
-                .filter(|&&d| held_by[d as usize] != current)
-                .map(|&d| costs[d as usize])
-                .sum::<u64>()
-        };
-        let mut more = new_cost(&held_by, current);
+        let more: u64 = [a, b]
+            .iter()
+            .filter(|&&d| held_by[d as usize] != current)
+            .map(|&d| costs[d as usize])
+            .sum();
         if current == u32::MAX || used + more > budget {
             current = batches.len() as u32;
             batches.push(Batch::default());
             used = 0;
-            more = new_cost(&held_by, current);
         }
         let batch = &mut batches[current as usize];
         for d in [a, b] {
             if held_by[d as usize] != current {
                 held_by[d as usize] = current;
                 batch.docs.push(d);
+                used += costs[d as usize];
             }
         }
-        used += more;
         batch.pairs.push(i);
     }
 }
@@ -152,16 +148,17 @@ impl Adjacency {
 
     /// The `size` documents of `from`'s component, breadth first from it.
     fn breadth_first(&self, from: u32, size: usize) -> Vec<u32> {
-        let mut seen = rustc_hash::FxHashSet::default();
+        // One flag a document: a component over the budget is most of a large corpus.
+        let mut seen = vec![false; self.start.len() - 1];
         let mut order = Vec::with_capacity(size);
-        seen.insert(from);
+        seen[from as usize] = true;
         order.push(from);
         let mut at = 0;
         while at < order.len() {
             let d = order[at] as usize;
             at += 1;
             for &e in &self.next[self.start[d] as usize..self.start[d + 1] as usize] {
-                if seen.insert(e) {
+                if !std::mem::replace(&mut seen[e as usize], true) {
                     order.push(e);
                 }
             }

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::common::{numbers, Log, Threaded, UsageError};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{get_id, norm_fields, par_parse, parse_object, write_obj, NdjsonReader};
+use crate::ndjson::{norm_record, par_parse, write_obj, NdjsonReader};
 use crate::score_sides::number_hashes;
 use crate::sides::{open_records, Records};
 
@@ -206,16 +206,8 @@ fn read_numbers(args: &Args, known: &[u64], log: &Log) -> Result<Vec<(u64, u64)>
     let (mut postings, mut unsigned) = (Vec::new(), 0usize);
     // Parsed on every thread: a million documents' texts are gigabytes.
     let parse = |text: &str| -> Result<(u64, Vec<u64>), String> {
-        if let Some(f) = norm_fields(text) {
-            return Ok((f.id, number_hashes(&f.norm, args.max_words)));
-        }
-        let o = parse_object(text)?;
-        let id = get_id(&o)?;
-        let norm = o
-            .get("norm")
-            .and_then(serde_json::Value::as_str)
-            .ok_or("no \"norm\" text (give pl-normalize's output)")?;
-        Ok((id, number_hashes(norm, args.max_words)))
+        let f = norm_record(text, "give pl-normalize's output")?;
+        Ok((f.id, number_hashes(&f.norm, args.max_words)))
     };
     par_parse(&mut reader, 2048, parse, |reader, line, (id, numbers)| {
         if reader.check_id(line, id)? {

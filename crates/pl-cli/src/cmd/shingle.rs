@@ -192,7 +192,13 @@ pub fn run(args: Args) -> Result<()> {
         let recs: Vec<_> = chunk
             .par_iter()
             .map_init(Shingler::default, |sh, (_, text)| {
-                shingle_norm_line(text, &config, "pl-shingle", sh).map(|r| {
+                shingle_norm_line(
+                    text,
+                    &config,
+                    "feed pl-shingle the output of pl-normalize",
+                    sh,
+                )
+                .map(|r| {
                     r.map(|(id, fingerprint, short)| {
                         let hashes = sh.hashes.clone();
                         (

@@ -368,14 +368,10 @@ impl<'a, 'b> Counts<'a, 'b> {
             docs += 1;
         }
         let mut token_set: Vec<u64> = Vec::new();
-        for (_, line) in lines {
-            if let Some(f) = crate::ndjson::norm_fields(line) {
-                token_set.extend(counted_words(&f.norm, opts).0);
-            } else {
-                let o = pl_core::fields::parse_object(line).map_err(|e| anyhow!("{e}"))?;
-                let norm = o.get("norm").and_then(Value::as_str).unwrap_or_default();
-                token_set.extend(counted_words(norm, opts).0);
-            }
+        for (id, line) in lines {
+            let f = crate::ndjson::norm_record(line, "")
+                .map_err(|e| anyhow!("document {id}: stored line: {e}"))?;
+            token_set.extend(counted_words(&f.norm, opts).0);
         }
         token_set.sort_unstable();
         token_set.dedup();
