@@ -263,7 +263,9 @@ spark-cluster-test: $(BINS)
 	BIN=$(BIN) scripts/spark/cluster_test.sh
 
 # The table of README's "More than one machine" and docs/SCALE.md's stage costs: pl-spark on
-# local[1] and local[2] against `make groups` in the same run (SPARK_BENCH_SIZES, default 100000).
+# local[1], local[2] and a standalone cluster on 127.0.0.1 (a master and two one-core workers)
+# against `make groups` in the same run, with each run's peak RSS (SPARK_BENCH_SIZES, default
+# 100000; SPARK_BENCH_MASTERS).
 spark-bench: $(BINS)
 	BIN=$(BIN) scripts/spark/bench.sh
 

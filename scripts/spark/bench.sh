@@ -1,20 +1,39 @@
 #!/usr/bin/env bash
-# make spark-bench: pl-spark on local[1] and local[2] (one and two executor cores) against
-# `make groups` (one machine, the tools on every core) in the same run, on generated corpora of
-# SPARK_BENCH_SIZES documents (default 100000; the bench's corpus under work/bench/nN is reused,
-# else generated as scripts/bench/run.sh does). Checks the groups are identical, then writes the
-# table into README.md (marker spark) and the per-stage costs into docs/SCALE.md (spark-stages).
+# make spark-bench: pl-spark on local[1] and local[2] (one and two executor cores) and on a
+# standalone cluster on 127.0.0.1 (`cluster`: a master and two one-core workers, as
+# spark-cluster-test starts them) against `make groups` (one machine, the tools on every core)
+# in the same run, on generated corpora of SPARK_BENCH_SIZES documents (default 100000; the
+# bench's corpus under work/bench/nN is reused, else generated as scripts/bench/run.sh does).
+# Each run's peak RSS is that of pl-spark's largest process (scripts/spark/peak_rss.py): on a
+# cluster the driver's JVM, on local[N] the one JVM of the driver and the executors. Checks
+# the groups are identical, then writes the table into README.md (marker spark) and the
+# per-stage costs into docs/SCALE.md (spark-stages).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-target/release}
 W=${SPARK_BENCH_WORK:-work/spark-bench}
 SIZES=${SPARK_BENCH_SIZES:-100000}
-MASTERS=${SPARK_BENCH_MASTERS:-local[1] local[2]}
+MASTERS=${SPARK_BENCH_MASTERS:-local[1] local[2] cluster}
+PORT=${SPARK_CLUSTER_PORT:-7077}
+UI=${SPARK_CLUSTER_UI:-8080}
 scripts/spark/setup.sh
 mkdir -p "$W"
+W=$(cd "$W" && pwd)
 : > "$W/runs.tsv"
 log() { echo "spark-bench: $*" >&2; }
 now() { date +%s.%N; }
+. scripts/spark/lib.sh
+trap stop_cluster EXIT
+case " $MASTERS " in
+  *" cluster "*)
+    venv=${PL_SPARK_VENV:-$PWD/work/spark-venv}
+    home=$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
+    mkdir -p "$W/cluster"
+    start_cluster "$home" "$W/cluster" "$PORT" "$UI"
+    log "master and two workers on spark://127.0.0.1:$PORT" ;;
+esac
+# The tools built before anything is timed.
+make -s BIN="$BIN" "$BIN/pl-score" > /dev/null
 for n in $SIZES; do
   docs=work/bench/n$n/docs.ndjson
   if [ ! -s "$docs" ]; then
@@ -26,16 +45,21 @@ for n in $SIZES; do
       mv "$docs.tmp" "$docs"
     fi
   fi
+  docs=$(realpath "$docs")  # read by the executors too, whatever their folder
   rm -rf "$W/n$n/make"
   log "$n: make groups"
   t=$(now); make -s groups WORK="$W/n$n/make" DOCS="$docs" BIN="$BIN" > /dev/null; t2=$(now)
-  printf '%s\tmake\t%s\t%s\t-\t-\n' "$n" "$t" "$t2" >> "$W/runs.tsv"
+  printf '%s\tmake\t%s\t%s\t-\t-\t-\n' "$n" "$t" "$t2" >> "$W/runs.tsv"
   for m in $MASTERS; do
     out=$W/n$n/${m//[^a-z0-9]/}
-    log "$n: pl-spark --master $m"
-    t=$(now); scripts/spark/pl-spark -q "$docs" "$out" --master "$m" --bin "$BIN"; t2=$(now)
+    url=$m; [ "$m" = cluster ] && url=spark://127.0.0.1:$PORT
+    log "$n: pl-spark --master $url"
+    t=$(now)
+    python3 scripts/spark/peak_rss.py "$out.rss" scripts/spark/pl-spark -q "$docs" "file://$out" --master "$url" --bin "$BIN"
+    t2=$(now)
     same=yes; cat $(ls -d "$out"/groups/part-* | sort) | cmp -s "$W/n$n/make/groups.ndjson" - || same=NO
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$m" "$t" "$t2" "$same" "$out/stages.json" >> "$W/runs.tsv"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$m" "$t" "$t2" "$same" "$out/stages.json" \
+      "$(cat "$out.rss")" >> "$W/runs.tsv"
   done
 done
 python3 scripts/spark/bench_report.py "$W/runs.tsv" "$W/table.md" "$W/stages.md"

@@ -1,5 +1,6 @@
 """The tables of `make spark-bench` from its runs.tsv (size, runner, start, end, identical
-groups, stages.json): usage: bench_report.py RUNS TABLE_MD STAGES_MD."""
+groups, stages.json, peak RSS in KiB of pl-spark's largest process): usage: bench_report.py
+RUNS TABLE_MD STAGES_MD."""
 import json
 import os
 import sys
@@ -11,28 +12,32 @@ def mib(b):
 
 def main(runs_path, table_path, stages_path):
     rows = [line.rstrip("\n").split("\t") for line in open(runs_path, encoding="utf-8")]
-    rows = [(n, who, float(t2) - float(t), same, path) for n, who, t, t2, same, path in rows]
-    make = {n: s for n, who, s, _, _ in rows if who == "make"}
-    table = ["| documents | run | wall (s) | vs make groups | groups identical | shuffle written (MiB) |",
-             "|---:|---|---:|---:|---|---:|"]
+    rows = [(n, who, float(t2) - float(t), same, path, rss) for n, who, t, t2, same, path, rss in rows]
+    make = {n: s for n, who, s, _, _, _ in rows if who == "make"}
+    table = ["| documents | run | wall (s) | vs make groups | groups identical | shuffle written (MiB) "
+             "| peak RSS of its largest process (MiB) |",
+             "|---:|---|---:|---:|---|---:|---:|"]
     stages = []
-    for n, who, secs, same, path in rows:
+    for n, who, secs, same, path, rss in rows:
         secs = float(secs)
         if who == "make":
-            table.append(f"| {int(n):,} | make groups (one machine, 2 threads) | {secs:.1f} | 1.00x | - | - |")
+            table.append(f"| {int(n):,} | make groups (one machine, 2 threads) | {secs:.1f} | 1.00x | - | - | - |")
             continue
         st = json.load(open(path, encoding="utf-8"))
         written = sum(s["shuffle_write_bytes"] for s in st["stages"])
-        table.append(f"| {int(n):,} | pl-spark --master {who} ({st['partitions']} partitions) | {secs:.1f} | "
-                     f"{secs / make[n]:.2f}x | {same} | {mib(written)} |")
-        stages.append(f"\n{int(n):,} documents, `--master {who}`, {st['partitions']} partitions:\n")
+        runner = (f"pl-spark on a standalone cluster (two one-core workers, {st['partitions']} partitions)"
+                  if who == "cluster" else f"pl-spark --master {who} ({st['partitions']} partitions)")
+        table.append(f"| {int(n):,} | {runner} | {secs:.1f} | "
+                     f"{secs / make[n]:.2f}x | {same} | {mib(written)} | {mib(int(rss) * 1024)} |")
+        shown = "a standalone cluster (two one-core workers)" if who == "cluster" else f"`--master {who}`"
+        stages.append(f"\n{int(n):,} documents, {shown}, {st['partitions']} partitions:\n")
         stages.append("| stage | wall (s) | shuffle written (MiB) | written per document (bytes) |")
         stages.append("|---|---:|---:|---:|")
         for s in st["stages"]:
             stages.append(f"| {s['stage']} | {s['seconds']:.1f} | {mib(s['shuffle_write_bytes'])} | "
                           f"{s['shuffle_write_bytes'] / int(n):,.0f} |")
     # Projection: the single-core run of the largest corpus, per document, to 100M documents.
-    one = [(int(n), path) for n, who, _, _, path in rows if who == "local[1]"]
+    one = [(int(n), path) for n, who, _, _, path, _ in rows if who == "local[1]"]
     if one:
         n, path = max(one)
         st = json.load(open(path, encoding="utf-8"))

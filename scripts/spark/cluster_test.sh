@@ -18,44 +18,11 @@ log() { echo "spark-cluster-test: $*" >&2; }
 rm -rf "$W" && mkdir -p "$W"
 W=$(cd "$W" && pwd)
 
-pids=()
-stop() {
-  for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
-  rm -rf "$W/worker1" "$W/worker2"
-}
-trap stop EXIT
-export SPARK_HOME=$home SPARK_LOCAL_IP=127.0.0.1 SPARK_NO_DAEMONIZE=1
-"$home/bin/spark-class" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port "$PORT" \
-  --webui-port "$UI" > "$W/master.log" 2>&1 &
-pids+=($!)
-for n in 1 2; do
-  mkdir -p "$W/worker$n"
-  "$home/bin/spark-class" org.apache.spark.deploy.worker.Worker "spark://127.0.0.1:$PORT" \
-    --host 127.0.0.1 --cores 1 --memory 3g --work-dir "$W/worker$n" --webui-port 0 \
-    > "$W/worker$n.log" 2>&1 &
-  pids+=($!)
-done
-# Wait on the condition (the master's status page counts two live workers), not on time.
-alive() {
-  python3 - "$UI" << 'EOF'
-import json, sys, urllib.request
-try:
-    with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/json/", timeout=5) as r:
-        print(json.load(r).get("aliveworkers", 0))
-except OSError:
-    print(0)
-EOF
-}
-for _ in $(seq 120); do
-  [ "$(alive)" = 2 ] && break
-  for p in "${pids[@]}"; do kill -0 "$p" 2> /dev/null || { log "a cluster process died:"; tail -n 5 "$W"/*.log >&2; exit 1; }; done
-  sleep 1
-done
-[ "$(alive)" = 2 ] || { log "the two workers never registered:"; tail -n 5 "$W"/*.log >&2; exit 1; }
+. scripts/spark/lib.sh
+trap stop_cluster EXIT
+start_cluster "$home" "$W" "$PORT" "$UI"
 log "master and two workers on spark://127.0.0.1:$PORT"
 
-. scripts/spark/lib.sh
 on_cluster() { # corpus name, docs file
   same "$1" "$2" "file://$W/$1/spark" -q --master "spark://127.0.0.1:$PORT" --partitions 4
   # The executors ran in the workers' folders, not in the driver's.
