@@ -719,6 +719,25 @@ mod tests {
     }
 
     #[test]
+    fn shared_buckets_count_up_to_a_candidate_of_enough_bands() {
+        let rule = BandRule::new(2, 50, 7);
+        let mut s = Shared::default();
+        s.add(rule.weight(3) as u32);
+        assert_eq!(s.candidate(9, 4, rule), None, "one band of two needed");
+        s.add(rule.weight(11) as u32);
+        let c = s.candidate(9, 4, rule).expect("two bands");
+        assert_eq!((c.a, c.b, c.bands), (4, 9, 2));
+        assert_eq!(u64::from(c.evidence), rule.weight(3) + rule.weight(11));
+        // Evidence saturates at 4 bytes instead of wrapping.
+        let mut full = Shared {
+            bands: 1,
+            evidence: u32::MAX - 1,
+        };
+        full.add(EVIDENCE_UNIT as u32);
+        assert_eq!((full.bands, full.evidence), (2, u32::MAX));
+    }
+
+    #[test]
     fn union_keeps_each_pair_once_with_its_most_bands() {
         let c = |a, b, bands| Candidate {
             a,
