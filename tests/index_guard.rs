@@ -522,6 +522,32 @@ fn damaged_rows_are_rewritten_by_an_update_or_refused_never_written_on() {
         drop(conn);
         assert_eq!(add_then_groups(&ix), want, "{damage}");
     }
+    // A stored document's line damaged: refused, naming the document, the index as it was.
+    for damage in ["garbage", "{\"id\":5}"] {
+        let ix = d.path().join("baddoc");
+        let _ = std::fs::remove_dir_all(&ix);
+        copy_index(&built, &ix);
+        let conn = rusqlite::Connection::open(ix.join("index.sqlite")).unwrap();
+        conn.execute("UPDATE docs SET line = ?1 WHERE id = 5", [damage])
+            .unwrap();
+        drop(conn);
+        let before = std::fs::read(ix.join("index.sqlite")).unwrap();
+        let out = run(
+            "pl-check",
+            &["--index", &path(&ix), "--add", "-q", &path(&new)],
+            b"",
+        );
+        fails(
+            out,
+            1,
+            "pl-check",
+            &["index.sqlite", "table docs, document 5", "damaged record"],
+        );
+        assert!(
+            std::fs::read(ix.join("index.sqlite")).unwrap() == before,
+            "{damage}"
+        );
+    }
     // A stored group's record damaged: refused, naming the table and the group.
     let ix = d.path().join("badgroup");
     copy_index(&built, &ix);

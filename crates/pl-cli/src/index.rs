@@ -101,6 +101,25 @@ fn count_line(n: i64, number: bool) -> i64 {
 /// The database file in the index folder.
 pub const DB_FILE: &str = "index.sqlite";
 
+/// A stored document's line that does not read: refused, naming the database and the document.
+pub(crate) fn damaged_doc(dir: &Path, id: u64, e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow!(
+        "{}: table docs, document {id}: damaged record ({e}): {}",
+        dir.join(DB_FILE).display(),
+        open::rebuild(dir)
+    )
+}
+
+/// The fields of a stored document's norm line.
+pub(crate) fn stored_norm<'a>(
+    dir: &Path,
+    id: u64,
+    line: &'a str,
+) -> Result<crate::ndjson::NormFields<'a>> {
+    crate::ndjson::norm_record(line, "not a line pl-index stored")
+        .map_err(|e| damaged_doc(dir, id, e))
+}
+
 /// What an update did.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Summary {
@@ -189,7 +208,8 @@ impl Index {
             if let Some((fp, line)) = row {
                 let fp =
                     u128::from_le_bytes(fp.try_into().map_err(|_| anyhow!("bad fingerprint"))?);
-                out.insert(id, (fp, crate::ndjson::norm_of(&line)));
+                let norm = stored_norm(&self.dir, id, &line)?.norm.into_owned();
+                out.insert(id, (fp, norm));
             }
         }
         Ok(out)
@@ -525,7 +545,11 @@ impl Tx<'_> {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         match row {
-            Some((line, banded)) => Ok(Some((self.engine.prepare_line(id, line)?, banded))),
+            Some((line, banded)) => {
+                let p = (self.engine.prepare_line(id, line))
+                    .map_err(|e| damaged_doc(self.dir, id, e))?;
+                Ok(Some((p, banded)))
+            }
             None => Ok(None),
         }
     }
@@ -619,8 +643,7 @@ impl Tx<'_> {
         let Some(line) = line else {
             return Ok(Vec::new());
         };
-        let f = crate::ndjson::norm_record(&line, "")
-            .map_err(|e| anyhow!("document {id}: stored line: {e}"))?;
+        let f = stored_norm(self.dir, id, &line)?;
         Ok(number_hashes(&f.norm, self.engine.scoring.opts.max_words))
     }
 

@@ -498,13 +498,6 @@ pub fn record_fingerprint(fp: Option<&str>, norm: &str) -> Result<Fingerprint, S
     }
 }
 
-/// The normalized text of a norm line.
-pub fn norm_of(line: &str) -> String {
-    norm_record(line, "")
-        .map(|f| f.norm.into_owned())
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::norm_record;

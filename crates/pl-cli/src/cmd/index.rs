@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::common::{Common, Log};
 use crate::index::{src_hash, Access, Index, Params, Prepared};
 use crate::io::{create_output, open_input};
-use crate::ndjson::{norm_of, NdjsonReader};
+use crate::ndjson::NdjsonReader;
 use crate::score_flags::ScoreFlags;
 
 /// Build or update the persistent index of a library (one SQLite file in --index DIR) from
@@ -189,11 +189,16 @@ pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Res
             return Err(anyhow!("{name}: line {line}: id {} repeated", p.id));
         }
         changes.sources.insert(p.id, src_hash(text));
-        match texts.get(&p.id) {
-            Some(&(fp, ref norm)) if fp == p.fp && norm_of(&p.line) == *norm => {
-                changes.relabeled.push(p)
+        let same_text = match texts.get(&p.id) {
+            Some((fp, norm)) if *fp == p.fp => {
+                *norm == crate::index::stored_norm(&index.dir, p.id, &p.line)?.norm
             }
-            _ => changes.docs.push(p),
+            _ => false,
+        };
+        if same_text {
+            changes.relabeled.push(p)
+        } else {
+            changes.docs.push(p)
         }
     }
     if full {

@@ -176,14 +176,13 @@ impl Engine {
     }
 
     /// A stored norm line, prepared again (its band keys and words).
-    pub fn prepare_line(&self, id: u64, line: String) -> Result<Prepared> {
-        let o = pl_core::fields::parse_object(&line)
-            .map_err(|e| anyhow!("document {id}: stored line: {e}"))?;
+    pub fn prepare_line(&self, id: u64, line: String) -> Result<Prepared, String> {
+        let o = pl_core::fields::parse_object(&line)?;
         let norm = match o.get("norm") {
             Some(Value::String(s)) => s.clone(),
-            _ => bail!("document {id}: stored line has no \"norm\""),
+            _ => return Err("no \"norm\"".into()),
         };
-        let doc = DocRecord::from_obj(o).map_err(|e| anyhow!("document {id}: {e}"))?;
+        let doc = DocRecord::from_obj(o)?;
         let meta = DocMeta::from_record(&doc);
         Ok(self.prepare(id, line, norm, meta))
     }

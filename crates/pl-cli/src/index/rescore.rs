@@ -62,29 +62,31 @@ impl Tx<'_> {
         let mut chunk: Vec<(u64, String)> = Vec::new();
         let mut out = Vec::new();
         let opts = &self.engine.scoring.opts;
-        let mut flush = |chunk: &mut Vec<(u64, String)>| {
-            let found: Vec<(u64, u64)> = chunk
+        let dir = self.dir;
+        let mut flush = |chunk: &mut Vec<(u64, String)>| -> Result<()> {
+            let found: Vec<Vec<(u64, u64)>> = chunk
                 .par_iter()
-                .flat_map_iter(|(id, line)| {
-                    let norm = crate::ndjson::norm_of(line);
-                    super::engine::index_words(&norm, opts)
+                .map(|(id, line)| {
+                    let norm = super::stored_norm(dir, *id, line)?.norm;
+                    Ok(super::engine::index_words(&norm, opts)
                         .1
                         .into_iter()
                         .filter(|h| words.contains_key(h))
                         .map(|h| (h, *id))
-                        .collect::<Vec<_>>()
+                        .collect())
                 })
-                .collect();
-            out.extend(found);
+                .collect::<Result<_>>()?;
+            out.extend(found.into_iter().flatten());
             chunk.clear();
+            Ok(())
         };
         for r in rows {
             chunk.push(sql(self.dir, r)?);
             if chunk.len() >= 4096 {
-                flush(&mut chunk);
+                flush(&mut chunk)?;
             }
         }
-        flush(&mut chunk);
+        flush(&mut chunk)?;
         Ok(out)
     }
 
@@ -369,8 +371,7 @@ impl<'a, 'b> Counts<'a, 'b> {
         }
         let mut token_set: Vec<u64> = Vec::new();
         for (id, line) in lines {
-            let f = crate::ndjson::norm_record(line, "")
-                .map_err(|e| anyhow!("document {id}: stored line: {e}"))?;
+            let f = super::stored_norm(self.tx.dir, *id, line)?;
             token_set.extend(counted_words(&f.norm, opts).0);
         }
         token_set.sort_unstable();

@@ -370,10 +370,10 @@ impl Tx<'_> {
                 [fp],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?;
-            let Some((_, line)) = docs.first() else {
+            let Some((id, line)) = docs.first() else {
                 continue;
             };
-            let norm = crate::ndjson::norm_of(line);
+            let norm = super::stored_norm(self.dir, *id as u64, line)?.norm;
             let n = docs.len() as i64;
             for w in super::engine::index_words(&norm, &self.engine.scoring.opts).1 {
                 out.entry(w)
