@@ -1,6 +1,6 @@
 //! Grouping scored pairs: union-find, a confidence per group, and a primary to keep.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use crate::fields::{get_u64, get_unit, FieldError, Obj};
@@ -224,7 +224,8 @@ impl UnionFind {
 /// document counts. For the full list of pairs (every copy scored against every document) and
 /// its star list, this gives the same groups whenever the scores between distinct units do
 /// not tie with each other or with 1.0; with no copy pairs it is plain average linkage. Two
-/// groups with a pair of `apart` documents between them never merge.
+/// groups with a pair of `apart` documents between them never merge, and a document torn
+/// between two such ([`torn_documents`]) joins nothing.
 fn average_linkage(
     pairs: &[ScoredPair],
     apart: &[(u64, u64)],
@@ -236,13 +237,15 @@ fn average_linkage(
     for p in pairs.iter().filter(|p| p.copy) {
         uf.union(index[&p.a], index[&p.b]);
     }
+    let torn = torn_documents(pairs, apart, index, uf);
+    let joins = |p: &ScoredPair| p.copy || !(torn.contains(&p.a) || torn.contains(&p.b));
     // Units are the union-find roots after the copies; `weight` is a unit's document count.
     let mut weight = vec![0usize; n];
     for d in 0..n as u32 {
         weight[uf.find(d) as usize] += 1;
     }
-    let kept = pairs.iter().filter(|p| !p.copy).map(|p| (p.a, p.b));
-    let adj = unit_graph(kept, index, uf);
+    let kept = pairs.iter().filter(|p| !p.copy && joins(p));
+    let adj = unit_graph(kept.map(|p| (p.a, p.b)), index, uf);
     // The units held apart from each unit (documents in no kept pair cannot merge anyway).
     let held = unit_graph(apart.iter().copied(), index, uf);
     // The units of each group, and its document count, by the group's root.
@@ -264,7 +267,7 @@ fn average_linkage(
             .then((p.a, p.b).cmp(&(q.a, q.b)))
     });
     used.iter_mut().for_each(|u| *u = false);
-    for i in order {
+    for i in order.into_iter().filter(|&i| joins(&pairs[i])) {
         let (a, b) = (index[&pairs[i].a], index[&pairs[i].b]);
         let (ra, rb) = (uf.find(a), uf.find(b));
         if ra == rb {
@@ -300,6 +303,56 @@ fn average_linkage(
             used[i] = true;
         }
     }
+}
+
+/// How close to its best pair a document's pair with another side must score for the
+/// document to count as torn between the two ([`torn_documents`]).
+pub const TORN_MARGIN: f64 = 0.01;
+
+/// The documents torn between two documents held apart: each passed with both, at scores
+/// within [`TORN_MARGIN`] of its best, so its text does not tell which one it copies (a copy
+/// with the page removed that told two editions apart). Joining either would be a guess, and
+/// a wrong one a false group: such a document joins no group. Two documents are held apart
+/// when their copy units are (`uf` holds the copy units). Costs a list entry per pair end and
+/// a set entry per pair held apart.
+fn torn_documents(
+    pairs: &[ScoredPair],
+    apart: &[(u64, u64)],
+    index: &FxHashMap<u64, u32>,
+    uf: &mut UnionFind,
+) -> FxHashSet<u64> {
+    let mut torn = FxHashSet::default();
+    if apart.is_empty() {
+        return torn;
+    }
+    let mut unit = |id: u64| index.get(&id).map(|&i| uf.find(i));
+    let held: FxHashSet<(u32, u32)> = apart
+        .iter()
+        .filter_map(|&(a, b)| Some((unit(a)?, unit(b)?)))
+        .flat_map(|(x, y)| [(x, y), (y, x)])
+        .collect();
+    let mut partners: FxHashMap<u64, Vec<(f64, u64)>> = FxHashMap::default();
+    for p in pairs.iter().filter(|p| !p.copy) {
+        partners.entry(p.a).or_default().push((p.score, p.b));
+        partners.entry(p.b).or_default().push((p.score, p.a));
+    }
+    for (&d, list) in &mut partners {
+        list.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+        let top = list[0].0;
+        let near: Vec<u32> = list
+            .iter()
+            .take_while(|(s, _)| *s >= top - TORN_MARGIN)
+            .filter_map(|&(_, id)| unit(id))
+            .collect();
+        let split = near
+            .iter()
+            .enumerate()
+            .any(|(i, &x)| near[i + 1..].iter().any(|&y| held.contains(&(x, y))));
+        if split {
+            torn.insert(d);
+        }
+    }
+    torn
 }
 
 /// The units each unit is linked to by the document pairs `edges` (those of documents not in

@@ -23,8 +23,10 @@ use crate::sides::read_field;
 ///
 /// Pairs held apart (pl-score's `{"a","b","apart":true}` lines: the verifier dropped them and
 /// their numbers disagree, none agreeing) are never in one group: average linkage does not
-/// merge two groups with such a pair between them (--linkage single ignores them). A pair both
-/// kept and held apart is refused. Memory: the pairs, and 16 bytes per pair held apart.
+/// merge two groups with such a pair between them (--linkage single ignores them), and a
+/// document that passed with two documents held apart, at scores within 0.01 of each other,
+/// joins neither: its text does not tell which one it copies. A pair both kept and held apart
+/// is refused. Memory: the pairs, and 16 bytes per pair held apart.
 #[derive(Debug, Parser)]
 #[command(name = "pl-cluster", version)]
 pub struct Args {

@@ -200,6 +200,27 @@ fn documents_held_apart_never_share_a_group() {
     assert_eq!(members(&g), vec![vec![1, 2, 3]]);
 }
 
+/// A copy that passes with two documents held apart at scores within the margin does not
+/// tell which it copies: it joins neither, and each keeps its own group.
+#[test]
+fn a_copy_torn_between_documents_held_apart_joins_neither() {
+    let m = FxHashMap::default();
+    let pairs = [p(1, 3, 0.905), p(2, 3, 0.90), p(1, 4, 0.95), p(2, 5, 0.95)];
+    let g = cluster_with(&pairs, &[(1, 2)], &m, Linkage::Average);
+    assert_eq!(members(&g), vec![vec![1, 4], vec![2, 5]]);
+    // Beyond the margin the stronger pair decides, as before.
+    let clear = [p(1, 3, 0.90 + 2.0 * TORN_MARGIN), p(2, 3, 0.90)];
+    let g = cluster_with(&clear, &[(1, 2)], &m, Linkage::Average);
+    assert_eq!(members(&g), vec![vec![1, 3]]);
+    // Held apart through a copy of one of them (6 is a copy of 2): torn all the same.
+    let via_copy = [copy(2, 6), p(1, 3, 0.905), p(2, 3, 0.90)];
+    let g = cluster_with(&via_copy, &[(1, 6)], &m, Linkage::Average);
+    assert_eq!(members(&g), vec![vec![2, 6]]);
+    // Not held apart: all three, as average linkage joins them.
+    let g = cluster_with(&pairs[..2], &[], &m, Linkage::Average);
+    assert_eq!(members(&g), vec![vec![1, 2, 3]]);
+}
+
 #[test]
 fn only_pairs_apart_inside_a_component_are_held() {
     let kept = [(1, 2), (2, 3), (5, 6)];
