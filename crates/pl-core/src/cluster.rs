@@ -314,7 +314,8 @@ pub const TORN_MARGIN: f64 = 0.01;
 /// with the page removed that told two editions apart). Joining either would be a guess, and
 /// a wrong one a false group: such a document joins no group. Two documents are held apart
 /// when their copy units are (`uf` holds the copy units). Costs a list entry per pair end and
-/// a set entry per pair held apart.
+/// two set entries per pair held apart; a document's check walks, for each partner within
+/// the margin, the shorter of its partners and that partner's units held apart.
 fn torn_documents(
     pairs: &[ScoredPair],
     apart: &[(u64, u64)],
@@ -326,11 +327,13 @@ fn torn_documents(
         return torn;
     }
     let mut unit = |id: u64| index.get(&id).map(|&i| uf.find(i));
-    let held: FxHashSet<(u32, u32)> = apart
-        .iter()
-        .filter_map(|&(a, b)| Some((unit(a)?, unit(b)?)))
-        .flat_map(|(x, y)| [(x, y), (y, x)])
-        .collect();
+    let mut held: FxHashMap<u32, FxHashSet<u32>> = FxHashMap::default();
+    for &(a, b) in apart {
+        if let (Some(x), Some(y)) = (unit(a), unit(b)) {
+            held.entry(x).or_default().insert(y);
+            held.entry(y).or_default().insert(x);
+        }
+    }
     let mut partners: FxHashMap<u64, Vec<(f64, u64)>> = FxHashMap::default();
     for p in pairs.iter().filter(|p| !p.copy) {
         partners.entry(p.a).or_default().push((p.score, p.b));
@@ -339,15 +342,19 @@ fn torn_documents(
     for (&d, list) in &mut partners {
         list.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
         let top = list[0].0;
-        let near: Vec<u32> = list
+        let near: FxHashSet<u32> = list
             .iter()
             .take_while(|(s, _)| *s >= top - TORN_MARGIN)
             .filter_map(|&(_, id)| unit(id))
             .collect();
-        let split = near
-            .iter()
-            .enumerate()
-            .any(|(i, &x)| near[i + 1..].iter().any(|&y| held.contains(&(x, y))));
+        // The smaller side of each look-up is walked: at most min(held, near) a partner.
+        let split = near.iter().filter_map(|x| held.get(x)).any(|h| {
+            if h.len() <= near.len() {
+                h.iter().any(|y| near.contains(y))
+            } else {
+                near.iter().any(|y| h.contains(y))
+            }
+        });
         if split {
             torn.insert(d);
         }
