@@ -246,19 +246,6 @@ impl BandRule {
     pub fn enough(&self, bands: u64) -> bool {
         bands >= u64::from(self.min_matches)
     }
-
-    /// Whether the buckets two documents share in one sketch ([`shared_buckets`]) make them a
-    /// candidate of that sketch, as [`candidates`] decides: enough of them pair their
-    /// documents. Whether the pair is proposed also asks [`BandRule::evident`] of the
-    /// evidence of every sketch that does ([`BandRule::evidence`]).
-    pub fn proposes(&self, shared: &[SharedBucket]) -> bool {
-        self.enough(shared.iter().filter(|s| self.pairs(s.size)).count() as u64)
-    }
-
-    /// The summed weights of shared buckets.
-    pub fn evidence(&self, shared: &[SharedBucket]) -> u64 {
-        shared.iter().map(|s| self.weight(s.size)).sum()
-    }
 }
 
 /// Finds every pair of documents that share a bucket in enough bands under `rule`, with the
@@ -311,6 +298,16 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// The buckets two documents share in one sketch ([`shared_buckets`]) counted as
+    /// [`candidates`] counts them: those that pair their documents, with their weights.
+    pub fn of(shared: &[SharedBucket], rule: BandRule) -> Shared {
+        let mut s = Shared::default();
+        for b in shared.iter().filter(|b| rule.pairs(b.size)) {
+            s.add(rule.weight(b.size) as u32);
+        }
+        s
+    }
+
     /// Counts one more shared bucket that pairs them ([`BandRule::pairs`]), of `weight`
     /// ([`BandRule::weight`]).
     pub fn add(&mut self, weight: u32) {
@@ -777,10 +774,11 @@ mod tests {
                 for y in x + 1..keys.len() {
                     let (a, b) = (x as u64, y as u64);
                     let shared = shared_buckets(&keys, x, y);
-                    let listed = found.iter().any(|c| (c.a, c.b) == (a, b));
-                    prop_assert_eq!(rule.proposes(&shared), listed, "{} {} {:?}", a, b, shared);
+                    let mine = Shared::of(&shared, rule).candidate(a, b, rule);
+                    let listed = found.iter().find(|c| (c.a, c.b) == (a, b)).copied();
+                    prop_assert_eq!(mine, listed, "{} {} {:?}", a, b, shared);
                     let listed = proposed.iter().any(|c| (c.a, c.b) == (a, b));
-                    let evident = rule.proposes(&shared) && rule.evident(rule.evidence(&shared));
+                    let evident = !propose(vec![mine.into_iter().collect()], rule).is_empty();
                     prop_assert_eq!(evident, listed, "{} {} {:?}", a, b, shared);
                     let listed = by_numbers.iter().any(|c| (c.a, c.b) == (a, b));
                     prop_assert_eq!(numbers_propose(&shared_numbers(&postings, a, b)), listed);

@@ -5,8 +5,8 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use pl_core::lsh::{
-    copy_sets, numbers_propose, shared_buckets, shared_numbers, Banding, SharedBucket,
-    EVIDENCE_UNIT,
+    copy_sets, numbers_propose, shared_buckets, shared_numbers, Banding, Candidate, Shared,
+    SharedBucket, EVIDENCE_UNIT,
 };
 use pl_core::minhash::estimate_jaccard;
 use pl_core::stream::Params;
@@ -52,8 +52,9 @@ struct SketchWhy {
     proposes: bool,
     /// The weights of the buckets that pair, summed.
     evidence: f64,
+    /// The candidate of this sketch, as pl-lsh counts it (`None`: too few buckets pair).
     #[serde(skip)]
-    weights: u64,
+    candidate: Option<Candidate>,
 }
 
 /// The numbers the pair shares (--numbers).
@@ -144,11 +145,14 @@ impl Why {
     /// pair is banded as itself (`as_itself`) and its numbers propose it, or some sketch does
     /// and the evidence of those that do is enough.
     fn decide(&mut self, rule: pl_core::lsh::BandRule, as_itself: bool) {
-        let proposing = self.sketches.iter().filter(|s| s.proposes);
-        let evidence: u64 = proposing.clone().map(|s| s.weights).sum();
+        let lists: Vec<Vec<Candidate>> = (self.sketches.iter())
+            .map(|s| s.candidate.into_iter().collect())
+            .collect();
+        let evidence = lists.iter().flatten().map(|c| u64::from(c.evidence)).sum();
         self.evidence = units(evidence);
         self.evidence_needed = units(rule.needed());
-        let banded = proposing.count() > 0 && rule.evident(evidence);
+        // pl-lsh's own verdict on the sketches' candidates.
+        let banded = !pl_core::lsh::propose(lists, rule).is_empty();
         let numbered = self.numbers.as_ref().is_some_and(|n| n.proposes);
         self.candidate = as_itself && (banded || numbered);
     }
@@ -175,14 +179,14 @@ fn sketch(name: &str, ids: &[u64], keys: &[Vec<u64>], pair: (u64, u64), args: &A
         (Some(x), Some(y)) => shared_buckets(keys, x, y),
         _ => Vec::new(),
     };
-    let rule = args.rule();
-    let weights = rule.evidence(&shared);
+    let counted = Shared::of(&shared, args.rule());
+    let candidate = counted.candidate(pair.0, pair.1, args.rule());
     SketchWhy {
         sketch: name.to_string(),
-        pairing: shared.iter().filter(|s| rule.pairs(s.size)).count(),
-        proposes: rule.proposes(&shared),
-        evidence: units(weights),
-        weights,
+        pairing: counted.bands as usize,
+        proposes: candidate.is_some(),
+        evidence: units(u64::from(counted.evidence)),
+        candidate,
         shared,
     }
 }
