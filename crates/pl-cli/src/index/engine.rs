@@ -175,14 +175,15 @@ impl Engine {
         Ok(self.prepare(doc.id, line, norm, meta))
     }
 
-    /// A stored norm line, prepared again (its band keys and words).
-    pub fn prepare_line(&self, id: u64, line: String) -> Result<Prepared, String> {
-        let o = pl_core::fields::parse_object(&line)?;
+    /// A stored norm line, prepared again (its band keys and words); an error says what is
+    /// wrong with the line, the caller names the index and the document.
+    pub fn prepare_line(&self, id: u64, line: String) -> Result<Prepared> {
+        let o = pl_core::fields::parse_object(&line).map_err(|e| anyhow!("{e}"))?;
         let norm = match o.get("norm") {
             Some(Value::String(s)) => s.clone(),
-            _ => return Err("no \"norm\"".into()),
+            _ => bail!("no \"norm\""),
         };
-        let doc = DocRecord::from_obj(o)?;
+        let doc = DocRecord::from_obj(o).map_err(|e| anyhow!("{e}"))?;
         let meta = DocMeta::from_record(&doc);
         Ok(self.prepare(id, line, norm, meta))
     }
