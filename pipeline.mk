@@ -143,7 +143,7 @@ SCORE_ARGS = --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS)
 # proposes them and through which buckets and numbers (pl-lsh --why), then pl-score's verdict
 # on the pair with its evidence (--explain), as the run judges it, proposed or not.
 .PHONY: why
-why: $(WORK)/sigs.bin $(EDGE_SIGS) $(WORK)/norm.ndjson $(BIN)/pl-lsh $(BIN)/pl-score
+why: $(WORK)/sigs.bin $(EDGE_SIGS) $(WORK)/norm.ndjson $(BIN)/pl-lsh $(BIN)/pl-score $(BIN)/pl-cluster
 	@case "$(A),$(B)" in *[!0-9,]*|,*|*,) cmd=$${PL_DEDUPE_CMD:-make}; \
 	  echo "$$cmd why: give two document ids: $$cmd why A=12 B=57" >&2; exit 2;; esac
 	@echo "candidates (pl-lsh --why):"
@@ -151,6 +151,9 @@ why: $(WORK)/sigs.bin $(EDGE_SIGS) $(WORK)/norm.ndjson $(BIN)/pl-lsh $(BIN)/pl-s
 	@echo "verdict (pl-score --explain; \"dropped\" says the step that dropped it):"
 	@if [ $(A) -lt $(B) ]; then echo '{"a":$(A),"b":$(B)}'; else echo '{"a":$(B),"b":$(A)}'; fi \
 	  | $(BIN)/pl-score -q - $(SCORE_ARGS) --explain --rejected /dev/stdout -o /dev/stdout
+	@if [ -s $(WORK)/scores.ndjson ]; then \
+	  echo "groups (pl-cluster --why, from the last run's $(WORK)/scores.ndjson):"; \
+	  $(BIN)/pl-cluster -q $(WORK)/scores.ndjson $(CLUSTER_FLAGS) --why $(A),$(B); fi
 
 $(eval $(call params,cluster,$(CLUSTER_FLAGS)))
 

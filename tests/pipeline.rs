@@ -433,8 +433,8 @@ fn score_reports_which_step_decided_each_pair() {
     assert!(steps[8].1 > 0, "{err}");
 }
 
-/// `make why`: a grouped pair is proposed and kept, a pair from two groups is not both; the
-/// ids may come in either order, and a missing one is refused in a line.
+/// `make why`: a grouped pair is proposed, kept and in one group, a pair from two groups is
+/// not all three; the ids may come in either order, and a missing one is refused in a line.
 #[test]
 fn make_why_explains_a_pair_proposed_or_not() {
     let d = corpus_dir(100);
@@ -450,7 +450,7 @@ fn make_why_explains_a_pair_proposed_or_not() {
             .filter(|l| l.starts_with('{'))
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        assert_eq!(json.len(), 2, "{text}");
+        assert_eq!(json.len(), 3, "{text}");
         json
     };
     let kept = why(first[1], first[0]);
@@ -463,10 +463,29 @@ fn make_why_explains_a_pair_proposed_or_not() {
         kept[1].get("dropped").is_none() && kept[1]["score"].is_number(),
         "{kept:?}"
     );
+    // pl-cluster's account: the kept pair's score, both in the first group.
+    assert_eq!(kept[2]["kept"], kept[1]["score"], "{kept:?}");
+    assert_eq!(
+        (kept[2]["group_a"].clone(), kept[2]["group_b"].clone()),
+        (1.into(), 1.into())
+    );
     let apart = why(first[0], second[0]);
     assert!(
         apart[0]["candidate"] == false || apart[1].get("dropped").is_some(),
         "{apart:?}"
+    );
+    assert_eq!(apart[2]["kept"], Value::Null, "{apart:?}");
+    let group_of = |id: u64| {
+        let side = if apart[2]["a"] == id {
+            "group_a"
+        } else {
+            "group_b"
+        };
+        apart[2][side].clone()
+    };
+    assert_eq!(
+        (group_of(first[0]), group_of(second[0])),
+        (1.into(), 2.into())
     );
     let out = make_target(d.path(), "why", &["A=3"]);
     assert!(!out.status.success());

@@ -234,10 +234,7 @@ fn average_linkage(
     used: &mut [bool],
 ) {
     let n = index.len();
-    for p in pairs.iter().filter(|p| p.copy) {
-        uf.union(index[&p.a], index[&p.b]);
-    }
-    let torn = torn_documents(pairs, apart, index, uf);
+    let torn = copy_units_and_torn(pairs, apart, index, uf);
     let joins = |p: &ScoredPair| p.copy || !(torn.contains(&p.a) || torn.contains(&p.b));
     // Units are the union-find roots after the copies; `weight` is a unit's document count.
     let mut weight = vec![0usize; n];
@@ -303,6 +300,20 @@ fn average_linkage(
             used[i] = true;
         }
     }
+}
+
+/// Joins the copy pairs' documents into units in `uf`, then gives the documents torn between
+/// two held apart ([`torn_documents`]).
+fn copy_units_and_torn(
+    pairs: &[ScoredPair],
+    apart: &[(u64, u64)],
+    index: &FxHashMap<u64, u32>,
+    uf: &mut UnionFind,
+) -> FxHashSet<u64> {
+    for p in pairs.iter().filter(|p| p.copy) {
+        uf.union(index[&p.a], index[&p.b]);
+    }
+    torn_documents(pairs, apart, index, uf)
 }
 
 /// How close to its best pair a document's pair with another side must score for the
@@ -430,14 +441,7 @@ pub fn cluster_with(
     meta: &FxHashMap<u64, DocMeta>,
     linkage: Linkage,
 ) -> Vec<Group> {
-    let mut ids: Vec<u64> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let index: FxHashMap<u64, u32> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, &id)| (id, i as u32))
-        .collect();
+    let (ids, index) = dense_ids(pairs);
     let mut uf = UnionFind::new(ids.len());
     let mut used = vec![true; pairs.len()];
     match linkage {
@@ -485,6 +489,75 @@ pub fn cluster_with(
         )
     });
     groups
+}
+
+/// The documents of `pairs`, sorted, and each one's place among them.
+fn dense_ids(pairs: &[ScoredPair]) -> (Vec<u64>, FxHashMap<u64, u32>) {
+    let mut ids: Vec<u64> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let index = ids
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i as u32))
+        .collect();
+    (ids, index)
+}
+
+/// Why two documents are or are not in one group, after pl-score's verdict on their pair:
+/// what `make why` shows last.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GroupingWhy {
+    /// The first document, as asked.
+    pub a: u64,
+    /// The second.
+    pub b: u64,
+    /// The pair's score, when pl-score kept it.
+    pub kept: Option<f64>,
+    /// Whether pl-score held the two apart.
+    pub held_apart: bool,
+    /// Of the two, those torn between documents held apart: they join no group
+    /// ([`TORN_MARGIN`]).
+    pub torn: Vec<u64>,
+    /// The first one's group number in pl-cluster's output (`None`: in no group).
+    pub group_a: Option<usize>,
+    /// The second one's.
+    pub group_b: Option<usize>,
+}
+
+/// [`GroupingWhy`] for documents `a` and `b`, clustering as [`cluster_with`] does.
+pub fn grouping_why(
+    pairs: &[ScoredPair],
+    apart: &[(u64, u64)],
+    linkage: Linkage,
+    (a, b): (u64, u64),
+) -> GroupingWhy {
+    let groups = cluster_with(pairs, apart, &FxHashMap::default(), linkage);
+    let group_of = |id: u64| {
+        groups
+            .iter()
+            .position(|g| g.members.contains(&id))
+            .map(|i| i + 1)
+    };
+    let key = (a.min(b), a.max(b));
+    let mut torn = Vec::new();
+    if linkage == Linkage::Average {
+        let (_, index) = dense_ids(pairs);
+        let all = copy_units_and_torn(pairs, apart, &index, &mut UnionFind::new(index.len()));
+        torn = [key.0, key.1]
+            .into_iter()
+            .filter(|id| all.contains(id))
+            .collect();
+    }
+    GroupingWhy {
+        a,
+        b,
+        kept: pairs.iter().find(|p| (p.a, p.b) == key).map(|p| p.score),
+        held_apart: apart.contains(&key),
+        torn,
+        group_a: group_of(a),
+        group_b: group_of(b),
+    }
 }
 
 /// The order of groups: by confidence as written (the strongest pair's score to 6 places),

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Parser;
-use pl_core::cluster::{apart_in_components, cluster_with, DocMeta, Linkage, ScoresLine};
+use pl_core::cluster::{
+    apart_in_components, cluster_with, grouping_why, DocMeta, Linkage, ScoresLine,
+};
 use pl_core::text_records::GroupRecord;
 use rustc_hash::FxHashMap;
 
@@ -47,6 +49,13 @@ pub struct Args {
     /// numbers one run over all the pairs gives them. A document in two groups is refused.
     #[arg(long)]
     pub renumber: bool,
+    /// Say why two documents are or are not in one group, instead of writing the groups: one
+    /// JSON object with their pair's score if it was kept, whether pl-score held them apart,
+    /// which of them are torn between two documents held apart (they join no group), and each
+    /// one's group number (null: none).
+    #[arg(long, value_name = "A,B", value_parser = crate::common::numbers::id_pair,
+          conflicts_with = "renumber")]
+    pub why: Option<(u64, u64)>,
 }
 
 /// The --linkage flag.
@@ -87,8 +96,12 @@ pub fn run(args: Args) -> Result<()> {
         LinkageArg::Single => Linkage::Single,
         LinkageArg::Average => Linkage::Average,
     };
-    let groups = cluster_with(&pairs, &apart, &meta, linkage);
     let mut out = create_output(args.common.output.as_deref())?;
+    if let Some((a, b)) = args.why {
+        write_obj(&mut out, &grouping_why(&pairs, &apart, linkage, (a, b)))?;
+        return out.finish();
+    }
+    let groups = cluster_with(&pairs, &apart, &meta, linkage);
     for (i, g) in groups.iter().enumerate() {
         write_obj(&mut out, &g.to_record(i + 1))?;
     }

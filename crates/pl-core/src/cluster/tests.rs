@@ -221,6 +221,31 @@ fn a_copy_torn_between_documents_held_apart_joins_neither() {
     assert_eq!(members(&g), vec![vec![1, 2, 3]]);
 }
 
+/// `--why`'s account agrees with the groups: a torn copy is named and in no group, a kept pair
+/// in one group has its score and one group number, a pair held apart says so.
+#[test]
+fn grouping_why_tells_the_groups_apart() {
+    let pairs = [p(1, 3, 0.905), p(2, 3, 0.90), p(1, 4, 0.95), p(2, 5, 0.95)];
+    let why = |a, b| grouping_why(&pairs, &[(1, 2)], Linkage::Average, (a, b));
+    let torn = why(3, 1);
+    assert_eq!((torn.a, torn.b, torn.kept), (3, 1, Some(0.905)));
+    assert_eq!(
+        (torn.torn, torn.group_a, torn.group_b),
+        (vec![3], None, Some(1))
+    );
+    let together = why(2, 5);
+    assert_eq!((together.group_a, together.group_b), (Some(2), Some(2)));
+    assert!(together.torn.is_empty() && !together.held_apart);
+    let held = why(1, 2);
+    assert!(held.held_apart && held.kept.is_none());
+    // Single linkage has no torn documents: 3 joins everything.
+    let single = grouping_why(&pairs, &[(1, 2)], Linkage::Single, (3, 1));
+    assert_eq!(
+        (single.torn.len(), single.group_a, single.group_b),
+        (0, Some(1), Some(1))
+    );
+}
+
 #[test]
 fn only_pairs_apart_inside_a_component_are_held() {
     let kept = [(1, 2), (2, 3), (5, 6)];
