@@ -487,6 +487,9 @@ fn make_why_explains_a_pair_proposed_or_not() {
         (group_of(first[0]), group_of(second[0])),
         (1.into(), 2.into())
     );
+    let pairs = first.len() * second.len();
+    assert_eq!(apart[2]["between"]["pairs"], pairs, "{apart:?}");
+    assert!(kept[2].get("between").is_none(), "{kept:?}");
     let out = make_target(d.path(), "why", &["A=3"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("make why A=12 B=57"));

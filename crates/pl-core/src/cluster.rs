@@ -523,6 +523,24 @@ pub struct GroupingWhy {
     pub group_a: Option<usize>,
     /// The second one's.
     pub group_b: Option<usize>,
+    /// When they are not in one group: the document pairs between their two groups (a
+    /// document in none counting as a group of one), how many of them pl-score kept and how
+    /// many it held apart. Average linkage merges two groups when at least half of those
+    /// pairs passed (a pair with one copy of a text standing for each copy) and none is held
+    /// apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub between: Option<Between>,
+}
+
+/// The document pairs between two groups ([`GroupingWhy::between`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Between {
+    /// Document pairs between the two groups.
+    pub pairs: usize,
+    /// Of them, those pl-score kept.
+    pub passed: usize,
+    /// Those it held apart.
+    pub held_apart: usize,
 }
 
 /// [`GroupingWhy`] for documents `a` and `b`, clustering as [`cluster_with`] does.
@@ -539,6 +557,24 @@ pub fn grouping_why(
             .position(|g| g.members.contains(&id))
             .map(|i| i + 1)
     };
+    let (group_a, group_b) = (group_of(a), group_of(b));
+    let members = |g: Option<usize>, id: u64| -> FxHashSet<u64> {
+        g.map_or_else(
+            || [id].into_iter().collect(),
+            |n| groups[n - 1].members.iter().copied().collect(),
+        )
+    };
+    let between = (group_a.is_none() || group_a != group_b).then(|| {
+        let (ma, mb) = (members(group_a, a), members(group_b, b));
+        let across = |x: u64, y: u64| {
+            (ma.contains(&x) && mb.contains(&y)) || (ma.contains(&y) && mb.contains(&x))
+        };
+        Between {
+            pairs: ma.len() * mb.len(),
+            passed: pairs.iter().filter(|p| across(p.a, p.b)).count(),
+            held_apart: apart.iter().filter(|&&(x, y)| across(x, y)).count(),
+        }
+    });
     let key = (a.min(b), a.max(b));
     let mut torn = Vec::new();
     if linkage == Linkage::Average {
@@ -555,8 +591,9 @@ pub fn grouping_why(
         kept: pairs.iter().find(|p| (p.a, p.b) == key).map(|p| p.score),
         held_apart: apart.contains(&key),
         torn,
-        group_a: group_of(a),
-        group_b: group_of(b),
+        group_a,
+        group_b,
+        between,
     }
 }
 

@@ -51,8 +51,9 @@ pub struct Args {
     pub renumber: bool,
     /// Say why two documents are or are not in one group, instead of writing the groups: one
     /// JSON object with their pair's score if it was kept, whether pl-score held them apart,
-    /// which of them are torn between two documents held apart (they join no group), and each
-    /// one's group number (null: none).
+    /// which of them are torn between two documents held apart (they join no group), each one's
+    /// group number (null: none), and when they are not in one group, the document pairs
+    /// between their groups: how many, how many passed, how many are held apart (`between`).
     #[arg(long, value_name = "A,B", value_parser = crate::common::numbers::id_pair,
           conflicts_with = "renumber")]
     pub why: Option<(u64, u64)>,

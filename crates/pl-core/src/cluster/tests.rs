@@ -233,11 +233,25 @@ fn grouping_why_tells_the_groups_apart() {
         (torn.torn, torn.group_a, torn.group_b),
         (vec![3], None, Some(1))
     );
+    let between = |passed, held_apart| {
+        Some(Between {
+            pairs: 2,
+            passed,
+            held_apart,
+        })
+    };
+    assert_eq!(torn.between, between(1, 0), "3 alone, 1 with 4");
     let together = why(2, 5);
     assert_eq!((together.group_a, together.group_b), (Some(2), Some(2)));
-    assert!(together.torn.is_empty() && !together.held_apart);
+    assert!(together.torn.is_empty() && !together.held_apart && together.between.is_none());
     let held = why(1, 2);
     assert!(held.held_apart && held.kept.is_none());
+    let four = Between {
+        pairs: 4,
+        passed: 0,
+        held_apart: 1,
+    };
+    assert_eq!(held.between, Some(four), "[1, 4] against [2, 5]");
     // Single linkage has no torn documents: 3 joins everything.
     let single = grouping_why(&pairs, &[(1, 2)], Linkage::Single, (3, 1));
     assert_eq!(
