@@ -101,13 +101,23 @@ fn count_line(n: i64, number: bool) -> i64 {
 /// The database file in the index folder.
 pub const DB_FILE: &str = "index.sqlite";
 
-/// A stored document's line that does not read: refused, naming the database and the document.
-pub(crate) fn damaged_doc(dir: &Path, id: u64, e: impl std::fmt::Display) -> anyhow::Error {
+/// A stored row that does not read (`row`: its table and record): refused, naming the
+/// database and the row, with how to build the index again.
+fn damaged_row(
+    dir: &Path,
+    row: impl std::fmt::Display,
+    e: impl std::fmt::Display,
+) -> anyhow::Error {
     anyhow!(
-        "{}: table docs, document {id}: damaged record ({e}): {}",
+        "{}: {row}: damaged record ({e}): {}",
         dir.join(DB_FILE).display(),
         open::rebuild(dir)
     )
+}
+
+/// A stored document's line that does not read.
+pub(crate) fn damaged_doc(dir: &Path, id: u64, e: impl std::fmt::Display) -> anyhow::Error {
+    damaged_row(dir, format_args!("table docs, document {id}"), e)
 }
 
 /// The fields of a stored document's norm line.
@@ -232,12 +242,8 @@ impl Index {
             let line = format!("{{\"group\":{n},{rec}");
             // A record damaged outside pl-index is refused, never written on as a group.
             if let Err(e) = pl_core::fields::parse_object(&line) {
-                bail!(
-                    "{}: table groups, the group of document {}: damaged record ({e}): {}",
-                    self.dir.join(DB_FILE).display(),
-                    first as u64,
-                    open::rebuild(&self.dir)
-                );
+                let row = format!("table groups, the group of document {}", first as u64);
+                return Err(damaged_row(&self.dir, row, e));
             }
             writeln!(out, "{line}")?;
         }

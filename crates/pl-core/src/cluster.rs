@@ -234,7 +234,8 @@ fn average_linkage(
     used: &mut [bool],
 ) {
     let n = index.len();
-    let torn = copy_units_and_torn(pairs, apart, index, uf);
+    // The copies join into units first, there.
+    let torn = torn_documents(pairs, apart, index, uf);
     let joins = |p: &ScoredPair| p.copy || !(torn.contains(&p.a) || torn.contains(&p.b));
     // Units are the union-find roots after the copies; `weight` is a unit's document count.
     let mut weight = vec![0usize; n];
@@ -302,20 +303,6 @@ fn average_linkage(
     }
 }
 
-/// Joins the copy pairs' documents into units in `uf`, then gives the documents torn between
-/// two held apart ([`torn_documents`]).
-fn copy_units_and_torn(
-    pairs: &[ScoredPair],
-    apart: &[(u64, u64)],
-    index: &FxHashMap<u64, u32>,
-    uf: &mut UnionFind,
-) -> FxHashSet<u64> {
-    for p in pairs.iter().filter(|p| p.copy) {
-        uf.union(index[&p.a], index[&p.b]);
-    }
-    torn_documents(pairs, apart, index, uf)
-}
-
 /// How close to its best pair a document's pair with another side must score for the
 /// document to count as torn between the two ([`torn_documents`]).
 pub const TORN_MARGIN: f64 = 0.01;
@@ -323,8 +310,8 @@ pub const TORN_MARGIN: f64 = 0.01;
 /// The documents torn between two documents held apart: each passed with both, at scores
 /// within [`TORN_MARGIN`] of its best, so its text does not tell which one it copies (a copy
 /// with the page removed that told two editions apart). Joining either would be a guess, and
-/// a wrong one a false group: such a document joins no group. Two documents are held apart
-/// when their copy units are (`uf` holds the copy units). Costs a list entry per pair end and
+/// a wrong one a false group: such a document joins no group. Joins the copy pairs'
+/// documents into units in `uf` first: two documents are held apart when their units are. Costs a list entry per pair end and
 /// two set entries per pair held apart; a document's check walks, for each partner within
 /// the margin, the shorter of its partners and that partner's units held apart.
 fn torn_documents(
@@ -333,6 +320,9 @@ fn torn_documents(
     index: &FxHashMap<u64, u32>,
     uf: &mut UnionFind,
 ) -> FxHashSet<u64> {
+    for p in pairs.iter().filter(|p| p.copy) {
+        uf.union(index[&p.a], index[&p.b]);
+    }
     let mut torn = FxHashSet::default();
     if apart.is_empty() {
         return torn;
@@ -579,7 +569,7 @@ pub fn grouping_why(
     let mut torn = Vec::new();
     if linkage == Linkage::Average {
         let (_, index) = dense_ids(pairs);
-        let all = copy_units_and_torn(pairs, apart, &index, &mut UnionFind::new(index.len()));
+        let all = torn_documents(pairs, apart, &index, &mut UnionFind::new(index.len()));
         torn = [key.0, key.1]
             .into_iter()
             .filter(|id| all.contains(id))
