@@ -42,11 +42,16 @@ pub struct Profile {
     /// The text's hash: which of two texts is aligned against the other (see [`evidence`]).
     text_hash: u64,
     /// Where the numbers are (byte offset, word index), for the ledger, which reads only
-    /// them in most pairs; `None` for a text past 4 GiB (the ledger then reads every word).
+    /// them in most pairs: each number's first place once the ids are set
+    /// ([`Profile::set_ids`]); `None` for a text past 4 GiB (the ledger then reads every word).
     numbers: Option<Vec<(u32, u32)>>,
     /// The numbers OCR-folded, for the ledger's near matches: folded once per document, not
     /// once per pair.
     folded_numbers: crate::ledger::Folded,
+    /// The text without its spaces, every 4 bytes of it holding a digit, sorted: a number
+    /// with 4 bytes not among them is not inside the text ([`Profile::may_hold_inside`]).
+    /// Empty (nothing ruled out) when they would take more than twice the text's bytes.
+    digit_grams: Vec<u32>,
 }
 
 impl Profile {
@@ -69,7 +74,7 @@ impl Profile {
                 at.push((offset as u32, i as u32));
             }
         }
-        folded_numbers.shrink_to_fit();
+        folded_numbers.finish();
         folded.sort_unstable();
         folded.dedup();
         folded.shrink_to_fit();
@@ -83,10 +88,24 @@ impl Profile {
             text_hash: xxh3_64(norm.as_bytes()),
             numbers,
             folded_numbers,
+            digit_grams: digit_grams(norm),
         }
     }
 
-    /// The numbers of `norm` (the text this profile is of) with their ids, in text order.
+    /// False when `w` (no spaces in it) is certainly not inside the text read without its
+    /// spaces: 4 of its bytes holding a digit are nowhere there together. True says nothing.
+    pub(crate) fn may_hold_inside(&self, w: &[u8]) -> bool {
+        self.digit_grams.is_empty()
+            || w.windows(4)
+                .filter(|g| g.iter().any(u8::is_ascii_digit))
+                .all(|g| {
+                    let g = u32::from_le_bytes([g[0], g[1], g[2], g[3]]);
+                    self.digit_grams.binary_search(&g).is_ok()
+                })
+    }
+
+    /// The distinct numbers of `norm` (the text this profile is of) with their ids, each at
+    /// its first place, in text order.
     pub(crate) fn numbers<'t>(
         &'t self,
         norm: &'t str,
@@ -97,11 +116,14 @@ impl Profile {
                 let end = memchr::memchr(b' ', rest.as_bytes()).unwrap_or(rest.len());
                 (&rest[..end], self.ids[i as usize])
             })),
-            None => Box::new(
-                words(norm)
-                    .zip(self.ids.iter().copied())
-                    .filter(|(w, _)| crate::ledger::is_number(w)),
-            ),
+            None => {
+                let mut seen = rustc_hash::FxHashSet::default();
+                Box::new(
+                    words(norm)
+                        .zip(self.ids.iter().copied())
+                        .filter(move |&(w, id)| crate::ledger::is_number(w) && seen.insert(id)),
+                )
+            }
         }
     }
 
@@ -112,6 +134,12 @@ impl Profile {
 
     /// Sets the text's word ids, in text order ([`crate::verify::Vocab::add`]).
     pub fn set_ids(&mut self, ids: Vec<u32>) {
+        if let Some(at) = self.numbers.as_mut() {
+            // Read for each pair, deduplicated once: the ledger counts each number once.
+            let mut seen = rustc_hash::FxHashSet::default();
+            at.retain(|&(_, i)| seen.insert(ids[i as usize]));
+            at.shrink_to_fit();
+        }
         let mut distinct = ids.clone();
         distinct.sort_unstable();
         distinct.dedup();
@@ -145,6 +173,24 @@ impl Profile {
     fn has(&self, word: &str, id: u32, buf: &mut Scratch) -> bool {
         self.has_id(id) || self.folded.binary_search(&fold_hash(word, buf)).is_ok()
     }
+}
+
+/// [`Profile::digit_grams`] of a text.
+fn digit_grams(norm: &str) -> Vec<u32> {
+    let squeezed: Vec<u8> = norm.bytes().filter(|&c| c != b' ').collect();
+    let mut grams: Vec<u32> = squeezed
+        .windows(4)
+        .filter(|g| g.iter().any(u8::is_ascii_digit))
+        .map(|g| u32::from_le_bytes([g[0], g[1], g[2], g[3]]))
+        .collect();
+    grams.sort_unstable();
+    grams.dedup();
+    // Bounded: a text of numbers alone could have four for each of its bytes.
+    if grams.len() * 4 > 2 * norm.len() {
+        return Vec::new();
+    }
+    grams.shrink_to_fit();
+    grams
 }
 
 /// Working memory reused across the words of a pair: the verifier looks up thousands of

@@ -173,6 +173,9 @@ impl<'t> Reading<'t> {
         let Some((&first, rest)) = w.split_first() else {
             return true;
         };
+        if !self.profile.may_hold_inside(w) {
+            return false;
+        }
         memchr::memchr_iter(first, t).any(|at| {
             let mut it = t[at + 1..].iter().filter(|&&c| c != b' ');
             rest.iter().all(|c| it.next() == Some(c))
@@ -208,17 +211,24 @@ impl<'t> Reading<'t> {
     /// once for all of them (an Aho-Corasick automaton over the text without its spaces),
     /// a short one once for each: the same answers, at the cost of one scan.
     fn has_each_inside(&self, words: &[&str]) -> Vec<bool> {
-        if words.len() < 2 || self.text.len() < LONG_TEXT {
-            return words.iter().map(|w| self.has_inside(w)).collect();
+        // Only the words that may be there are looked for.
+        let sought: Vec<usize> = (0..words.len())
+            .filter(|&i| self.profile.may_hold_inside(words[i].as_bytes()))
+            .collect();
+        let mut found = vec![false; words.len()];
+        if sought.len() < 2 || self.text.len() < LONG_TEXT {
+            for i in sought {
+                found[i] = self.has_inside(words[i]);
+            }
+            return found;
         }
         let squeezed: Vec<u8> = self.text.bytes().filter(|&c| c != b' ').collect();
-        let mut found = vec![false; words.len()];
-        let Ok(ac) = aho_corasick::AhoCorasick::new(words) else {
+        let Ok(ac) = aho_corasick::AhoCorasick::new(sought.iter().map(|&i| words[i])) else {
             return words.iter().map(|w| self.has_inside(w)).collect();
         };
-        let mut left = words.len();
+        let mut left = sought.len();
         for m in ac.find_overlapping_iter(&squeezed) {
-            let f = &mut found[m.pattern().as_usize()];
+            let f = &mut found[sought[m.pattern().as_usize()]];
             if !*f {
                 *f = true;
                 left -= 1;
@@ -254,66 +264,8 @@ impl<'t> Reading<'t> {
             return false;
         }
         let folded: Vec<char> = w.chars().map(fold_char).collect();
-        let sig = counts_sig(&folded);
-        let numbers = self.numbers();
-        numbers.spans.iter().any(|&(start, end, other)| {
-            let v = &numbers.chars[start as usize..end as usize];
-            v.len().abs_diff(n) <= tol
-                && counts_apart(sig, other) <= 2 * tol
-                && rapidfuzz::distance::levenshtein::distance(
-                    folded.iter().copied(),
-                    v.iter().copied(),
-                ) <= tol
-        })
+        self.numbers().has_near(&folded, tol)
     }
-}
-
-/// A text's numbers OCR-folded, in one buffer: each one's span and [`counts_sig`].
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Folded {
-    chars: Vec<char>,
-    spans: Vec<(u32, u32, u64)>,
-}
-
-impl Folded {
-    /// Adds the number `w`.
-    pub(crate) fn push(&mut self, w: &str) {
-        let start = self.chars.len();
-        self.chars.extend(w.chars().map(fold_char));
-        let sig = counts_sig(&self.chars[start..]);
-        self.spans
-            .push((start as u32, self.chars.len() as u32, sig));
-    }
-
-    pub(crate) fn shrink_to_fit(&mut self) {
-        self.chars.shrink_to_fit();
-        self.spans.shrink_to_fit();
-    }
-}
-
-/// How many times each character occurs, in 16 buckets of 4 bits (by code modulo 16, counts
-/// saturating at 15): an edit changes the counts by at most 2 in all, so two strings whose
-/// signatures are further apart than twice an edit tolerance ([`counts_apart`]) are further
-/// apart than it; collisions and saturation only bring signatures closer.
-fn counts_sig(chars: &[char]) -> u64 {
-    let mut sig = 0u64;
-    for &c in chars {
-        let shift = (c as u32 % 16) * 4;
-        if (sig >> shift) & 0xf < 0xf {
-            sig += 1 << shift;
-        }
-    }
-    sig
-}
-
-/// The sum over the 16 buckets of the two signatures' count differences.
-fn counts_apart(a: u64, b: u64) -> usize {
-    (0..16)
-        .map(|i| {
-            let (x, y) = ((a >> (i * 4)) & 0xf, (b >> (i * 4)) & 0xf);
-            x.abs_diff(y) as usize
-        })
-        .sum()
 }
 
 /// Edits a number of `chars` characters may be away from another to count as near: two from
@@ -377,12 +329,11 @@ fn is_word(w: &str) -> bool {
 /// documents (`df` by word id): what pl-lsh --numbers pairs documents by, and what lets the
 /// verifier judge a pair whatever its score ([`crate::scorer`]).
 pub fn shares_wide(a: &str, pa: &Profile, pb: &Profile, df: impl Fn(u32) -> u32, n: usize) -> bool {
-    let mut seen = rustc_hash::FxHashSet::default();
     // The cheap tests first: most numbers of a long text are in many documents.
     n == 0
         || pa
             .numbers(a)
-            .filter(|&(_, id)| df(id) <= WIDE_DF && pb.has_id(id) && seen.insert(id))
+            .filter(|&(_, id)| df(id) <= WIDE_DF && pb.has_id(id))
             .nth(n - 1)
             .is_some()
 }
@@ -402,11 +353,7 @@ fn numbers_by_id<'t>(
 ) -> (SideCount<'t>, Vec<(&'t str, u32)>) {
     let mut s = SideCount::default();
     let mut rest = Vec::new();
-    let mut seen = rustc_hash::FxHashSet::default();
     for (w, id) in mine.profile.numbers(mine.text) {
-        if !seen.insert(id) {
-            continue;
-        }
         if other.has_id(id) {
             let n = df(id);
             if n <= WIDE_DF {
@@ -771,6 +718,8 @@ fn rare_inside(
     other.any_inside(&sought)
 }
 
+mod folded;
+pub(crate) use folded::Folded;
 mod rescue;
 pub use rescue::Rescue;
 

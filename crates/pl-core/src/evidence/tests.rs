@@ -300,3 +300,33 @@ fn long_texts_aligned_between_anchors_find_the_same_differences() {
     assert!(e.conflicts.is_empty(), "{:?}", conflicts(&e));
     assert_eq!(e.matched, words.len() - 1);
 }
+
+#[test]
+fn digit_grams_rule_out_numbers_and_stay_bounded() {
+    let p = Profile::new("rechnung 47 11 betrag 66870");
+    assert!(p.may_hold_inside(b"4711"), "split in two, still inside");
+    assert!(!p.may_hold_inside(b"4712"));
+    assert!(p.may_hold_inside(b"name"), "no digit: nothing ruled out");
+    // Codes of digits and letters alone: four pieces for nearly every byte, more than twice
+    // the text.
+    let mut x: u64 = 1;
+    let codes: Vec<String> = (0..1000)
+        .map(|_| {
+            (0..8)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    b"0123456789abcdef"[(x >> 60) as usize] as char
+                })
+                .collect()
+        })
+        .collect();
+    let text = codes.join(" ");
+    let p = Profile::new(&text);
+    assert!(p.digit_grams.is_empty());
+    assert!(
+        p.may_hold_inside(b"99999"),
+        "nothing kept, nothing ruled out"
+    );
+}

@@ -384,3 +384,33 @@ fn in_a_damaged_pair_only_values_weigh_against() {
     assert_eq!((l.numbers_against, l.values_against), (3, 3), "{l:?}");
     assert!(!rule.keeps(&Ledger { damage: 0.2, ..l }));
 }
+
+/// `w` inside `text` read without its spaces, the slow obvious way.
+fn inside_by_brute_force(text: &str, w: &str) -> bool {
+    let squeezed: String = text.chars().filter(|&c| c != ' ').collect();
+    squeezed.contains(w)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    #[test]
+    fn looking_inside_answers_as_the_squeezed_text_does(
+        words in proptest::collection::vec("[0-9a-c.]{1,6}", 1..40),
+        sought in proptest::collection::vec("[0-9a-c.]{1,9}", 1..12),
+        long in proptest::bool::ANY,
+    ) {
+        let mut text = words.join(" ");
+        if long {
+            // Past LONG_TEXT the words are looked for all at once.
+            text = format!("{} {text}", "x".repeat(LONG_TEXT));
+        }
+        let mut vocab = Vocab::default();
+        let p = Profile::counted(&text, &mut vocab);
+        let r = Reading::new(&text, &p);
+        let sought: Vec<&str> = sought.iter().map(String::as_str).collect();
+        let expected: Vec<bool> = sought.iter().map(|w| inside_by_brute_force(&text, w)).collect();
+        let one_by_one: Vec<bool> = sought.iter().map(|w| r.has_inside(w)).collect();
+        proptest::prop_assert_eq!(&one_by_one, &expected);
+        proptest::prop_assert_eq!(r.has_each_inside(&sought), expected);
+    }
+}
