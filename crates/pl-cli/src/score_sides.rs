@@ -121,7 +121,7 @@ impl Copies {
 }
 
 /// Memory a document's side takes, estimated from its line: the text, 4 bytes per word of
-/// ids, 12 per distinct word, and the record around them.
+/// ids, 16 per distinct word, and the record around them.
 pub fn side_cost(line_len: u32) -> u64 {
     4 * u64::from(line_len) + 512
 }

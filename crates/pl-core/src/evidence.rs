@@ -37,6 +37,8 @@ pub struct Profile {
     ids: Vec<u32>,
     /// The distinct word ids, sorted.
     distinct: Vec<u32>,
+    /// How many times the text has each of `distinct`.
+    counts: Vec<u32>,
     /// Hashes of the distinct OCR-folded words, sorted.
     folded: Vec<u64>,
     /// The text's hash: which of two texts is aligned against the other (see [`evidence`]).
@@ -84,6 +86,7 @@ impl Profile {
         Profile {
             ids: Vec::new(),
             distinct: Vec::new(),
+            counts: Vec::new(),
             folded,
             text_hash: xxh3_64(norm.as_bytes()),
             numbers,
@@ -140,10 +143,20 @@ impl Profile {
             at.retain(|&(_, i)| seen.insert(ids[i as usize]));
             at.shrink_to_fit();
         }
-        let mut distinct = ids.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        let (mut distinct, mut counts) = (Vec::<u32>::new(), Vec::<u32>::new());
+        for id in sorted {
+            if distinct.last() == Some(&id) {
+                *counts.last_mut().expect("one count per id") += 1;
+            } else {
+                distinct.push(id);
+                counts.push(1);
+            }
+        }
         distinct.shrink_to_fit();
+        counts.shrink_to_fit();
+        self.counts = counts;
         self.ids = ids;
         self.distinct = distinct;
     }
@@ -321,16 +334,25 @@ pub fn evidence(
 /// subsequence of their word ids, which is what the alignment matches
 /// ([`crate::diff::lcs_len`], without the rows the alignment walks back through).
 pub fn may_match(pa: &Profile, pb: &Profile, n: usize) -> bool {
-    common_words(&pa.ids, &pb.ids) >= n && crate::diff::lcs_len(&pa.ids, &pb.ids) >= n
+    common_words(pa, pb) >= n && crate::diff::lcs_len(&pa.ids, &pb.ids) >= n
 }
 
-/// The ids two sequences have in common, each as often as the sequence holding it fewer
-/// times has it.
-fn common_words(a: &[u32], b: &[u32]) -> usize {
-    let (mut a, mut b) = (a.to_vec(), b.to_vec());
-    a.sort_unstable();
-    b.sort_unstable();
-    crate::trigram::overlap(&a, &b)
+/// The word ids two texts have in common, each as often as the text holding it fewer times
+/// has it.
+fn common_words(pa: &Profile, pb: &Profile) -> usize {
+    let (mut i, mut j, mut common) = (0, 0, 0);
+    while i < pa.distinct.len() && j < pb.distinct.len() {
+        match pa.distinct[i].cmp(&pb.distinct[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += pa.counts[i].min(pb.counts[j]) as usize;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    common
 }
 
 /// [`evidence`], stopped after the first replaced block for which `decided` says the counts

@@ -30,6 +30,11 @@ proptest::proptest! {
         let (pa, pb) = profiles(&ta, &tb);
         let matched = evidence(&ta, &pa, &tb, &pb, |_, _| true).matched;
         proptest::prop_assert_eq!(may_match(&pa, &pb, n), matched >= n, "matched {}", matched);
+        // The words in common, from the counted distinct ids: as the sorted sequences give it.
+        let (mut sa, mut sb) = (pa.ids().to_vec(), pb.ids().to_vec());
+        sa.sort_unstable();
+        sb.sort_unstable();
+        proptest::prop_assert_eq!(common_words(&pa, &pb), crate::trigram::overlap(&sa, &sb));
     }
 }
 
