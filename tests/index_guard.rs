@@ -522,14 +522,18 @@ fn damaged_rows_are_rewritten_by_an_update_or_refused_never_written_on() {
         drop(conn);
         assert_eq!(add_then_groups(&ix), want, "{damage}");
     }
-    // A stored document's line damaged: refused, naming the document, the index as it was.
-    for damage in ["garbage", "{\"id\":5}"] {
+    // A stored document's line or signature damaged: refused, naming the document, the
+    // index as it was.
+    for damage in [
+        "UPDATE docs SET line = 'garbage' WHERE id = 5",
+        "UPDATE docs SET line = '{\"id\":5}' WHERE id = 5",
+        "UPDATE docs SET sig = x'01020304' WHERE id = 5",
+    ] {
         let ix = d.path().join("baddoc");
         let _ = std::fs::remove_dir_all(&ix);
         copy_index(&built, &ix);
         let conn = rusqlite::Connection::open(ix.join("index.sqlite")).unwrap();
-        conn.execute("UPDATE docs SET line = ?1 WHERE id = 5", [damage])
-            .unwrap();
+        conn.execute_batch(damage).unwrap();
         drop(conn);
         let before = std::fs::read(ix.join("index.sqlite")).unwrap();
         let out = run(

@@ -167,10 +167,18 @@ fn sig_blob(sig: &[u32]) -> Vec<u8> {
     sig.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-fn blob_sig(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4)
+/// A stored signature of `perms` values; a blob of another length is refused.
+fn blob_sig(b: &[u8], perms: usize) -> Result<Vec<u32>, String> {
+    if b.len() != 4 * perms {
+        return Err(format!(
+            "a signature of {} bytes, not {} ({perms} values)",
+            b.len(),
+            4 * perms
+        ));
+    }
+    Ok(b.chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+        .collect())
 }
 
 /// The hash a docs line is recognized by from one run to the next.
@@ -563,18 +571,22 @@ impl Tx<'_> {
     /// The documents with this fingerprint and their signatures, by id (as u64: SQLite's
     /// order of the stored i64 would put ids from 2^63 first).
     fn same_text(&self, fp: u128) -> Result<Vec<(u64, Option<Vec<u32>>)>> {
-        let mut out = self.rows(
+        let rows = self.rows(
             "SELECT id, sig FROM docs WHERE fp=?1",
             [fp.to_le_bytes().to_vec()],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)? as u64,
-                    r.get::<_, Option<Vec<u8>>>(1)?.map(|b| blob_sig(&b)),
-                ))
-            },
+            |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Option<Vec<u8>>>(1)?)),
         )?;
+        let mut out = rows
+            .into_iter()
+            .map(|(id, b)| Ok((id, b.map(|b| self.sig_of(id, &b)).transpose()?)))
+            .collect::<Result<Vec<_>>>()?;
         out.sort_unstable_by_key(|(id, _)| *id);
         Ok(out)
+    }
+
+    /// Document `id`'s stored signature `b`, refused as damaged when it is not one.
+    fn sig_of(&self, id: u64, b: &[u8]) -> Result<Vec<u32>> {
+        blob_sig(b, self.engine.hasher.perms()).map_err(|e| damaged_doc(self.dir, id, e))
     }
 
     /// Banded documents sharing enough buckets of one sketch with `keys` under the band
@@ -745,7 +757,11 @@ mod tests {
     #[test]
     fn signatures_round_trip_through_their_blobs() {
         let sig = vec![0, 1, u32::MAX, 0x0102_0304];
-        assert_eq!(blob_sig(&sig_blob(&sig)), sig);
+        assert_eq!(blob_sig(&sig_blob(&sig), 4), Ok(sig.clone()));
+        assert!(
+            blob_sig(&sig_blob(&sig)[1..], 4).is_err(),
+            "a damaged blob is refused"
+        );
         assert_eq!(sig_blob(&sig).len(), 16);
     }
 

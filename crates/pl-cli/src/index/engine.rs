@@ -190,30 +190,13 @@ impl Engine {
 
     fn prepare(&self, id: u64, line: String, norm: String, meta: DocMeta) -> Prepared {
         let fp = fingerprint(&norm);
-        let mut sh = Shingler::default();
-        let mut sign = |config: &ShingleConfig| -> Option<(u64, Vec<u32>)> {
-            config.shingle(&norm, &mut sh)?;
-            let mut sig = vec![0u32; self.hasher.perms()];
-            self.hasher.signature(&sh.hashes, &mut sig);
-            Some((sh.hashes.len() as u64, sig))
-        };
-        let sig = sign(&self.whole).map(|(size, sig)| SigRec {
+        let sig = self.sign(&self.whole, &norm).map(|(size, sig)| SigRec {
             id,
             fingerprint: fp,
             size,
             sig,
         });
-        let mut keys = Vec::new();
-        if let Some(s) = &sig {
-            let b = self.banding.bands as u32;
-            keys.extend((0..b).map(|i| (i, self.banding.key(&s.sig, i as usize))));
-            for (p, config) in self.parts.iter().enumerate() {
-                if let Some((_, part)) = sign(config) {
-                    let base = b * (p as u32 + 1);
-                    keys.extend((0..b).map(|i| (base + i, self.banding.key(&part, i as usize))));
-                }
-            }
-        }
+        let keys = self.band_keys(sig.as_ref().map(|s| s.sig.as_slice()), &norm);
         let (tokens, words, numbers) = index_words(&norm, &self.scoring.opts);
         Prepared {
             id,
@@ -226,6 +209,45 @@ impl Engine {
             words,
             numbers,
         }
+    }
+
+    /// The shingle count and signature of `norm` as `config` shingles it (`None`: no shingle).
+    fn sign(&self, config: &ShingleConfig, norm: &str) -> Option<(u64, Vec<u32>)> {
+        let mut sh = Shingler::default();
+        config.shingle(norm, &mut sh)?;
+        let mut sig = vec![0u32; self.hasher.perms()];
+        self.hasher.signature(&sh.hashes, &mut sig);
+        Some((sh.hashes.len() as u64, sig))
+    }
+
+    /// Band keys, `(slot, key)`, of a text whose whole signature is `sig`: the whole text's
+    /// bands, then each part's (head, tail) signed from `norm`; none without a signature.
+    fn band_keys(&self, sig: Option<&[u32]>, norm: &str) -> Vec<(u32, u64)> {
+        let mut keys = Vec::new();
+        if let Some(sig) = sig {
+            let b = self.banding.bands as u32;
+            keys.extend((0..b).map(|i| (i, self.banding.key(sig, i as usize))));
+            for (p, config) in self.parts.iter().enumerate() {
+                if let Some((_, part)) = self.sign(config, norm) {
+                    let base = b * (p as u32 + 1);
+                    keys.extend((0..b).map(|i| (base + i, self.banding.key(&part, i as usize))));
+                }
+            }
+        }
+        keys
+    }
+
+    /// A stored document's band keys and numbers ([`Prepared::keys`], [`Prepared::numbers`])
+    /// from its stored whole-text signature and text: the whole text is not signed again.
+    pub(super) fn banding_of(
+        &self,
+        sig: Option<&[u32]>,
+        norm: &str,
+    ) -> (Vec<(u32, u64)>, Vec<u64>) {
+        (
+            self.band_keys(sig, norm),
+            index_words(norm, &self.scoring.opts).2,
+        )
     }
 
     /// The sketch a band slot belongs to: 0 whole text, 1 head, 2 tail.

@@ -198,7 +198,7 @@ impl Tx<'_> {
                         id,
                         fingerprint,
                         size: size as u64,
-                        sig: blob_sig(&sig),
+                        sig: self.sig_of(id, &sig)?,
                     },
                 );
             }

@@ -303,9 +303,9 @@ impl Tx<'_> {
         if let Some(k) = keys.get(&id) {
             return Ok(k.clone());
         }
-        let (p, _) = self.stored(id)?.expect("a stored document");
-        keys.insert(id, p.keys.clone());
-        Ok(p.keys)
+        let k = self.stored_banding(id)?.expect("a stored document").keys;
+        keys.insert(id, k.clone());
+        Ok(k)
     }
 
     /// The buckets whose weight changed ([`lsh::BandRule::weight`]: they grew or shrank
@@ -679,22 +679,36 @@ impl Tx<'_> {
         Ok(false)
     }
 
+    /// A stored document's band keys and numbers, from its stored signature and text
+    /// ([`Engine::banding_of`]); `None` when it is not stored.
+    fn stored_banding(&self, id: u64) -> Result<Option<Banded>> {
+        let row: Option<(String, Option<Vec<u8>>)> =
+            self.row("SELECT line, sig FROM docs WHERE id=?1", [id as i64], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        let Some((line, sig)) = row else {
+            return Ok(None);
+        };
+        let sig = sig.map(|b| self.sig_of(id, &b)).transpose()?;
+        let norm = super::stored_norm(self.dir, id, &line)?.norm;
+        let (keys, numbers) = self.engine.banding_of(sig.as_deref(), &norm);
+        Ok(Some(Banded { keys, numbers }))
+    }
+
     /// Reads a stored document's band keys (sorted) and numbers into `memo`, once.
     fn remember(&self, id: u64, memo: &mut PairCheck) -> Result<()> {
         if let std::collections::hash_map::Entry::Vacant(e) = memo.docs.entry(id) {
-            let (doc, _) = self.stored(id)?.expect("a document of a bucket is stored");
-            let mut keys = doc.keys;
-            keys.sort_unstable();
-            e.insert(Banded {
-                keys,
-                numbers: doc.numbers,
-            });
+            let mut doc = self
+                .stored_banding(id)?
+                .expect("a document of a bucket is stored");
+            doc.keys.sort_unstable();
+            e.insert(doc);
         }
         Ok(())
     }
 }
 
-/// A stored document's band keys, sorted, and numbers.
+/// A stored document's band keys and numbers.
 struct Banded {
     keys: Vec<(u32, u64)>,
     numbers: Vec<u64>,
