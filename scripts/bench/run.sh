@@ -210,7 +210,13 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 python3 scripts/bench/report.py "$RESULTS" "$W/meta.txt" "$KERNELS" "$W/summary.md" > "$OUT.tmp"
 if [ -n "${BENCH_SPLICE:-}" ] && [ -s "$OUT" ]; then
   # Only the measured corpora's sections are replaced; the header and README keep the full run.
-  note="\`BENCH_SIZES=\"$SIZES\"$([ "${BENCH_DEFAULT_REAL:-0}" = 1 ] && echo ' BENCH_DEFAULT_REAL=1') BENCH_SPLICE=1 make bench\`, $(date -u +%F), ours commit $BUILT_COMMIT, load average $LOAD_START at the start, $LOAD_END at the end"
+  # Every setting that changes what is measured is named, so the line can be run again.
+  extra=""
+  [ "${BENCH_DEFAULT_REAL:-0}" = 1 ] && extra="$extra BENCH_DEFAULT_REAL=1"
+  [ -n "${BENCH_DEFAULT_MAX:-}" ] && extra="$extra BENCH_DEFAULT_MAX=$BENCH_DEFAULT_MAX"
+  [ -n "${BENCH_THREADS:-}" ] && extra="$extra BENCH_THREADS=\"$BENCH_THREADS\""
+  [ -n "${BENCH_PEERS_MAX:-}" ] && extra="$extra BENCH_PEERS_MAX=$BENCH_PEERS_MAX"
+  note="\`BENCH_SIZES=\"$SIZES\"$extra BENCH_SPLICE=1 make bench\`, $(date -u +%F), ours commit $BUILT_COMMIT, load average $LOAD_START at the start, $LOAD_END at the end"
   python3 scripts/bench/splice_sections.py "$OUT" "$OUT.tmp" "$note" > "$OUT.new"
   rm "$OUT.tmp"
   mv "$OUT.new" "$OUT"
