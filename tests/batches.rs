@@ -53,6 +53,46 @@ fn batches_give_what_holding_every_text_gives() {
 }
 
 #[test]
+fn texts_that_seem_too_many_early_are_read_again_in_one_batch() {
+    let d = example_dir();
+    // The pairs' documents first, then short lines, then long ones in no pair: after the
+    // first chunk of lines the cost so far, scaled to the file, is over 12 MB; in the end the
+    // pairs' documents need less.
+    let mut norm = std::fs::read_to_string(d.path().join("norm.ndjson")).unwrap();
+    for i in 0..2000 {
+        norm.push_str(&format!(
+            "{{\"id\":{},\"norm\":\"zq{i} short\"}}\n",
+            100_000 + i
+        ));
+    }
+    for i in 0..400 {
+        let words: Vec<String> = (0..2500).map(|j| format!("x{i}y{j}")).collect();
+        norm.push_str(&format!(
+            "{{\"id\":{},\"norm\":\"{}\"}}\n",
+            200_000 + i,
+            words.join(" ")
+        ));
+    }
+    write(d.path(), "long.ndjson", norm.as_bytes());
+    let score = |memory: &str| {
+        let out = sh(
+            d.path(),
+            &format!("pl-score -v cands.ndjson --sigs sigs.bin --norm long.ndjson {memory}"),
+        );
+        let log = String::from_utf8_lossy(&out.stderr).to_string();
+        (ok(out), log)
+    };
+    let (held, log) = score("");
+    assert!(!log.contains("read again"), "{log}");
+    let (read_again, log) = score("--text-memory 12");
+    assert!(
+        log.contains("read again from long.ndjson in one batch"),
+        "{log}"
+    );
+    assert_eq!(held, read_again);
+}
+
+#[test]
 fn a_norm_that_cannot_be_read_again_is_held_whatever_the_budget() {
     let d = example_dir();
     let held = ok(sh(

@@ -181,6 +181,8 @@ struct Counting<'a> {
     budget: u64,
     /// Bytes the wanted documents' sides cost so far.
     held_cost: u64,
+    /// The norm file's length, when it can be read again.
+    file_len: Option<u64>,
     /// The word ids of the line last counted, until its side takes them.
     ids: Vec<u32>,
 }
@@ -223,6 +225,16 @@ impl Counting<'_> {
             if let (Some(held), Some(mut side)) = (t.held.as_mut(), side) {
                 side.ids = std::mem::take(&mut self.ids);
                 held.insert(id, side);
+            }
+        }
+        // Sides that will not fit are not built only to be dropped: once the cost so far,
+        // scaled to the whole file, is over the budget, they are read again in batches.
+        if let (Some(len), Some((&start, (_, text)))) =
+            (self.file_len, starts.last().zip(chunk.last()))
+        {
+            let read = start + text.len() as u64 + 1;
+            if self.held_cost.saturating_mul(len) > self.budget.saturating_mul(read) {
+                t.held = None;
             }
         }
         Ok(())
@@ -274,6 +286,11 @@ impl NormTexts {
             opts,
             budget,
             held_cost: 0,
+            file_len: t
+                .file
+                .as_ref()
+                .and_then(|f| f.metadata().ok())
+                .map(|m| m.len()),
             ids: Vec::new(),
         };
         // Counting is serial (ids are given in file order): it runs on one thread while the

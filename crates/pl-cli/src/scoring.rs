@@ -184,7 +184,7 @@ pub fn score_all<W: Write>(
         Some(_) => None,
     };
     let (batches, doc_ids) = plan_batches(cands, to_read, job.budget)?;
-    if let (Some((_, name)), true) = (&inputs.texts, batches.len() > 1) {
+    if let (Some((_, name)), true) = (&inputs.texts, to_read.is_some()) {
         log.info(batches_said(&batches, doc_ids.len(), name, job.budget));
     }
     let inputs = &*inputs;
@@ -272,15 +272,18 @@ fn score_one(
     verdict
 }
 
-/// What `-v` says of a run in batches: how much is read again.
+/// What `-v` says of a run whose texts are read again: how many batches, how much is read.
 fn batches_said(batches: &[Batch], docs: usize, name: &str, budget: u64) -> String {
-    format!(
-        "the pairs' documents need more than --text-memory {} MB: scored in {} batches, {} texts read again from {name} for {} documents",
-        budget >> 20,
-        batches.len(),
-        batches.iter().map(|b| b.docs.len()).sum::<usize>(),
-        docs
-    )
+    let read: usize = batches.iter().map(|b| b.docs.len()).sum();
+    let mb = budget >> 20;
+    if batches.len() == 1 {
+        format!("{read} texts read again from {name} in one batch: held, they seemed to need more than --text-memory {mb} MB")
+    } else {
+        format!(
+            "the pairs' documents need more than --text-memory {mb} MB: scored in {} batches, {read} texts read again from {name} for {docs} documents",
+            batches.len(),
+        )
+    }
 }
 
 /// The texts of a batch's documents, read again from --norm (`doc_ids` by dense number).

@@ -85,8 +85,8 @@ pub struct Args {
     #[arg(long)]
     pub apart_all: bool,
     /// Memory, in MB, for the documents of the pairs held at once (their texts, word ids and
-    /// samples, counted as 4 bytes per byte of normalized text, an upper bound: about twice what
-    /// they take). When they need more, the pairs are
+    /// samples, counted as 4 bytes per byte of normalized text, more than they take). When they
+    /// need more (or seem to, their cost so far scaled to the whole --norm file), the pairs are
     /// scored in batches of documents whose texts are read again from --norm by offset, so
     /// memory does not grow with the corpus; output and verdicts are the same.
     #[arg(long, value_name = "MB", default_value_t = 512,
