@@ -99,12 +99,7 @@ impl Profile {
     /// spaces: 4 of its bytes holding a digit are nowhere there together. True says nothing.
     pub(crate) fn may_hold_inside(&self, w: &[u8]) -> bool {
         self.digit_grams.is_empty()
-            || w.windows(4)
-                .filter(|g| g.iter().any(u8::is_ascii_digit))
-                .all(|g| {
-                    let g = u32::from_le_bytes([g[0], g[1], g[2], g[3]]);
-                    self.digit_grams.binary_search(&g).is_ok()
-                })
+            || digit_pieces(w).all(|g| self.digit_grams.binary_search(&g).is_ok())
     }
 
     /// The distinct numbers of `norm` (the text this profile is of) with their ids, each at
@@ -188,14 +183,18 @@ impl Profile {
     }
 }
 
-/// [`Profile::digit_grams`] of a text.
-fn digit_grams(norm: &str) -> Vec<u32> {
-    let squeezed: Vec<u8> = norm.bytes().filter(|&c| c != b' ').collect();
-    let mut grams: Vec<u32> = squeezed
+/// The 4-byte pieces of `bytes` that hold a digit, as numbers.
+fn digit_pieces(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    bytes
         .windows(4)
         .filter(|g| g.iter().any(u8::is_ascii_digit))
         .map(|g| u32::from_le_bytes([g[0], g[1], g[2], g[3]]))
-        .collect();
+}
+
+/// [`Profile::digit_grams`] of a text.
+fn digit_grams(norm: &str) -> Vec<u32> {
+    let squeezed: Vec<u8> = norm.bytes().filter(|&c| c != b' ').collect();
+    let mut grams: Vec<u32> = digit_pieces(&squeezed).collect();
     grams.sort_unstable();
     grams.dedup();
     // Bounded: a text of numbers alone could have four for each of its bytes.
