@@ -9,7 +9,9 @@
 //! - present there as it is, or after OCR folding (`rn`→`m`, `0`→`o`, …): the block moved
 //!   (a table read in another order) or was garbled around it; not a conflict;
 //! - near a word of the block it replaces (a character or two dropped, added or misread, a
-//!   split or merged word): garbled by OCR; not a conflict;
+//!   split or merged word, a long number the other side split): garbled by OCR; not a
+//!   conflict; a number with one digit misread, or a short one with a digit lost facing it
+//!   (`112` read `12`), is a conflict that weighs less;
 //! - otherwise a **conflict**, but only when it carries meaning: a token with a digit
 //!   (numbers, dates, amounts, references) or a word of four or more letters that other
 //!   documents of the corpus also use (a real word, a name). A string that occurs in no other
@@ -26,7 +28,7 @@ use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::diff::Hunk;
-use crate::verify::{explained, fold_chars, fold_into, words};
+use crate::verify::{explained, fold_char, fold_chars, fold_into, words};
 
 /// What the verifier keeps of one document: its word ids in text order (from one
 /// [`crate::verify::Vocab`]), its distinct word ids sorted, and the sorted hashes of its
@@ -501,15 +503,15 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     let (near_a, near_b) = (clamp(all_a, &near_a), clamp(all_b, &near_b));
     let mut count = [(0, 0, 0); 2];
     let mut unknowns = [0; 2];
-    for (words, ids, other, other_words, side) in [
-        (x, &pa.ids[h.old.clone()], pb, near_b, Side::A),
-        (y, &pb.ids[h.new.clone()], pa, near_a, Side::B),
+    for (words, ids, other, other_words, facing, side) in [
+        (x, &pa.ids[h.old.clone()], pb, near_b, y, Side::A),
+        (y, &pb.ids[h.new.clone()], pa, near_a, x, Side::B),
     ] {
         // Folded once for every word of the block compared with them, when one is.
         let mut near: Option<Around> = None;
         let before = e.conflicts.len();
         let mut unknown = 0;
-        for (w, &id) in words.iter().zip(ids) {
+        for (i, (w, &id)) in words.iter().zip(ids).enumerate() {
             let digits = w.bytes().any(|c| c.is_ascii_digit());
             // A short number is everywhere: its presence elsewhere proves nothing.
             if !meaningful(w, id, |id| known(id, side))
@@ -542,7 +544,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
                     continue;
                 }
                 Near::OneDigit => true,
-                Near::No => false,
+                Near::No => facing.get(i).is_some_and(|c| short_misread(w, c)),
             };
             e.conflicts.push(Conflict {
                 word: (*w).to_string(),
@@ -587,6 +589,23 @@ fn count_substitutions(e: &mut Evidence, count: [(usize, usize, usize); 2], unkn
 /// word's counterpart may sit.
 fn widened(r: &Range<usize>, len: usize) -> Range<usize> {
     r.start.saturating_sub(NEAR_WINDOW)..(r.end + NEAR_WINDOW).min(len)
+}
+
+/// Whether a short number (under four characters) is what OCR made of the word facing it in
+/// the other side of its block, one character dropped or added (`112` read `12`): as a number
+/// that differs in one digit, not another value. Only the word in the same place counts: a
+/// short number is one character from many others around it.
+fn short_misread(w: &str, facing: &str) -> bool {
+    let digits = |t: &str| t.bytes().any(|c| c.is_ascii_digit());
+    let (a, b): (Vec<char>, Vec<char>) = (
+        w.chars().map(fold_char).collect(),
+        facing.chars().map(fold_char).collect(),
+    );
+    a.len() < 4
+        && a.len().min(b.len()) >= 2
+        && digits(w)
+        && digits(facing)
+        && rapidfuzz::distance::indel::distance(a.iter().copied(), b.iter().copied()) == 1
 }
 
 /// Four letters or more and nothing else: what a name is made of.

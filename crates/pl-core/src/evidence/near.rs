@@ -154,6 +154,9 @@ pub(super) fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Scratch
     // Characters folded one by one too: the sequence fold reads `ri` as `n`, which a
     // misread `1` next to an `r` also makes.
     let cw: Vec<char> = w.chars().map(fold_char).collect();
+    if digits && split_misread(&cw, around) {
+        return Near::Yes;
+    }
     let sw: Vec<u8> = skeleton(w).collect();
     let mut cmp: Option<(BatchComparator<char>, BatchComparator<char>)> = None;
     let mut near = Near::No;
@@ -234,4 +237,23 @@ fn digits_near(
     } else {
         Near::No
     }
+}
+
+/// Whether a long token (character-folded) is a number the other side split in two or three
+/// (`18005933655` and `1800593 2655`), read with a character or two wrong: consecutive words
+/// around, each with a digit, joined ([`long_misread`]). Only numbers are joined: folding
+/// makes digits look like letters, so a label beside them would match too.
+fn split_misread(cw: &[char], around: &Around) -> bool {
+    if cw.len() < LONG_TOKEN {
+        return false;
+    }
+    let numbers = |ws: &[AroundWord]| ws.iter().all(|o| !o.skeleton(around).is_empty());
+    (2..=3).any(|n| {
+        around.words.windows(n).any(|ws| {
+            numbers(ws) && {
+                let joined: Vec<char> = ws.iter().flat_map(|o| o.chars(around)).copied().collect();
+                long_misread(cw, &joined)
+            }
+        })
+    })
 }

@@ -335,3 +335,55 @@ fn digit_grams_rule_out_numbers_and_stay_bounded() {
         "nothing kept, nothing ruled out"
     );
 }
+
+#[test]
+fn a_short_number_with_a_digit_lost_weighs_as_one_digit() {
+    // Tesseract under a stamp: house number `112` read `12`, the rest of the line garbled.
+    let e = ev(
+        "frau elke scholz rosenring 112 31083 falkensee weilheim den",
+        "frau elke scholz rosenring 12 ae i fen io den",
+    );
+    assert_eq!((e.digit_subs, e.one_digit_subs), (0, 1), "{e:?}");
+    // Another short number in the same place is another value.
+    let e = ev(
+        "frau elke scholz rosenring 12 31083 falkensee den",
+        "frau elke scholz rosenring 13 31083 falkensee den",
+    );
+    assert_eq!(e.digit_subs, 1, "{e:?}");
+    for (w, facing, misread) in [
+        ("112", "12", true),
+        ("12", "112", true),
+        ("12", "13", false),
+        ("12", "ab", false),
+        ("1", "11", false),
+        ("1234", "123", false),
+    ] {
+        assert_eq!(short_misread(w, facing), misread, "{w} / {facing}");
+    }
+}
+
+#[test]
+fn a_long_number_split_with_a_digit_misread_is_damage() {
+    // `1800 593 2655` on one side, `18005933655` on the other.
+    let e = ev(
+        "customer service 1800593 2655 www example com",
+        "customer service 18005933655 www example com",
+    );
+    assert_eq!(e.digit_subs, 0, "{e:?}");
+    // Three digits misread: another number.
+    let e = ev(
+        "customer service 1800593 2655 www example com",
+        "customer service 18005977755 www example com",
+    );
+    assert_eq!(e.digit_subs, 1, "{e:?}");
+}
+
+#[test]
+fn two_read_as_z_is_ocr() {
+    // `z` for `2` and `g` for `6`: one character of six misread after folding.
+    let e = ev(
+        "konto zg9338 rueckzahlung ende",
+        "konto 269338 rueckzahlung ende",
+    );
+    assert_eq!((e.digit_subs, e.one_digit_subs), (0, 1), "{e:?}");
+}
