@@ -508,6 +508,32 @@ fn updates_of(
             kept,
             "step {step}: the index keeps other pairs than make"
         );
+        // With the bands pl-lsh found them by: an update counts again those of the pairs its
+        // buckets reweighed.
+        let bands_of = |recs: Vec<String>| -> Vec<(u64, u64, u64)> {
+            let mut v: Vec<(u64, u64, u64)> = recs
+                .iter()
+                .map(|r| {
+                    let r: Value = serde_json::from_str(r).unwrap();
+                    let n = |k: &str| r[k].as_u64().unwrap_or(u64::MAX);
+                    (n("a"), n("b"), n("bands"))
+                })
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let mut stmt = db.prepare("SELECT rec FROM pairs").unwrap();
+        let recs = stmt.query_map([], |r| r.get::<_, String>(0)).unwrap();
+        let made: Vec<String> = String::from_utf8_lossy(&scored)
+            .lines()
+            .filter(|l| !l.contains("\"apart\""))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(
+            bands_of(recs.map(Result::unwrap).collect()),
+            bands_of(made),
+            "step {step}: the index stores other bands than make's candidates have"
+        );
         assert_eq!(
             stored("apart"),
             apart,

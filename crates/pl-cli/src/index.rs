@@ -55,6 +55,7 @@ use crate::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 mod engine;
 mod groups;
 mod open;
+mod recheck;
 mod rescore;
 mod update;
 

@@ -1,6 +1,7 @@
 //! Updating the index: a bulk build from nothing, and an update that redoes only what the
 //! changed documents touch (their candidates, the buckets that weigh otherwise).
 
+use super::recheck::PairCheck;
 use super::*;
 
 impl Tx<'_> {
@@ -153,21 +154,11 @@ impl Tx<'_> {
                 self.exec(sql, [id as i64])?;
             }
         }
-        let mut unpaired: Vec<(&u64, &FxHashSet<u64>)> = d.unpaired.iter().collect();
-        unpaired.sort_unstable_by_key(|(id, _)| **id);
-        let (mut dropped, mut memo) = (0, PairCheck::default());
-        for (&id, with) in unpaired {
-            if !d.affected.contains(&id) {
-                let gone = self.rebanded(id, with, &d.affected, &mut memo)?;
-                dropped += gone.len() / 2;
-                touched.extend(gone);
-            }
-        }
-        if dropped > 0 {
-            log.info(format!(
-                "{dropped} stored pairs no longer proposed by their buckets or numbers: dropped"
-            ));
-        }
+        let memo = PairCheck::new(
+            std::mem::take(&mut d.now_sizes),
+            std::mem::take(&mut d.flipped),
+        );
+        touched.extend(self.drop_unproposed(&d.unpaired, &d.affected, memo, log)?);
         let mut ids: Vec<u64> = d.affected.iter().copied().collect();
         ids.sort_unstable();
         summary.rescored_docs = ids.len();
@@ -330,6 +321,10 @@ impl Tx<'_> {
             // A bucket of one pairs nobody; one of two pairs only the document that came in,
             // whose candidates are looked up anyway (or went out, whose pairs are gone).
             let (was, is) = (weighs(before.max(2)), weighs(now.len().max(2)));
+            if rule.pairs(before) != rule.pairs(now.len()) {
+                d.flipped.insert((slot, key));
+            }
+            d.now_sizes.insert((slot, key), now.len());
             if was != is {
                 crossed += 1;
                 if was > is {
@@ -522,207 +517,6 @@ impl Tx<'_> {
             .map(|((a, b), (bands, copy))| (Candidate::scored(a, b, bands), copy))
             .collect())
     }
-
-    /// The stored pairs of `id` once a bucket of its weighs less (it grew, or stopped
-    /// pairing): a pair (kept or held apart) that neither its bands nor its numbers propose
-    /// any more is dropped, the others keep their verdict with their new band count (pl-lsh's
-    /// candidates looked up again, nothing scored). Only its pairs with a document of `with`
-    /// (sharing a bucket that weighs less) can have changed; pairs with a document of `redo`
-    /// (scored again anyway) and copy pairs are left alone. The documents of the dropped pairs.
-    pub(super) fn rebanded(
-        &self,
-        id: u64,
-        with: &FxHashSet<u64>,
-        redo: &FxHashSet<u64>,
-        memo: &mut PairCheck,
-    ) -> Result<Vec<u64>> {
-        let other = |a: u64, b: u64| if a == id { b } else { a };
-        // A pair is looked at once, from the first of its documents to come.
-        let mut looked = |a: u64, b: u64| {
-            with.contains(&other(a, b))
-                && !redo.contains(&other(a, b))
-                && memo.checked.insert((a, b))
-        };
-        let pairs: Vec<(u64, u64, String)> = self
-            .rows(
-                "SELECT a, b, rec FROM pairs WHERE (a=?1 OR b=?1) AND copy=0",
-                [id as i64],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)? as u64,
-                        r.get::<_, i64>(1)? as u64,
-                        r.get::<_, String>(2)?,
-                    ))
-                },
-            )?
-            .into_iter()
-            .filter(|(a, b, _)| looked(*a, *b))
-            .collect();
-        let apart: Vec<(u64, u64)> = self
-            .rows(
-                "SELECT a, b FROM apart WHERE a=?1 OR b=?1",
-                [id as i64],
-                |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
-            )?
-            .into_iter()
-            .filter(|(a, b)| looked(*a, *b))
-            .collect();
-        // Most documents of a crowded bucket are in no stored pair with another of its
-        // documents: nothing to look up (or to prepare again).
-        if pairs.is_empty() && apart.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut dropped = Vec::new();
-        for (a, b, rec) in pairs {
-            match self.proposed_pair(a, b, memo)? {
-                None => {
-                    self.exec(
-                        "DELETE FROM pairs WHERE a=?1 AND b=?2",
-                        [a as i64, b as i64],
-                    )?;
-                    dropped.extend([a, b]);
-                }
-                Some(bands) => {
-                    let mut o = pl_core::fields::parse_object(&rec).map_err(|e| anyhow!("{e}"))?;
-                    if o.get("bands").and_then(Value::as_u64) != Some(u64::from(bands)) {
-                        o.insert("bands".into(), bands.into());
-                        self.exec(
-                            "UPDATE pairs SET rec=?3 WHERE a=?1 AND b=?2",
-                            params![a as i64, b as i64, serde_json::to_string(&o)?],
-                        )?;
-                    }
-                }
-            }
-        }
-        // Pairs held apart go with their band the same way.
-        for (a, b) in apart {
-            if self.proposed_pair(a, b, memo)?.is_none() {
-                self.exec(
-                    "DELETE FROM apart WHERE a=?1 AND b=?2",
-                    [a as i64, b as i64],
-                )?;
-                dropped.extend([a, b]);
-            }
-        }
-        Ok(dropped)
-    }
-
-    /// Whether the stored pair of banded documents `(x, y)` is proposed now, and with how
-    /// many bands, as pl-lsh's `propose` decides it: the buckets the two share in each sketch
-    /// (each bucket's size read once an update), and their numbers. Only the pair's own
-    /// buckets are read, not every document of every bucket of either.
-    fn proposed_pair(&self, x: u64, y: u64, memo: &mut PairCheck) -> Result<Option<u32>> {
-        self.remember(x, memo)?;
-        self.remember(y, memo)?;
-        let rule = self.engine.rule;
-        let PairCheck {
-            docs,
-            sizes,
-            pairing,
-            ..
-        } = memo;
-        let (dx, dy) = (&docs[&x], &docs[&y]);
-        let mut by_part: BTreeMap<usize, lsh::Shared> = BTreeMap::new();
-        for &(slot, key) in &dx.keys {
-            if dy.keys.binary_search(&(slot, key)).is_err() {
-                continue;
-            }
-            // Both documents are banded, so in the bucket: its size is pl-lsh's.
-            let size = match sizes.entry((slot, key)) {
-                std::collections::hash_map::Entry::Occupied(e) => *e.get(),
-                std::collections::hash_map::Entry::Vacant(e) => *e.insert(
-                    self.bucket_upto(slot, key, rule.max_bucket.saturating_add(1))?
-                        .len(),
-                ),
-            };
-            if rule.pairs(size) {
-                let part = by_part.entry(self.engine.part_of_slot(slot)).or_default();
-                part.add(rule.weight(size) as u32);
-            }
-        }
-        let mut lists: Vec<Vec<Candidate>> = by_part
-            .into_values()
-            .filter_map(|s| s.candidate(x, y, rule))
-            .map(|c| vec![c])
-            .collect();
-        if self.engine.numbers && self.number_pair(&dx.numbers, &dy.numbers, pairing)? {
-            lists.push(vec![Candidate::scored(x.min(y), x.max(y), 0)]);
-        }
-        Ok(lsh::propose(lists, rule).first().map(|c| c.bands))
-    }
-
-    /// Whether two banded documents share enough numbers that pair documents now (pl-lsh
-    /// --numbers, as [`Tx::number_partners`] finds them); both lists sorted. `pairing`
-    /// remembers which numbers pair documents.
-    fn number_pair(
-        &self,
-        x: &[u64],
-        y: &[u64],
-        pairing: &mut FxHashMap<u64, bool>,
-    ) -> Result<bool> {
-        let counts = Counts::stored(self);
-        let mut shared = 0;
-        for &h in x.iter().filter(|h| y.binary_search(h).is_ok()) {
-            let pairs = match pairing.entry(h) {
-                std::collections::hash_map::Entry::Occupied(e) => *e.get(),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    *e.insert(counts.pairing_number(h)?)
-                }
-            };
-            if pairs {
-                shared += 1;
-                if shared >= lsh::NUMBER_MATCHES {
-                    return Ok(true);
-                }
-            }
-        }
-        Ok(false)
-    }
-
-    /// A stored document's band keys and numbers, from its stored signature and text
-    /// ([`Engine::banding_of`]); `None` when it is not stored.
-    fn stored_banding(&self, id: u64) -> Result<Option<Banded>> {
-        let row: Option<(String, Option<Vec<u8>>)> =
-            self.row("SELECT line, sig FROM docs WHERE id=?1", [id as i64], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
-        let Some((line, sig)) = row else {
-            return Ok(None);
-        };
-        let sig = sig.map(|b| self.sig_of(id, &b)).transpose()?;
-        let norm = super::stored_norm(self.dir, id, &line)?.norm;
-        let (keys, numbers) = self.engine.banding_of(sig.as_deref(), &norm);
-        Ok(Some(Banded { keys, numbers }))
-    }
-
-    /// Reads a stored document's band keys (sorted) and numbers into `memo`, once.
-    fn remember(&self, id: u64, memo: &mut PairCheck) -> Result<()> {
-        if let std::collections::hash_map::Entry::Vacant(e) = memo.docs.entry(id) {
-            let mut doc = self
-                .stored_banding(id)?
-                .expect("a document of a bucket is stored");
-            doc.keys.sort_unstable();
-            e.insert(doc);
-        }
-        Ok(())
-    }
-}
-
-/// A stored document's band keys and numbers.
-struct Banded {
-    keys: Vec<(u32, u64)>,
-    numbers: Vec<u64>,
-}
-
-/// What the stored pairs of the documents in reweighed buckets are checked with, read once
-/// an update: each document's band keys and numbers, each bucket's size, and whether each
-/// number pairs documents.
-#[derive(Default)]
-pub(super) struct PairCheck {
-    docs: FxHashMap<u64, Banded>,
-    sizes: FxHashMap<(u32, u64), usize>,
-    pairing: FxHashMap<u64, bool>,
-    checked: FxHashSet<(u64, u64)>,
 }
 
 /// What an update changes, gathered step by step.
@@ -745,6 +539,10 @@ struct Delta {
     keys: FxHashMap<u64, Vec<(u32, u64)>>,
     /// The numbers of the documents this update puts in (pl-lsh --numbers).
     numbers_of: FxHashMap<u64, Vec<u64>>,
+    /// The buckets of `sizes` that started or stopped pairing ([`lsh::BandRule::pairs`]).
+    flipped: FxHashSet<(u32, u64)>,
+    /// The size of each bucket of `sizes` after the update.
+    now_sizes: FxHashMap<(u32, u64), usize>,
     /// Documents of buckets that weigh less (grown, or over --max-bucket), each with the
     /// documents it shares such a bucket with: only their pairs lost evidence or bands.
     unpaired: FxHashMap<u64, FxHashSet<u64>>,
