@@ -10,6 +10,8 @@
 # per-stage costs into docs/SCALE.md (spark-stages). SPARK_BENCH_MARKER=SUFFIX writes them under
 # the markers spark-SUFFIX and spark-stages-SUFFIX instead (the 1M run: SPARK_BENCH_SIZES=1000000
 # SPARK_BENCH_MASTERS=cluster SPARK_BENCH_MARKER=1m), leaving the other sizes' tables as they are.
+# SPARK_BENCH_APPEND=1 adds this run's rows to the last run's (same SPARK_BENCH_WORK), reusing
+# its `make groups` of each size: one master at a time, an hour each at a million documents.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-target/release}
@@ -21,7 +23,8 @@ UI=${SPARK_CLUSTER_UI:-8080}
 scripts/spark/setup.sh
 mkdir -p "$W"
 W=$(cd "$W" && pwd)
-: > "$W/runs.tsv"
+append=${SPARK_BENCH_APPEND:-0}
+[ "$append" = 1 ] && [ -s "$W/runs.tsv" ] || : > "$W/runs.tsv"
 log() { echo "spark-bench: $*" >&2; }
 now() { date +%s.%N; }
 . scripts/spark/lib.sh
@@ -48,10 +51,15 @@ for n in $SIZES; do
     fi
   fi
   docs=$(realpath "$docs")  # read by the executors too, whatever their folder
-  rm -rf "$W/n$n/make"
-  log "$n: make groups"
-  t=$(now); make -s groups WORK="$W/n$n/make" DOCS="$docs" BIN="$BIN" > /dev/null; t2=$(now)
-  printf '%s\tmake\t%s\t%s\t-\t-\t-\n' "$n" "$t" "$t2" >> "$W/runs.tsv"
+  if [ "$append" = 1 ] && [ -s "$W/n$n/make/groups.ndjson" ] \
+     && awk -F'\t' -v n="$n" '$1 == n && $2 == "make" { found = 1 } END { exit !found }' "$W/runs.tsv"; then
+    log "$n: make groups of the last run kept"
+  else
+    rm -rf "$W/n$n/make"
+    log "$n: make groups"
+    t=$(now); make -s groups WORK="$W/n$n/make" DOCS="$docs" BIN="$BIN" > /dev/null; t2=$(now)
+    printf '%s\tmake\t%s\t%s\t-\t-\t-\n' "$n" "$t" "$t2" >> "$W/runs.tsv"
+  fi
   for m in $MASTERS; do
     out=$W/n$n/${m//[^a-z0-9]/}
     url=$m; [ "$m" = cluster ] && url=spark://127.0.0.1:$PORT
