@@ -169,13 +169,15 @@ impl<'t> Reading<'t> {
     /// Whether `w` (no spaces in it) is in the text read without its spaces: split, merged
     /// or glued to its neighbour. Matched in place: copying the text cost more.
     fn has_inside(&self, w: &str) -> bool {
+        self.profile.may_hold_inside(w.as_bytes()) && self.scan_inside(w)
+    }
+
+    /// [`Reading::has_inside`] without asking the digit grams first (asked already).
+    fn scan_inside(&self, w: &str) -> bool {
         let (t, w) = (self.text.as_bytes(), w.as_bytes());
         let Some((&first, rest)) = w.split_first() else {
             return true;
         };
-        if !self.profile.may_hold_inside(w) {
-            return false;
-        }
         memchr::memchr_iter(first, t).any(|at| {
             let mut it = t[at + 1..].iter().filter(|&&c| c != b' ');
             rest.iter().all(|c| it.next() == Some(c))
@@ -218,7 +220,7 @@ impl<'t> Reading<'t> {
         let mut found = vec![false; words.len()];
         if sought.len() < 2 || self.text.len() < LONG_TEXT {
             for i in sought {
-                found[i] = self.has_inside(words[i]);
+                found[i] = self.scan_inside(words[i]);
             }
             return found;
         }
