@@ -237,13 +237,14 @@ fn connect(dir: &Path, access: Access) -> Result<Connection> {
         conn = readable(conn, &db).map_err(damaged)?;
     }
     sql(dir, conn.busy_timeout(std::time::Duration::from_secs(30)))?;
-    // SQLite's default 2 MB of pages made an update read the same pages through the system
-    // again and again (a third of its time in the kernel at 100k documents).
-    sql(
-        dir,
-        conn.pragma_update(None, "cache_size", -(CACHE_KIB as i64)),
-    )?;
     if access != Access::Read {
+        // SQLite's default 2 MB of pages made an update read the same pages through the
+        // system again and again (a third of its time in the kernel at 100k documents); a
+        // check reads few.
+        sql(
+            dir,
+            conn.pragma_update(None, "cache_size", -(CACHE_KIB as i64)),
+        )?;
         let mode: String = conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
             .map_err(damaged)?;
