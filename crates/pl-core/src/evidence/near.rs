@@ -250,7 +250,9 @@ fn split_misread(cw: &[char], around: &Around) -> bool {
     let numbers = |ws: &[AroundWord]| ws.iter().all(|o| !o.skeleton(around).is_empty());
     (2..=3).any(|n| {
         around.words.windows(n).any(|ws| {
-            numbers(ws) && {
+            // `long_misread` asks lengths within two of each other: measured before joining.
+            let len: usize = ws.iter().map(|o| o.chars(around).len()).sum();
+            len.abs_diff(cw.len()) <= 2 && numbers(ws) && {
                 let joined: Vec<char> = ws.iter().flat_map(|o| o.chars(around)).copied().collect();
                 long_misread(cw, &joined)
             }
