@@ -579,7 +579,7 @@ fn other_parameters_and_formats_are_refused() {
     assert!(
         err.contains(&format!(
             "index format 99, this build reads format {}",
-            pl_cli::index::FORMAT
+            pl_pipeline::index::FORMAT
         )) && err.contains(&ix),
         "{err}"
     );

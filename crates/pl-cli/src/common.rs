@@ -1,13 +1,14 @@
 //! What every tool shares: common flags, logging to stderr, exit codes.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
 use pl_paperless::{Client, Options, Retry, Token};
+pub use pl_pipeline::error::{Refused, UsageError};
+pub use pl_pipeline::log::{count, rate, Log};
 
 /// The heading of the flags most tools share, listed after a tool's own options.
 pub const COMMON_HEADING: &str = "Common options";
@@ -55,7 +56,7 @@ pub struct Common {
     /// Largest record read, in MiB: a longer line (one huge document) is refused with its
     /// line and id, so that one document's memory is bounded. A norm record holds the text
     /// twice (content and norm): documents of up to half of it pass every stage.
-    #[arg(long, value_name = "MB", default_value_t = crate::ndjson::DEFAULT_MAX_DOC_MB,
+    #[arg(long, value_name = "MB", default_value_t = pl_pipeline::ndjson::DEFAULT_MAX_DOC_MB,
           value_parser = clap::value_parser!(u64).range(1..=4096), help_heading = COMMON_HEADING)]
     pub max_doc_mb: u64,
 }
@@ -85,7 +86,7 @@ impl std::ops::Deref for Threaded {
     }
 }
 
-/// What [`Log::new`] reads: the common flags, and the thread count where a tool has one.
+/// What [`log`] reads: the common flags, and the thread count where a tool has one.
 pub trait Flags {
     /// -q, -v and the rest.
     fn common(&self) -> &Common;
@@ -206,111 +207,23 @@ impl ServerFlags {
     }
 }
 
-/// Messages on stderr, prefixed with the tool name.
-#[derive(Debug, Clone)]
-pub struct Log {
-    tool: &'static str,
-    quiet: bool,
-    verbose: bool,
-    start: Instant,
+/// A logger for `tool` obeying `-q`/`-v`; also sizes the thread pool (`--threads`) and sets
+/// the largest record every reader takes (`--max-doc-mb`).
+pub fn log(tool: &'static str, flags: &impl Flags) -> Log {
+    pl_pipeline::ndjson::set_max_record((flags.common().max_doc_mb as usize) << 20);
+    if let Some(n) = flags.threads() {
+        // Fails only if a pool exists already, which is then used as it is.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
+    }
+    plain_log(tool, &flags.common().out)
 }
 
-impl Log {
-    /// A logger for `tool` obeying `-q`/`-v`; also sizes the thread pool (`--threads`).
-    /// Also sets the largest record every reader takes (`--max-doc-mb`).
-    pub fn new(tool: &'static str, flags: &impl Flags) -> Log {
-        crate::ndjson::set_max_record((flags.common().max_doc_mb as usize) << 20);
-        if let Some(n) = flags.threads() {
-            // Fails only if a pool exists already, which is then used as it is.
-            let _ = rayon::ThreadPoolBuilder::new()
-                .num_threads(n.max(1))
-                .build_global();
-        }
-        Log::plain(tool, &flags.common().out)
-    }
-
-    /// A logger for a tool without the [`Common`] flags (pl-fetch, pl-apply).
-    pub fn plain(tool: &'static str, flags: &OutputFlags) -> Log {
-        Log {
-            tool,
-            quiet: flags.quiet,
-            verbose: flags.verbose,
-            start: Instant::now(),
-        }
-    }
-
-    /// A note printed unless `-q` (skips, counts that matter).
-    pub fn note(&self, msg: impl std::fmt::Display) {
-        if !self.quiet {
-            eprintln!("{}: {msg}", self.tool);
-        }
-    }
-
-    /// Detail printed only with `-v`, with the elapsed time.
-    pub fn info(&self, msg: impl std::fmt::Display) {
-        if self.verbose {
-            eprintln!("{}: {msg} ({:.2?})", self.tool, self.start.elapsed());
-        }
-    }
-
-    /// A progress bar when stderr is a terminal and not `-q`; hidden otherwise.
-    pub fn progress(&self, what: &'static str) -> indicatif::ProgressBar {
-        if self.quiet || !std::io::stderr().is_terminal() {
-            return indicatif::ProgressBar::hidden();
-        }
-        let pb = indicatif::ProgressBar::new_spinner();
-        let noun = what.strip_suffix('s').unwrap_or(what);
-        pb.set_style(
-            indicatif::ProgressStyle::with_template(&format!(
-                "{}: {{spinner}} {{count}} ({{rate}})",
-                self.tool
-            ))
-            .expect("valid template")
-            .with_key(
-                "count",
-                move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                    let _ = w.write_str(&count(s.pos(), noun));
-                },
-            )
-            .with_key(
-                "rate",
-                |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                    let _ = w.write_str(&rate(s.per_sec()));
-                },
-            ),
-        );
-        pb
-    }
+/// A logger for a tool without the [`Common`] flags (pl-fetch, pl-apply).
+pub fn plain_log(tool: &'static str, flags: &OutputFlags) -> Log {
+    Log::new(tool, flags.quiet, flags.verbose)
 }
-
-/// `n` and a noun, plural unless `n` is one: "1 document", "2 documents".
-pub fn count(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// A rate for people: whole units a second, one decimal under ten ("55/s", "2.5/s").
-pub fn rate(per_sec: f64) -> String {
-    if per_sec < 10.0 {
-        format!("{per_sec:.1}/s")
-    } else {
-        format!("{per_sec:.0}/s")
-    }
-}
-
-/// A usage error (bad combination of flags): exit code 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
-/// The job ran, but some of it was refused on purpose (pl-apply: documents it would not
-/// touch): exit 3, so that a script notices.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Refused(pub String);
 
 /// The version `-V` prints: the package version and the git commit of the build.
 pub fn short_version() -> &'static str {
@@ -584,36 +497,5 @@ pub mod numbers {
             assert!(seconds("0").is_err() && seconds("86401").is_err());
             assert_eq!(seconds("0.5").unwrap(), 0.5);
         }
-    }
-}
-
-/// Refuses --min-words 0 (a usage error), as pl-shingle, pl-minhash and pl-index do.
-pub fn check_min_words(n: usize) -> anyhow::Result<()> {
-    if n == 0 {
-        return Err(UsageError("--min-words must be at least 1".into()).into());
-    }
-    Ok(())
-}
-
-/// Refuses weights that weigh nothing (a usage error), as pl-score and pl-index do.
-pub fn check_weights(jaccard: f64, fuzzy: f64) -> anyhow::Result<()> {
-    if jaccard + fuzzy <= 0.0 {
-        return Err(UsageError("--jaccard-weight and --fuzzy-weight are both 0".into()).into());
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{count, rate};
-
-    #[test]
-    fn counts_and_rates_read_as_people_write_them() {
-        assert_eq!(count(1, "document"), "1 document");
-        assert_eq!(count(0, "document"), "0 documents");
-        assert_eq!(count(55, "pair"), "55 pairs");
-        assert_eq!(rate(55.1447), "55/s");
-        assert_eq!(rate(2.54), "2.5/s");
-        assert_eq!(rate(0.0), "0.0/s");
     }
 }

@@ -8,8 +8,8 @@ use pl_core::records::{Record, RecordReader};
 use pl_core::text_records::DocRecord;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::io::{open_input, Input};
-use crate::ndjson::{get_id, NdjsonReader};
+use pl_pipeline::io::{open_input, Input};
+use pl_pipeline::ndjson::{get_id, NdjsonReader};
 
 /// A record reader over any opened input.
 pub type Records<T> = RecordReader<T, Box<dyn std::io::BufRead + Send>>;

@@ -16,10 +16,10 @@ use pl_core::shingle::{ShingleConfig, Shingler};
 use pl_core::stream::{is_binary, Params};
 use rayon::prelude::*;
 
-use crate::io::{create_output, Input};
-use crate::ndjson::shingle_norm_line;
-use crate::ndjson::{is_blank, read_line_capped, LineRead};
 use crate::sides::Records;
+use pl_pipeline::io::{create_output, Input};
+use pl_pipeline::ndjson::shingle_norm_line;
+use pl_pipeline::ndjson::{is_blank, read_line_capped, LineRead};
 
 /// Where and how the writing thread writes the signatures.
 pub struct SigOutput<'a> {
@@ -141,7 +141,7 @@ pub struct Counts {
 pub fn tally(
     chunk: &Lines,
     batch: &mut Batch,
-    ids: &mut crate::ndjson::IdLines,
+    ids: &mut pl_pipeline::ndjson::IdLines,
     counts: &mut Counts,
     skip_invalid: bool,
 ) -> std::result::Result<(), String> {

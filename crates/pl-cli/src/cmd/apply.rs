@@ -13,9 +13,9 @@ use pl_paperless::Client;
 use serde_json::Value;
 
 use crate::common::{numbers, Log, OutputFlags, Refused, ServerFlags, UsageError};
-use crate::io::{create_output, open_input, Output};
-use crate::ndjson::{write_obj, NdjsonReader};
 use crate::sides::read_field;
+use pl_pipeline::io::{create_output, open_input, Output};
+use pl_pipeline::ndjson::{write_obj, NdjsonReader};
 
 /// pl-apply's words for `-o` (its flag is [`OutputFlags`]'s).
 const OUTPUT_HELP: &str = "Write the plan records to this file instead of stdout";
@@ -186,7 +186,7 @@ fn journal_path(args: &Args) -> Result<PathBuf> {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::plain("pl-apply", &args.out);
+    let log = crate::common::plain_log("pl-apply", &args.out);
     if let Some(m) = args.min_confidence {
         if !(0.0..=1.0).contains(&m) {
             return Err(UsageError("--min-confidence must be within 0 and 1".into()).into());

@@ -11,10 +11,10 @@ use pl_core::stream::{is_binary, Kind, StreamReader};
 use pl_core::text_records::GroupRecord;
 use serde_json::Value;
 
-use crate::common::{Common, Log};
-use crate::io::{create_output, open_input, Output};
-use crate::ndjson::NdjsonReader;
+use crate::common::Common;
 use crate::sides::read_field;
+use pl_pipeline::io::{create_output, open_input, Output};
+use pl_pipeline::ndjson::NdjsonReader;
 
 /// Print a stream as NDJSON: a binary shingle or signature stream becomes one JSON record per
 /// line (with its parameters inline, readable back by every stage); NDJSON passes through
@@ -34,7 +34,7 @@ pub struct Args {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-cat", &args.common);
+    let log = crate::common::log("pl-cat", &args.common);
     let mut input = open_input(args.common.input.as_deref())?;
     let mut out = create_output(args.common.output.as_deref())?;
     let binary = is_binary(
@@ -69,7 +69,7 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         let mut reader = NdjsonReader::new(input, args.common.skip_invalid);
         while let Some(o) = reader.next_with(Ok)? {
-            crate::ndjson::write_obj(&mut out, &o)?;
+            pl_pipeline::ndjson::write_obj(&mut out, &o)?;
         }
         reader.report_skipped(&log);
     }

@@ -9,9 +9,9 @@ use serde_json::{Map, Value};
 
 use crate::cmd::index::read_changes;
 use crate::common::{Common, Log, ServerFlags, UsageError};
-use crate::index::{Access, Index, Prepared};
-use crate::io::{create_output, open_input};
-use crate::ndjson::{write_obj, NdjsonReader};
+use pl_pipeline::index::{Access, Index, Prepared};
+use pl_pipeline::io::{create_output, open_input};
+use pl_pipeline::ndjson::{write_obj, NdjsonReader};
 
 /// Exit status when some document has a near-duplicate in the index.
 pub const FOUND: u8 = 3;
@@ -62,7 +62,7 @@ pub struct Args {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<Checked> {
-    let log = Log::new("pl-check", &args.common);
+    let log = crate::common::log("pl-check", &args.common);
     let access = if args.add {
         Access::Write
     } else {
@@ -136,7 +136,7 @@ fn read_docs(reader: &mut NdjsonReader, index: &Index) -> Result<(Vec<Prepared>,
 /// (--add), their groups updated.
 fn add_docs(index: &mut Index, dir: &Path, name: &str, raw: String, log: &Log) -> Result<()> {
     // The same reading as pl-index --partial, of the records already read.
-    let input = crate::io::Input {
+    let input = pl_pipeline::io::Input {
         name: name.to_string(),
         reader: Box::new(std::io::Cursor::new(raw.into_bytes())),
     };
@@ -159,7 +159,7 @@ fn add_docs(index: &mut Index, dir: &Path, name: &str, raw: String, log: &Log) -
 }
 
 /// One document from Paperless, as a docs record.
-fn fetch_one(args: &Args, id: u64) -> Result<crate::io::Input> {
+fn fetch_one(args: &Args, id: u64) -> Result<pl_pipeline::io::Input> {
     if args.common.input.is_some() {
         return Err(UsageError("--id and an input file exclude each other".into()).into());
     }
@@ -171,7 +171,7 @@ fn fetch_one(args: &Args, id: u64) -> Result<crate::io::Input> {
     ))?;
     let rec = pl_paperless::record::to_record(&doc, &names, client.base())
         .ok_or_else(|| anyhow!("document {id}: the server's answer has no id"))?;
-    Ok(crate::io::Input {
+    Ok(pl_pipeline::io::Input {
         name: format!("document {id}"),
         reader: Box::new(std::io::Cursor::new(rec.line)),
     })

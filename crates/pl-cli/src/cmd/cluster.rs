@@ -11,9 +11,9 @@ use pl_core::text_records::GroupRecord;
 use rustc_hash::FxHashMap;
 
 use crate::common::{Common, Log};
-use crate::io::{create_output, open_input};
-use crate::ndjson::{write_obj, NdjsonReader};
 use crate::sides::read_field;
+use pl_pipeline::io::{create_output, open_input};
+use pl_pipeline::ndjson::{write_obj, NdjsonReader};
 
 /// Join scored pairs into groups, strongest pairs first. By default (--linkage average) two
 /// groups merge only when at least half of the pairs between their members passed scoring;
@@ -70,7 +70,7 @@ pub enum LinkageArg {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-cluster", &args.common);
+    let log = crate::common::log("pl-cluster", &args.common);
     let mut reader = NdjsonReader::new(
         open_input(args.common.input.as_deref())?,
         args.common.skip_invalid,

@@ -9,9 +9,9 @@ use pl_core::eval::{evaluate, evaluate_pairs, noise_rank, Report, TruthDoc};
 use pl_core::page::GroupLines;
 use pl_core::text_records::TruthRecord;
 
-use crate::common::{Common, Log};
-use crate::io::{create_output, open_input, Output};
-use crate::ndjson::{get_members, get_u64, NdjsonReader};
+use crate::common::Common;
+use pl_pipeline::io::{create_output, open_input, Output};
+use pl_pipeline::ndjson::{get_members, get_u64, NdjsonReader};
 
 /// Measure how well groups (pl-cluster output) or scored pairs (pl-score output, with
 /// --pairs) match a truth file of `{"id","cluster","kind","noise","family"}` lines: pairwise
@@ -57,7 +57,7 @@ pub fn read_truth(path: &std::path::Path) -> Result<Vec<TruthDoc>> {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-eval", &args.common);
+    let log = crate::common::log("pl-eval", &args.common);
     let truth = read_truth(&args.truth)?;
     let mut reader = NdjsonReader::new(
         open_input(args.common.input.as_deref())?,

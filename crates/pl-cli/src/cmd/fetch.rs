@@ -8,7 +8,7 @@ use clap::Parser;
 use pl_paperless::sync::{load_local, sync, Local, Progress, SyncOptions};
 
 use crate::common::{Log, OutputFlags, ServerFlags, UsageError};
-use crate::io::create_output;
+use pl_pipeline::io::create_output;
 
 /// pl-fetch's words for `-o` (its flag is [`OutputFlags`]'s).
 const OUTPUT_HELP: &str = "Write the records to this file (replaced atomically) and keep the sync state beside it; without it records go to stdout and every run is a full sync";
@@ -73,7 +73,7 @@ fn default_state(output: &Path) -> PathBuf {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::plain("pl-fetch", &args.out);
+    let log = crate::common::plain_log("pl-fetch", &args.out);
     if let Some(dir) = &args.dir {
         return run_dir(dir, &args, &log);
     }

@@ -7,11 +7,11 @@ use clap::{Args as ClapArgs, Parser};
 use pl_core::text_records::DocRecord;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::common::{Common, Log};
-use crate::index::{src_hash, Access, Index, Params, Prepared};
-use crate::io::{create_output, open_input};
-use crate::ndjson::NdjsonReader;
+use crate::common::Common;
 use crate::score_flags::ScoreFlags;
+use pl_pipeline::index::{src_hash, Access, Index, Params, Prepared};
+use pl_pipeline::io::{create_output, open_input};
+use pl_pipeline::ndjson::NdjsonReader;
 
 /// Build or update the persistent index of a library (one SQLite file in --index DIR) from
 /// docs NDJSON (pl-fetch's output), and write its duplicate groups as pl-cluster does.
@@ -191,7 +191,7 @@ pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Res
         changes.sources.insert(p.id, src_hash(text));
         let same_text = match texts.get(&p.id) {
             Some((fp, norm)) if *fp == p.fp => {
-                *norm == crate::index::stored_norm(&index.dir, p.id, &p.line)?.norm
+                *norm == pl_pipeline::index::stored_norm(&index.dir, p.id, &p.line)?.norm
             }
             _ => false,
         };
@@ -224,7 +224,7 @@ fn refuse_mass_delete(input: &str, deleted: usize, stored: u64) -> Result<()> {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-index", &args.common);
+    let log = crate::common::log("pl-index", &args.common);
     let mut index = Index::open(&args.index, &|p| args.params.over(p), Access::Create, &log)?;
     let mut reader = NdjsonReader::new(
         open_input(args.common.input.as_deref())?,

@@ -16,10 +16,10 @@ use pl_core::text_records::CandRecord;
 use rayon::prelude::*;
 
 use crate::common::{numbers, Log, Threaded, UsageError};
-use crate::io::{create_output, open_input};
-use crate::ndjson::{norm_record, par_parse, write_obj, NdjsonReader};
-use crate::score_sides::number_hashes;
 use crate::sides::{open_records, Records};
+use pl_pipeline::io::{create_output, open_input};
+use pl_pipeline::ndjson::{norm_record, par_parse, write_obj, NdjsonReader};
+use pl_pipeline::score_sides::number_hashes;
 
 mod why;
 
@@ -227,7 +227,7 @@ fn read_numbers(args: &Args, known: &[u64], log: &Log) -> Result<Vec<(u64, u64)>
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-lsh", &args.common);
+    let log = crate::common::log("pl-lsh", &args.common);
     if args.min_band_matches as usize > args.bands {
         return Err(UsageError(format!(
             "--min-band-matches {} is more than the {} bands: no pair could be a candidate",

@@ -10,12 +10,12 @@ use pl_core::stream::Params;
 
 use crate::cmd::shingle::{note_short, OutFormat, ShingleFlags};
 use crate::common::{Log, Threaded, UsageError};
-use crate::io::{open_input, refuse_binary_on_terminal, Input};
 use crate::sides::open_records;
 use crate::signing::{
     read_lines, read_shingle_chunks, sign_norm_chunk, sign_shingle_chunk, sniff, tally, write_sigs,
     Batch, Chunk, Counts, Lines, SigOutput, ToWriter,
 };
+use pl_pipeline::io::{open_input, refuse_binary_on_terminal, Input};
 
 /// Compute a MinHash signature of K values for each shingle set: position i agrees between
 /// two documents with probability equal to their Jaccard similarity. The parameters (K, seed,
@@ -80,7 +80,7 @@ impl From<SchemeArg> for Scheme {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-minhash", &args.common);
+    let log = crate::common::log("pl-minhash", &args.common);
     if args.format == OutFormat::Binary {
         refuse_binary_on_terminal(args.common.output.as_deref())?;
     }
@@ -104,7 +104,7 @@ fn run_norm(args: &Args, log: &Log, input: Input) -> Result<()> {
     let params = sig_params(args, config.stream_params());
     let pb = log.progress("documents");
     let mut counts = Counts::default();
-    let mut ids = crate::ndjson::IdLines::default();
+    let mut ids = pl_pipeline::ndjson::IdLines::default();
     let mut failure: Option<anyhow::Error> = None;
     let (to_main, from_reader) = sync_channel::<Result<Lines>>(2);
     let (free_lines, spare_lines) = sync_channel::<Lines>(4);

@@ -6,9 +6,9 @@ use pl_core::normalize::{fingerprint, normalize};
 use pl_core::records::fingerprint_hex;
 use pl_core::text_records::{DocRecord, NormRecord};
 
-use crate::common::{Log, Threaded};
-use crate::io::{create_output, open_input};
-use crate::ndjson::{max_record, par_map_records, NdjsonReader};
+use crate::common::Threaded;
+use pl_pipeline::io::{create_output, open_input};
+use pl_pipeline::ndjson::{max_record, par_map_records, NdjsonReader};
 
 /// Lowercase (Unicode-aware), strip punctuation and collapse whitespace of each document's
 /// `content`, adding `norm` (the normalized text), `words` (its word count) and `fingerprint`
@@ -23,7 +23,7 @@ pub struct Args {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-normalize", &args.common);
+    let log = crate::common::log("pl-normalize", &args.common);
     let mut reader = NdjsonReader::new(
         open_input(args.common.input.as_deref())?,
         args.common.skip_invalid,

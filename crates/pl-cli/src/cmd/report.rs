@@ -17,9 +17,9 @@ use pl_core::text_records::GroupRecord;
 use serde_json::{json, Map, Value};
 
 use crate::common::{Common, Log, UsageError};
-use crate::io::{create_output, open_input};
-use crate::ndjson::{get_u64, get_unit, NdjsonReader};
 use crate::sides::read_field;
+use pl_pipeline::io::{create_output, open_input};
+use pl_pipeline::ndjson::{get_u64, get_unit, NdjsonReader};
 
 const TEMPLATE: &str = include_str!("report/page.html");
 const STYLE: &str = include_str!("report/page.css");
@@ -217,7 +217,7 @@ pub fn render(data: &Value) -> String {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-report", &args.common);
+    let log = crate::common::log("pl-report", &args.common);
     if args.serve && args.common.output.is_some() {
         return Err(UsageError("--serve serves the page; -o does not apply".into()).into());
     }

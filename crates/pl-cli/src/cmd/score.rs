@@ -9,14 +9,15 @@ use pl_core::records::{expect_param, ShingleRec, SigRec};
 use pl_core::scorer::ScoreParams;
 use rustc_hash::FxHashSet;
 
-use crate::candidates::read_candidates;
-use crate::common::{check_weights, Log, Threaded, UsageError};
-use crate::io::{create_output, open_input};
-use crate::ndjson::{write_obj, NdjsonReader};
+use crate::common::{Log, Threaded, UsageError};
 use crate::score_flags::ScoreFlags;
-use crate::score_sides::{NormTexts, SideOptions};
-use crate::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 use crate::sides::read_filtered;
+use pl_pipeline::candidates::read_candidates;
+use pl_pipeline::io::{create_output, open_input};
+use pl_pipeline::ndjson::{write_obj, NdjsonReader};
+use pl_pipeline::params::check_weights;
+use pl_pipeline::score_sides::{NormTexts, SideOptions};
+use pl_pipeline::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 
 /// Score each candidate pair and keep those at or over --threshold whose differences are OCR's.
 ///
@@ -110,7 +111,7 @@ pub struct Args {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-score", &args.common);
+    let log = crate::common::log("pl-score", &args.common);
     let params = args.score.over(&ScoreParams::default());
     check_flags(&args, &params)?;
     let opts = SideOptions::of(&params, args.explain);

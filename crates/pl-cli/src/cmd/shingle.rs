@@ -6,9 +6,10 @@ use pl_core::records::{Format, RecordWriter, ShingleRec};
 use pl_core::shingle::{ShingleConfig, Shingler};
 use rayon::prelude::*;
 
-use crate::common::{check_min_words, Log, Threaded};
-use crate::io::{create_output, open_input, refuse_binary_on_terminal};
-use crate::ndjson::{shingle_norm_line, NdjsonReader};
+use crate::common::{Log, Threaded};
+use pl_pipeline::io::{create_output, open_input, refuse_binary_on_terminal};
+use pl_pipeline::ndjson::{shingle_norm_line, NdjsonReader};
+use pl_pipeline::params::check_min_words;
 
 /// Turn each normalized document into its set of word n-gram shingles, hashed to u64 with
 /// xxh3-64 and sorted. Documents with fewer than --min-words words are skipped (and counted
@@ -169,7 +170,7 @@ pub fn note_short(log: &Log, config: &ShingleConfig, skipped: u64, whole: u64) {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-shingle", &args.common);
+    let log = crate::common::log("pl-shingle", &args.common);
     if args.format == OutFormat::Binary {
         refuse_binary_on_terminal(args.common.output.as_deref())?;
     }

@@ -12,9 +12,9 @@ use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use serde_json::Value;
 
-use crate::common::{Log, Threaded, UsageError};
-use crate::io::{create_output, open_input};
-use crate::ndjson::{get_id, parse_object, write_obj, NdjsonReader};
+use crate::common::{Threaded, UsageError};
+use pl_pipeline::io::{create_output, open_input};
+use pl_pipeline::ndjson::{get_id, parse_object, write_obj, NdjsonReader};
 
 /// Find every pair of documents whose sets of character trigrams (three consecutive
 /// characters of the normalized text, spaces included) are similar: similarity =
@@ -96,7 +96,7 @@ fn read_sets(reader: &mut NdjsonReader) -> Result<(Vec<Doc>, usize)> {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let log = Log::new("pl-trigram", &args.common);
+    let log = crate::common::log("pl-trigram", &args.common);
     let mut reader = NdjsonReader::new(
         open_input(args.common.input.as_deref())?,
         args.common.skip_invalid,

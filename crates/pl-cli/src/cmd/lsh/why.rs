@@ -12,7 +12,7 @@ use pl_core::minhash::estimate_jaccard;
 use pl_core::stream::Params;
 
 use super::{read_part_keys, Args, Whole};
-use crate::ndjson::write_obj;
+use pl_pipeline::ndjson::write_obj;
 
 /// What `--why` writes.
 #[derive(serde::Serialize)]

@@ -38,8 +38,8 @@ use serde_json::Value;
 
 use super::{render, Args};
 use crate::common::Log;
-use crate::io::create_output;
-use crate::ndjson::write_obj;
+use pl_pipeline::io::create_output;
+use pl_pipeline::ndjson::write_obj;
 
 /// Largest request body accepted (a decisions set for a very large library fits easily).
 const MAX_BODY: usize = 64 << 20;

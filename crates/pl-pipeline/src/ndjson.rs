@@ -12,8 +12,8 @@ use rayon::prelude::*;
 // The record readers live in pl-core; these names are the tools' way to them.
 pub use pl_core::fields::{get_f64, get_id, get_members, get_u64, get_unit, parse_object, Obj};
 
-use crate::common::Log;
 use crate::io::Input;
+use crate::log::Log;
 
 /// The default of `--max-doc-mb`: the largest record line read, in MiB. A norm line holds a
 /// document's text twice (`content` and `norm`), so documents of up to about 16 MiB of text

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::candidates::Cand;
-use crate::common::Log;
+use crate::log::Log;
 use crate::ndjson::write_obj;
 use crate::reorder::Reorder;
 use crate::score_sides::{NormTexts, SideOptions, Sides};

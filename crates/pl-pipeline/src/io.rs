@@ -63,7 +63,7 @@ pub struct AtomicFile {
 pub fn refuse_binary_on_terminal(path: Option<&Path>) -> Result<()> {
     let to_stdout = path.is_none_or(|p| p == Path::new("-"));
     if to_stdout && io::stdout().is_terminal() {
-        return Err(crate::common::UsageError(
+        return Err(crate::error::UsageError(
             "refusing to write a binary stream to a terminal; use -o FILE or a pipe (or \
              --format json for NDJSON)"
                 .into(),

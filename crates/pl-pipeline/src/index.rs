@@ -48,7 +48,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::candidates::Cand;
-use crate::common::Log;
+use crate::log::Log;
 use crate::score_sides::{counted_words, number_hashes, sides_of_lines, NormTexts, SideOptions};
 use crate::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 
@@ -122,7 +122,7 @@ pub(crate) fn damaged_doc(dir: &Path, id: u64, e: impl std::fmt::Display) -> any
 }
 
 /// The fields of a stored document's norm line.
-pub(crate) fn stored_norm<'a>(
+pub fn stored_norm<'a>(
     dir: &Path,
     id: u64,
     line: &'a str,

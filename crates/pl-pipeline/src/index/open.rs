@@ -10,7 +10,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::{sql, Engine, Index, Params, DB_FILE, FORMAT};
-use crate::common::Log;
+use crate::log::Log;
 
 /// The lock file in the index folder that writers hold while they run.
 pub const LOCK_FILE: &str = "index.lock";

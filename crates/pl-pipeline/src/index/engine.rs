@@ -119,8 +119,8 @@ impl Engine {
             bail!("--ngram must be at least 1");
         }
         // The stages' own checks (usage errors, as there).
-        crate::common::check_min_words(p.min_words)?;
-        crate::common::check_weights(p.score.jaccard_weight, p.score.fuzzy_weight)?;
+        crate::params::check_min_words(p.min_words)?;
+        crate::params::check_weights(p.score.jaccard_weight, p.score.fuzzy_weight)?;
         if p.score.distinct_min > 0.0 || p.score.distinct_penalty > 0.0 {
             bail!(
                 "the index takes no --distinct-min or --distinct-penalty: a distinctive token's \
