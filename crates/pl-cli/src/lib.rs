@@ -5,4 +5,3 @@ pub mod cmd;
 pub mod common;
 pub mod score_flags;
 pub mod sides;
-pub mod signing;

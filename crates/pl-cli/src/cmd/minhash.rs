@@ -8,14 +8,16 @@ use pl_core::minhash::{MinHasher, Scheme, DEFAULT_SEED};
 use pl_core::records::{Format, ShingleRec};
 use pl_core::stream::Params;
 
+mod signing;
+
 use crate::cmd::shingle::{note_short, OutFormat, ShingleFlags};
 use crate::common::{Log, Threaded, UsageError};
 use crate::sides::open_records;
-use crate::signing::{
+use pl_pipeline::io::{open_input, refuse_binary_on_terminal, Input};
+use signing::{
     read_lines, read_shingle_chunks, sign_norm_chunk, sign_shingle_chunk, sniff, tally, write_sigs,
     Batch, Chunk, Counts, Lines, SigOutput, ToWriter,
 };
-use pl_pipeline::io::{open_input, refuse_binary_on_terminal, Input};
 
 /// Compute a MinHash signature of K values for each shingle set: position i agrees between
 /// two documents with probability equal to their Jaccard similarity. The parameters (K, seed,
