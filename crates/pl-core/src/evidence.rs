@@ -327,7 +327,7 @@ pub fn evidence(
     pb: &Profile,
     known: impl Fn(u32, Side) -> bool + Copy,
 ) -> Evidence {
-    evidence_until(a, pa, b, pb, known, |_| false)
+    evidence_until(a, pa, b, pb, known, |_| false, |_| false)
 }
 
 /// Whether [`evidence`]'s alignment of two texts can match `n` of their words: the words
@@ -366,6 +366,7 @@ pub fn evidence_until(
     pb: &Profile,
     known: impl Fn(u32, Side) -> bool + Copy,
     decided: impl Fn(&Evidence) -> bool,
+    constant: impl Fn(u32) -> bool + Copy,
 ) -> Evidence {
     debug_assert_eq!(
         pa.text_hash,
@@ -385,13 +386,14 @@ pub fn evidence_until(
             pa,
             move |id, s: Side| known(id, s.other()),
             decided,
+            constant,
         );
         for c in &mut e.conflicts {
             c.side = c.side.other();
         }
         return e;
     }
-    evidence_in_order(a, pa, b, pb, known, decided)
+    evidence_in_order(a, pa, b, pb, known, decided, constant)
 }
 
 /// [`evidence_until`] with `a` the text aligned against `b`.
@@ -402,6 +404,7 @@ fn evidence_in_order(
     pb: &Profile,
     known: impl Fn(u32, Side) -> bool + Copy,
     decided: impl Fn(&Evidence) -> bool,
+    constant: impl Fn(u32) -> bool + Copy,
 ) -> Evidence {
     let mut e = Evidence::default();
     let mut buf = Scratch::default();
@@ -452,6 +455,7 @@ fn evidence_in_order(
             [&mut all_a, &mut all_b],
             [pa, pb],
             known,
+            constant,
             &mut buf,
         );
         if decided(&e) {
@@ -490,6 +494,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     [all_a, all_b]: [&mut SeenWords<'t, I>; 2],
     [pa, pb]: [&Profile; 2],
     known: impl Fn(u32, Side) -> bool + Copy,
+    constant: impl Fn(u32) -> bool + Copy,
     buf: &mut Scratch,
 ) {
     e.replaced += h.old.len() + h.new.len();
@@ -503,9 +508,10 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     let (near_a, near_b) = (clamp(all_a, &near_a), clamp(all_b, &near_b));
     let mut count = [(0, 0, 0); 2];
     let mut unknowns = [0; 2];
-    for (words, ids, other, other_words, facing, side) in [
-        (x, &pa.ids[h.old.clone()], pb, near_b, y, Side::A),
-        (y, &pb.ids[h.new.clone()], pa, near_a, x, Side::B),
+    let (ids_a, ids_b) = (&pa.ids[h.old.clone()], &pb.ids[h.new.clone()]);
+    for (words, ids, other, other_words, (facing, facing_ids), side) in [
+        (x, ids_a, pb, near_b, (y, ids_b), Side::A),
+        (y, ids_b, pa, near_a, (x, ids_a), Side::B),
     ] {
         // Folded once for every word of the block compared with them, when one is.
         let mut near: Option<Around> = None;
@@ -544,7 +550,16 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
                     continue;
                 }
                 Near::OneDigit => true,
-                Near::No => facing.get(i).is_some_and(|c| short_misread(w, c)),
+                Near::No => {
+                    facing.get(i).is_some_and(|c| short_misread(w, c))
+                        || (i.saturating_sub(1)..(i + 2).min(facing.len())).any(|j| {
+                            let c = facing_ids[j];
+                            constant_misread(
+                                (w, !known(id, side), constant(id)),
+                                (facing[j], !known(c, side.other()), constant(c)),
+                            )
+                        })
+                }
             };
             e.conflicts.push(Conflict {
                 word: (*w).to_string(),
@@ -606,6 +621,29 @@ fn short_misread(w: &str, facing: &str) -> bool {
         && digits(w)
         && digits(facing)
         && rapidfuzz::distance::indel::distance(a.iter().copied(), b.iter().copied()) == 1
+}
+
+/// Documents that hold a number for it to count as a template's constant in
+/// [`constant_misread`]: more than the ledger's widest count ([`crate::ledger::WIDE_DF`]),
+/// so that no cluster of copies makes its own numbers constants (and the index rescores at a
+/// line it already has).
+pub const CONSTANT_DF: u32 = crate::ledger::WIDE_DF + 1;
+
+/// Whether a number only its own text holds is what OCR made of a template's constant facing
+/// it (a number [`CONSTANT_DF`] documents or more hold: the `112` of every letter to one
+/// street, read `142`): at most three characters inserted or deleted between them after
+/// folding (one misread and one dropped). Each side is `(word, rare, constant)`, in either
+/// order. A sibling's fields are values of their own on both sides, not a constant.
+fn constant_misread(x: (&str, bool, bool), y: (&str, bool, bool)) -> bool {
+    let ((w, rare, _), (c, _, constant)) = if x.1 { (x, y) } else { (y, x) };
+    if !(rare && constant && w.bytes().any(|b| b.is_ascii_digit()) && crate::ledger::is_number(c)) {
+        return false;
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (
+        w.chars().map(fold_char).collect(),
+        c.chars().map(fold_char).collect(),
+    );
+    a.len() >= 2 && rapidfuzz::distance::indel::distance(a.iter().copied(), b.iter().copied()) <= 3
 }
 
 /// Four letters or more and nothing else: what a name is made of.

@@ -21,7 +21,7 @@
 //!    reach.
 
 use crate::distinct::weighted_similarity;
-use crate::evidence::{evidence_until, may_match, Evidence, Profile, Side};
+use crate::evidence::{evidence_until, may_match, Evidence, Profile, Side, CONSTANT_DF};
 use crate::ledger::{ledger, refuses, shares_wide, Ledger, Rescue};
 use crate::score::{fuzzy_ratio_at_least, Weights};
 
@@ -549,7 +549,14 @@ impl Scorer<'_> {
                 .is_some_and(|&n| n > copies(side).max(1))
         };
         let settled = |e: &Evidence| v.settled_fail(e);
-        let e = evidence_until(x.text, x.profile, y.text, y.profile, known, settled);
+        let constant = |id: u32| {
+            self.doc_counts
+                .get(id as usize)
+                .is_some_and(|&n| n >= CONSTANT_DF)
+        };
+        let e = evidence_until(
+            x.text, x.profile, y.text, y.profile, known, settled, constant,
+        );
         let mut pass = v.passes(&e);
         dims.evidence = Some(e);
         // Explaining shows the order-free evidence of every pair, not only of the rejected

@@ -387,3 +387,49 @@ fn two_read_as_z_is_ocr() {
     );
     assert_eq!((e.digit_subs, e.one_digit_subs), (0, 1), "{e:?}");
 }
+
+#[test]
+fn a_unique_number_facing_a_template_constant_is_its_misreading() {
+    // Every letter to this street has `112`; this scan's `142` is in no other document.
+    let (a, b) = (
+        "herrn daniel scholz a rosenting 112 31083 falkensee datum ende",
+        "herrn daniel scholz rosenring 142 31083 falkensee datum ende",
+    );
+    let (pa, pb) = profiles(a, b);
+    let id = |t: &str, p: &Profile| p.ids()[words(t).position(|w| w == "112").unwrap()];
+    let (constant_id, rare_id) = (
+        id(a, &pa),
+        pb.ids()[words(b).position(|w| w == "142").unwrap()],
+    );
+    // Known: every word but `142`; a constant: `112`.
+    let known = move |i: u32, _: Side| i != rare_id;
+    let run =
+        |constant: &dyn Fn(u32) -> bool| evidence_until(a, &pa, b, &pb, known, |_| false, constant);
+    let e = run(&|i| i == constant_id);
+    assert_eq!((e.digit_subs, e.one_digit_subs), (0, 1), "{e:?}");
+    // Without the corpus saying `112` is a constant, another value.
+    let e = run(&|_| false);
+    assert_eq!(e.digit_subs, 1, "{e:?}");
+    // Both held by several documents: two values (a sibling's field), not damage.
+    let e = evidence_until(a, &pa, b, &pb, |_, _| true, |_| false, |i| i == constant_id);
+    assert_eq!(e.digit_subs, 1, "{e:?}");
+}
+
+#[test]
+fn a_constant_misread_is_a_few_characters_between_a_unique_number_and_a_constant() {
+    let rare = |w| (w, true, false);
+    let constant = |w| (w, false, true);
+    for (x, y, misread) in [
+        (rare("142"), constant("112"), true),
+        (constant("79991"), rare("7993"), true),
+        (rare("91122023"), constant("31122023"), true),
+        (rare("45"), constant("112"), false),
+        (rare("142"), ("112", false, false), false),
+        (("142", false, false), constant("112"), false),
+        (rare("kaxx"), constant("112"), false),
+        (rare("142"), constant("12"), false),
+        (rare("7"), constant("117"), false),
+    ] {
+        assert_eq!(constant_misread(x, y), misread, "{x:?} / {y:?}");
+    }
+}
