@@ -525,20 +525,9 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
             {
                 // A word of letters only this document uses (a rare name) can still
                 // stand against a known word on the other side.
-                if !digits
-                    && is_name_like(w)
-                    && !other.has(w, id, buf)
-                    && matches!(
-                        near_any(
-                            w,
-                            false,
-                            near.get_or_insert_with(|| Around::new(other_words, buf)),
-                            buf
-                        ),
-                        Near::No
-                    )
-                {
-                    unknown += 1;
+                if !digits && is_name_like(w) && !other.has(w, id, buf) {
+                    let around = near.get_or_insert_with(|| Around::new(other_words, buf));
+                    unknown += usize::from(matches!(near_any(w, false, around, buf), Near::No));
                 }
                 e.garbled += 1;
                 continue;
@@ -550,16 +539,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
                     continue;
                 }
                 Near::OneDigit => true,
-                Near::No => {
-                    facing.get(i).is_some_and(|c| short_misread(w, c))
-                        || (i.saturating_sub(1)..(i + 2).min(facing.len())).any(|j| {
-                            let c = facing_ids[j];
-                            constant_misread(
-                                (w, !known(id, side), constant(id)),
-                                (facing[j], !known(c, side.other()), constant(c)),
-                            )
-                        })
-                }
+                Near::No => misread_facing((w, id, i), side, (facing, facing_ids), known, constant),
             };
             e.conflicts.push(Conflict {
                 word: (*w).to_string(),
@@ -621,6 +601,26 @@ fn short_misread(w: &str, facing: &str) -> bool {
         && digits(w)
         && digits(facing)
         && rapidfuzz::distance::indel::distance(a.iter().copied(), b.iter().copied()) == 1
+}
+
+/// Whether `w` (word `i` of its side of a block, id `id`) is what OCR made of a word facing it
+/// on the other side: a short number with a digit more or less in its place
+/// ([`short_misread`]), or a template's constant a word away at most ([`constant_misread`]).
+fn misread_facing(
+    (w, id, i): (&str, u32, usize),
+    side: Side,
+    (facing, facing_ids): (&[&str], &[u32]),
+    known: impl Fn(u32, Side) -> bool,
+    constant: impl Fn(u32) -> bool,
+) -> bool {
+    facing.get(i).is_some_and(|c| short_misread(w, c))
+        || (i.saturating_sub(1)..(i + 2).min(facing.len())).any(|j| {
+            let c = facing_ids[j];
+            constant_misread(
+                (w, !known(id, side), constant(id)),
+                (facing[j], !known(c, side.other()), constant(c)),
+            )
+        })
 }
 
 /// Documents that hold a number for it to count as a template's constant in

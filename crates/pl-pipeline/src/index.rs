@@ -52,6 +52,7 @@ use crate::log::Log;
 use crate::score_sides::{counted_words, number_hashes, sides_of_lines, NormTexts, SideOptions};
 use crate::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 
+mod check;
 mod engine;
 mod groups;
 mod open;
@@ -59,6 +60,7 @@ mod recheck;
 mod rescore;
 mod update;
 
+pub use check::NearDuplicate;
 pub use engine::{stored_line, Engine, Params, Prepared};
 pub use open::Access;
 use rescore::Counts;
@@ -333,70 +335,6 @@ impl Index {
             .conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         Ok(summary)
-    }
-
-    /// The near-duplicates in the index of a document not (or not yet) in it: its
-    /// candidates (band buckets shared, or the same text) scored as pl-score would once the
-    /// document were added. Kept pairs' records, best first.
-    pub fn check(&mut self, p: &Prepared) -> Result<Vec<serde_json::Map<String, Value>>> {
-        let tx = sql(&self.dir, self.conn.transaction())?;
-        let ix = Tx {
-            tx: &tx,
-            dir: &self.dir,
-            engine: &self.engine,
-        };
-        let mut cands: BTreeMap<(u64, u64), (u32, bool)> = BTreeMap::new();
-        let all = self.engine.banding.bands as u32;
-        for (other, bands) in ix.lookup(p.id, &p.keys)? {
-            cands.insert((p.id.min(other), p.id.max(other)), (bands, false));
-        }
-        if self.engine.numbers && p.sig.is_some() {
-            let stored = ix.stored(p.id)?.map(|(s, _)| s);
-            let counts = Counts {
-                tx: &ix,
-                extra: Some(p),
-                stored_extra: stored.as_ref(),
-            };
-            for other in ix.number_partners(p.id, &p.numbers, &counts)? {
-                cands
-                    .entry((p.id.min(other), p.id.max(other)))
-                    .or_insert((0, false));
-            }
-        }
-        if let Some(s) = &p.sig {
-            for (other, sig) in ix.same_text(p.fp)? {
-                if other != p.id && sig.as_deref() == Some(&s.sig[..]) {
-                    cands.insert((p.id.min(other), p.id.max(other)), (all, true));
-                }
-            }
-        }
-        let list: Vec<(Candidate, bool)> = cands
-            .into_iter()
-            .map(|((a, b), (bands, copy))| (Candidate::scored(a, b, bands), copy))
-            .collect();
-        let recs = ix.score(&list, Some(p))?.kept;
-        drop(tx);
-        let mut out: Vec<serde_json::Map<String, Value>> = recs
-            .into_iter()
-            .map(|(a, b, line)| {
-                let mut o: serde_json::Map<String, Value> =
-                    serde_json::from_str(&line).expect("a record just written");
-                let other = if a == p.id { b } else { a };
-                let mut d = serde_json::Map::new();
-                d.insert("id".into(), other.into());
-                o.shift_remove("a");
-                o.shift_remove("b");
-                d.extend(o);
-                d
-            })
-            .collect();
-        let score = |d: &serde_json::Map<String, Value>| d["score"].as_f64().unwrap_or(0.0);
-        out.sort_by(|x, y| {
-            score(y)
-                .total_cmp(&score(x))
-                .then_with(|| x["id"].as_u64().cmp(&y["id"].as_u64()))
-        });
-        Ok(out)
     }
 
     /// Turns on the explanations (`--explain` of pl-score) for what [`Index::check`] scores.

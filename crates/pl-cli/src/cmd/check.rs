@@ -88,7 +88,7 @@ pub fn run(args: Args) -> Result<Checked> {
         rec.insert("id".into(), p.id.into());
         rec.insert(
             "duplicates".into(),
-            Value::Array(dups.into_iter().map(Value::Object).collect()),
+            Value::Array(dups.iter().map(|d| Value::Object(d.to_record())).collect()),
         );
         write_obj(&mut out, &rec)?;
         log.info(format!(
