@@ -392,6 +392,76 @@ fn noise_known_through_a_note(copies: u64) {
     );
 }
 
+/// A scan reads `768` where its original has `738`, and nothing else differs: another value
+/// while six documents hold `738`, a template's constant misread once seven do. The note that
+/// brings `738` to seven documents must make the index score the pair again, as make does.
+#[test]
+fn a_number_becoming_a_constant_rescores_its_holders() {
+    let d = tempfile::tempdir().unwrap();
+    let mut docs = examples();
+    let path = d.path().join("docs.ndjson");
+    let last = docs.iter().filter_map(|d| d["id"].as_u64()).max().unwrap();
+    let letter = |house: &str| {
+        format!(
+            "Stadtwerke Kesselbach Kundenservice. Sehr geehrte Frau Albers, Lindenallee {house}, \
+             wir bestätigen den Eingang Ihrer Zahlung und danken Ihnen für Ihr Vertrauen. Ihr \
+             Abschlag bleibt unverändert, die nächste Ablesung erfolgt im Frühjahr durch unseren \
+             Dienstleister. Bei Fragen erreichen Sie uns werktags von acht bis achtzehn Uhr \
+             telefonisch oder jederzeit über das Kundenportal. Mit freundlichen Grüßen, Ihr \
+             Kundenservice der Stadtwerke Kesselbach"
+        )
+    };
+    let doc = |id: u64, content: String| {
+        serde_json::json!({"id": id, "title": "Zahlung", "content": content})
+            .as_object()
+            .unwrap()
+            .clone()
+    };
+    let (original, scan) = (last + 1, last + 2);
+    let note = |i: u64| {
+        doc(
+            scan + i,
+            format!("Notiz {i}: Ortstermin 738, Zähler {}", 7919 * i),
+        )
+    };
+    docs.push(doc(original, letter("738")));
+    docs.push(doc(scan, letter("768")));
+    // Six documents hold `738`, one line under a constant.
+    docs.extend((1..=5).map(note));
+    write_docs(&path, &docs);
+    let grouped = |groups: &[u8]| {
+        ndjson(groups).iter().any(|g| {
+            let m = g["members"].as_array().unwrap();
+            [original, scan]
+                .iter()
+                .all(|id| m.iter().any(|x| x.as_u64() == Some(*id)))
+        })
+    };
+    let before = full_groups(d.path(), &path, &[]);
+    assert!(!grouped(&before), "738 and 768 are two values");
+    let index = d.path().join("index").display().to_string();
+    let docs_arg = path.display().to_string();
+    assert_eq!(
+        ok(run("pl-index", &["--index", &index, &docs_arg], b"")),
+        before
+    );
+    docs.push(note(6));
+    write_docs(&path, &docs);
+    let out = run("pl-index", &["--index", &index, &docs_arg, "-v"], b"");
+    let log = String::from_utf8_lossy(&out.stderr).to_string();
+    let got = ok(out);
+    let want = full_groups(d.path(), &path, &[]);
+    assert!(
+        grouped(&want),
+        "seven documents hold 738: the scan misread it"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want),
+        "{log}"
+    );
+}
+
 /// Six rounds of additions, deletions and changes of the example corpus, each given to
 /// pl-index (with `flags`) and compared with `make groups` (with `vars`); pl-index's logs.
 fn updates_against_make(vars: &[&str], flags: &[&str]) -> Vec<String> {
