@@ -336,22 +336,7 @@ fn noise_known_through_a_note(copies: u64) {
     let mut docs = examples();
     let path = d.path().join("docs.ndjson");
     let last = docs.iter().filter_map(|d| d["id"].as_u64()).max().unwrap();
-    let letter = |noise: &str| {
-        format!(
-            "Stadtwerke Kesselbach Kundenservice. Sehr geehrte Frau Albers, wir bestätigen den \
-             Eingang Ihrer Zahlung für den Vertrag {noise} und danken Ihnen für Ihr Vertrauen. \
-             Ihr Abschlag bleibt unverändert, die nächste Ablesung erfolgt im Frühjahr durch \
-             unseren Dienstleister. Bei Fragen erreichen Sie uns werktags von acht bis achtzehn \
-             Uhr telefonisch oder jederzeit über das Kundenportal. Mit freundlichen Grüßen, Ihr \
-             Kundenservice der Stadtwerke Kesselbach"
-        )
-    };
-    let doc = |id: u64, content: String| {
-        serde_json::json!({"id": id, "title": "Zahlung", "content": content})
-            .as_object()
-            .unwrap()
-            .clone()
-    };
+    let (letter, doc) = (payment_letter, payment_doc);
     for i in 1..=copies {
         docs.push(doc(last + i, letter("qwertzuiopas")));
     }
@@ -401,22 +386,7 @@ fn a_number_becoming_a_constant_rescores_its_holders() {
     let mut docs = examples();
     let path = d.path().join("docs.ndjson");
     let last = docs.iter().filter_map(|d| d["id"].as_u64()).max().unwrap();
-    let letter = |house: &str| {
-        format!(
-            "Stadtwerke Kesselbach Kundenservice. Sehr geehrte Frau Albers, Lindenallee {house}, \
-             wir bestätigen den Eingang Ihrer Zahlung und danken Ihnen für Ihr Vertrauen. Ihr \
-             Abschlag bleibt unverändert, die nächste Ablesung erfolgt im Frühjahr durch unseren \
-             Dienstleister. Bei Fragen erreichen Sie uns werktags von acht bis achtzehn Uhr \
-             telefonisch oder jederzeit über das Kundenportal. Mit freundlichen Grüßen, Ihr \
-             Kundenservice der Stadtwerke Kesselbach"
-        )
-    };
-    let doc = |id: u64, content: String| {
-        serde_json::json!({"id": id, "title": "Zahlung", "content": content})
-            .as_object()
-            .unwrap()
-            .clone()
-    };
+    let (letter, doc) = (payment_letter, payment_doc);
     let (original, scan) = (last + 1, last + 2);
     let note = |i: u64| {
         doc(
@@ -460,6 +430,26 @@ fn a_number_becoming_a_constant_rescores_its_holders() {
         String::from_utf8_lossy(&want),
         "{log}"
     );
+}
+
+/// A utility's payment letter with `detail` as its contract number.
+fn payment_letter(detail: &str) -> String {
+    format!(
+        "Stadtwerke Kesselbach Kundenservice. Sehr geehrte Frau Albers, wir bestätigen den \
+         Eingang Ihrer Zahlung für den Vertrag {detail} und danken Ihnen für Ihr Vertrauen. \
+         Ihr Abschlag bleibt unverändert, die nächste Ablesung erfolgt im Frühjahr durch \
+         unseren Dienstleister. Bei Fragen erreichen Sie uns werktags von acht bis achtzehn \
+         Uhr telefonisch oder jederzeit über das Kundenportal. Mit freundlichen Grüßen, Ihr \
+         Kundenservice der Stadtwerke Kesselbach"
+    )
+}
+
+/// A docs record titled "Zahlung".
+fn payment_doc(id: u64, content: String) -> serde_json::Map<String, Value> {
+    serde_json::json!({"id": id, "title": "Zahlung", "content": content})
+        .as_object()
+        .unwrap()
+        .clone()
 }
 
 /// Six rounds of additions, deletions and changes of the example corpus, each given to
