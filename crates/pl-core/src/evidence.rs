@@ -358,7 +358,9 @@ fn common_words(pa: &Profile, pb: &Profile) -> usize {
 
 /// [`evidence`], stopped after the first replaced block for which `decided` says the counts
 /// so far settle the verdict (`stopped` is then set; the counts are those up to that block).
-/// Blocks are visited in the same order whichever text is given first.
+/// Blocks are visited in the same order whichever text is given first. `constant(id)` says
+/// whether a word is a template's constant ([`CONSTANT_DF`] documents or more hold it), which a
+/// unique number facing it may be a misreading of ([`constant_misread`]).
 pub fn evidence_until(
     a: &str,
     pa: &Profile,
