@@ -306,10 +306,7 @@ fn numbers_leaving_the_wide_agreement_rescore_their_holders() {
         docs.push(note.as_object().unwrap().clone());
     }
     write_docs(&path, &docs);
-    let out = run("pl-index", &["--index", &index, &docs_arg, "-v"], b"");
-    let log = String::from_utf8_lossy(&out.stderr).to_string();
-    let got = ok(out);
-    let want = full_groups(d.path(), &path, &[]);
+    let (got, want, log) = update_and_make(d.path(), &index, &path);
     assert_ne!(want, before, "the notes changed make's groups");
     assert_eq!(
         String::from_utf8_lossy(&got),
@@ -362,10 +359,7 @@ fn noise_known_through_a_note(copies: u64) {
         "Notiz zum Vorgang qwertzuiopas, bitte prüfen".into(),
     ));
     write_docs(&path, &docs);
-    let out = run("pl-index", &["--index", &index, &docs_arg, "-v"], b"");
-    let log = String::from_utf8_lossy(&out.stderr).to_string();
-    let got = ok(out);
-    let want = full_groups(d.path(), &path, &[]);
+    let (got, want, log) = update_and_make(d.path(), &index, &path);
     assert!(
         !grouped(&want),
         "the noise is a word now: the rescan stands apart"
@@ -417,10 +411,7 @@ fn a_number_becoming_a_constant_rescores_its_holders() {
     );
     docs.push(note(6));
     write_docs(&path, &docs);
-    let out = run("pl-index", &["--index", &index, &docs_arg, "-v"], b"");
-    let log = String::from_utf8_lossy(&out.stderr).to_string();
-    let got = ok(out);
-    let want = full_groups(d.path(), &path, &[]);
+    let (got, want, log) = update_and_make(d.path(), &index, &path);
     assert!(
         grouped(&want),
         "seven documents hold 738: the scan misread it"
@@ -430,6 +421,18 @@ fn a_number_becoming_a_constant_rescores_its_holders() {
         String::from_utf8_lossy(&want),
         "{log}"
     );
+}
+
+/// pl-index's update of the index `index` from `docs` (its groups and `-v` log), and
+/// `make groups`' of the same docs in `dir`.
+fn update_and_make(dir: &Path, index: &str, docs: &Path) -> (Vec<u8>, Vec<u8>, String) {
+    let out = run(
+        "pl-index",
+        &["--index", index, &docs.display().to_string(), "-v"],
+        b"",
+    );
+    let log = String::from_utf8_lossy(&out.stderr).to_string();
+    (ok(out), full_groups(dir, docs, &[]), log)
 }
 
 /// A utility's payment letter with `detail` as its contract number.
