@@ -237,10 +237,27 @@ def default_pipeline(w, rs, line, ndocs):
           "numbers before any alignment; the other pairs are aligned word by word, long texts "
           "at the highest cost.")
         w("")
-        w(f"{n / ndocs:.1f} candidate pairs a document. " + true_pairs_proposed(lsh[0]["cands"])
+        w(f"{n / ndocs:.1f} candidate pairs a document. " + verdicts(lsh[0]["cands"])
+          + true_pairs_proposed(lsh[0]["cands"])
           + "The recall J≥0.75 column counts every pair of texts that similar, template siblings "
           "included, which the buckets' evidence (`EVIDENCE_BUCKET`) leaves out on purpose.")
     w("")
+
+
+def verdicts(cands):
+    """What the candidates became, from the scores and groups written beside them (dcands ->
+    dscores, dgroups), as a sentence; '' when they are not there."""
+    d, name = os.path.split(cands)
+    scores = os.path.join(d, name.replace("cands", "scores"))
+    groups = os.path.join(d, name.replace("cands", "groups"))
+    if name == name.replace("cands", "scores") or not (os.path.exists(scores) and os.path.exists(groups)):
+        return ""
+    with open(scores, encoding="utf-8") as f:
+        kept = sum(1 for line in f if '"score"' in line)
+    with open(groups, encoding="utf-8") as f:
+        sizes = [len(json.loads(line)["members"]) for line in f]
+    return (f"pl-score kept {kept:,} of them and pl-cluster made {len(sizes):,} groups of "
+            f"{sum(sizes):,} documents. ")
 
 
 def true_pairs_proposed(cands):
