@@ -634,11 +634,15 @@ pub const CONSTANT_DF: u32 = crate::ledger::WIDE_DF + 1;
 /// Whether a number only its own text holds is what OCR made of a template's constant facing
 /// it (a number [`CONSTANT_DF`] documents or more hold: the `112` of every letter to one
 /// street, read `142`): at most three characters inserted or deleted between them after
-/// folding (one misread and one dropped). Each side is `(word, rare, constant)`, in either
-/// order. A sibling's fields are values of their own on both sides, not a constant.
+/// folding (one misread and one dropped), both mostly digits. Each side is `(word, rare,
+/// constant)`, in either order. A sibling's fields are values of their own on both sides, not
+/// a constant.
 fn constant_misread(x: (&str, bool, bool), y: (&str, bool, bool)) -> bool {
     let ((w, rare, _), (c, _, constant)) = if x.1 { (x, y) } else { (y, x) };
-    if !(rare && constant && w.bytes().any(|b| b.is_ascii_digit()) && crate::ledger::is_number(c)) {
+    // Half their characters digits or more: a number (`42a`, `xx39`), not a name with a digit
+    // (`libgl1` and `libglx0` are two packages).
+    let numeric = |t: &str| 2 * t.bytes().filter(u8::is_ascii_digit).count() >= t.len();
+    if !(rare && constant && numeric(w) && numeric(c) && crate::ledger::is_number(c)) {
         return false;
     }
     let (a, b): (Vec<char>, Vec<char>) = (

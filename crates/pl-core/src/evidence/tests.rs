@@ -429,6 +429,11 @@ fn a_constant_misread_is_a_few_characters_between_a_unique_number_and_a_constant
         (rare("kaxx"), constant("112"), false),
         (rare("142"), constant("12"), false),
         (rare("7"), constant("117"), false),
+        (rare("42o"), constant("42a"), true),
+        (rare("x30"), constant("xx39"), true),
+        // Names with a digit: two packages, two policies.
+        (rare("libgl1"), constant("libglx0"), false),
+        (rare("f5sslpolicyfr"), constant("f5policyfr"), false),
     ] {
         assert_eq!(constant_misread(x, y), misread, "{x:?} / {y:?}");
     }
