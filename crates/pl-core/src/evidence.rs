@@ -588,16 +588,18 @@ fn widened(r: &Range<usize>, len: usize) -> Range<usize> {
     r.start.saturating_sub(NEAR_WINDOW)..(r.end + NEAR_WINDOW).min(len)
 }
 
+/// A word's characters OCR-folded one by one ([`fold_char`]).
+fn folded(w: &str) -> Vec<char> {
+    w.chars().map(fold_char).collect()
+}
+
 /// Whether a short number (under four characters) is what OCR made of the word facing it in
 /// the other side of its block, one character dropped or added (`112` read `12`): as a number
 /// that differs in one digit, not another value. Only the word in the same place counts: a
 /// short number is one character from many others around it.
 fn short_misread(w: &str, facing: &str) -> bool {
     let digits = |t: &str| t.bytes().any(|c| c.is_ascii_digit());
-    let (a, b): (Vec<char>, Vec<char>) = (
-        w.chars().map(fold_char).collect(),
-        facing.chars().map(fold_char).collect(),
-    );
+    let (a, b) = (folded(w), folded(facing));
     a.len() < 4
         && a.len().min(b.len()) >= 2
         && digits(w)
@@ -645,10 +647,7 @@ fn constant_misread(x: (&str, bool, bool), y: (&str, bool, bool)) -> bool {
     if !(rare && constant && numeric(w) && numeric(c) && crate::ledger::is_number(c)) {
         return false;
     }
-    let (a, b): (Vec<char>, Vec<char>) = (
-        w.chars().map(fold_char).collect(),
-        c.chars().map(fold_char).collect(),
-    );
+    let (a, b) = (folded(w), folded(c));
     a.len() >= 2 && rapidfuzz::distance::indel::distance(a.iter().copied(), b.iter().copied()) <= 3
 }
 

@@ -153,7 +153,7 @@ pub(super) fn near_any(w: &str, digits: bool, around: &Around, buf: &mut Scratch
     }
     // Characters folded one by one too: the sequence fold reads `ri` as `n`, which a
     // misread `1` next to an `r` also makes.
-    let cw: Vec<char> = w.chars().map(fold_char).collect();
+    let cw = super::folded(w);
     if digits && split_misread(&cw, around) {
         return Near::Yes;
     }
