@@ -9,8 +9,10 @@ use crate::error::{Error, Result};
 
 mod curve;
 mod numbers;
+mod table;
 pub use curve::{candidate_probability, explain, half_point};
 pub use numbers::{number_pairs, numbers_propose, shared_numbers, NUMBER_BUCKET, NUMBER_MATCHES};
+pub use table::{candidates_of, BandTable, Buckets};
 
 /// How a signature of K values is cut into bands of rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

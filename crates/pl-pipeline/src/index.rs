@@ -418,16 +418,6 @@ impl Tx<'_> {
         )
     }
 
-    /// The banded documents of one bucket, at most `limit` of them: enough to tell a bucket
-    /// over --max-bucket (`limit` one more) without reading the thousands a template's
-    /// boilerplate gathers.
-    fn bucket_upto(&self, slot: u32, key: u64, limit: usize) -> Result<Vec<u64>> {
-        self.ids(
-            "SELECT id FROM bands WHERE key=?1 AND slot=?2 LIMIT ?3",
-            params![key as i64, slot, i64::try_from(limit).unwrap_or(-1)],
-        )
-    }
-
     /// The document ids a one-column query returns.
     fn ids(&self, query: &str, args: impl rusqlite::Params) -> Result<Vec<u64>> {
         self.rows(query, args, |r| Ok(r.get::<_, i64>(0)? as u64))
@@ -528,43 +518,13 @@ impl Tx<'_> {
         blob_sig(b, self.engine.hasher.perms()).map_err(|e| damaged_doc(self.dir, id, e))
     }
 
-    /// Banded documents sharing enough buckets of one sketch with `keys` under the band
-    /// rule (a bucket over --max-bucket, counting `id`, pairs nobody), and with them buckets
-    /// of enough evidence in those sketches, with the most bands any sketch shares (pl-lsh's
-    /// `propose`), `id` left out.
+    /// Banded documents sharing enough buckets of one sketch with `keys` (`id`'s) under the
+    /// band rule, with the most bands any sketch shares: [`lsh::candidates_of`] over the
+    /// stored buckets, as pl-lsh finds them.
     fn lookup(&self, id: u64, keys: &[(u32, u64)]) -> Result<Vec<(u64, u32)>> {
-        let rule = self.engine.rule;
-        // Per sketch, each other document's shared buckets and their evidence, as pl-lsh's
-        // `candidates` counts them; then its `propose` over the sketches' lists.
-        let mut by_part: BTreeMap<usize, FxHashMap<u64, lsh::Shared>> = BTreeMap::new();
-        for &(slot, key) in keys {
-            let mut others = self.bucket_upto(slot, key, rule.max_bucket.saturating_add(1))?;
-            others.retain(|&o| o != id);
-            // The bucket as pl-lsh would see it with this document banded.
-            if !rule.pairs(others.len() + 1) {
-                continue;
-            }
-            let weight = rule.weight(others.len() + 1) as u32;
-            let part = by_part.entry(self.engine.part_of_slot(slot)).or_default();
-            for other in others {
-                part.entry(other).or_default().add(weight);
-            }
-        }
-        let lists = by_part
-            .into_values()
-            .map(|shared| {
-                let mut list: Vec<Candidate> = shared
-                    .into_iter()
-                    .filter_map(|(other, s)| s.candidate(id, other, rule))
-                    .collect();
-                list.sort_unstable();
-                list
-            })
-            .collect();
-        Ok(lsh::propose(lists, rule)
-            .into_iter()
-            .map(|c| (if c.a == id { c.b } else { c.a }, c.bands))
-            .collect())
+        lsh::candidates_of(id, keys, self, self.engine.rule, |slot| {
+            self.engine.part_of_slot(slot)
+        })
     }
 
     /// The banded documents sharing at least [`lsh::NUMBER_MATCHES`] of `numbers` (`id`'s)
@@ -629,6 +589,19 @@ impl Tx<'_> {
     /// The documents posted for a rare word.
     fn posted(&self, h: u64) -> Result<Vec<u64>> {
         self.ids("SELECT id FROM few WHERE hash=?1", [h as i64])
+    }
+}
+
+/// The stored buckets, for [`lsh::candidates_of`]: a bucket's banded documents, at most
+/// `limit` of them (enough to tell a bucket over --max-bucket without reading the thousands a
+/// template's boilerplate gathers).
+impl lsh::Buckets for Tx<'_> {
+    type Error = anyhow::Error;
+    fn bucket(&self, slot: u32, key: u64, limit: usize) -> Result<Vec<u64>> {
+        self.ids(
+            "SELECT id FROM bands WHERE key=?1 AND slot=?2 LIMIT ?3",
+            params![key as i64, slot, i64::try_from(limit).unwrap_or(-1)],
+        )
     }
 }
 

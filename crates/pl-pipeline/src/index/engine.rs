@@ -246,7 +246,7 @@ impl Engine {
     ) -> (Vec<(u32, u64)>, Vec<u64>) {
         (
             self.band_keys(sig, norm),
-            index_words(norm, &self.scoring.opts).2,
+            number_hashes(norm, self.scoring.opts.max_words),
         )
     }
 

@@ -17,11 +17,21 @@ impl Tx<'_> {
     ) -> Result<Vec<u64>> {
         let mut ids: Vec<(&u64, &FxHashSet<u64>)> = unpaired.iter().collect();
         ids.sort_unstable_by_key(|(id, _)| **id);
-        let mut touched = Vec::new();
+        let mut todo = Vec::new();
         for (&id, with) in ids {
             if !affected.contains(&id) {
-                touched.extend(self.rebanded(id, with, affected, &mut memo)?);
+                todo.push(self.to_recheck(id, with, affected, &mut memo)?);
             }
+        }
+        let docs = todo.iter().flat_map(|t| {
+            (t.pairs.iter().map(|(a, b, _)| (*a, *b)))
+                .chain(t.apart.iter().copied())
+                .flat_map(|(a, b)| [a, b])
+        });
+        self.remember(docs.collect(), &mut memo)?;
+        let mut touched = Vec::new();
+        for t in todo {
+            touched.extend(self.rebanded(t, &mut memo)?);
         }
         let dropped = touched.len() / 2;
         if dropped > 0 {
@@ -32,21 +42,19 @@ impl Tx<'_> {
         Ok(touched)
     }
 
-    /// The stored pairs of `id` once a bucket of its weighs less (it grew, or stopped
-    /// pairing): a pair (kept or held apart) that neither its bands nor its numbers propose
-    /// any more is dropped, the others keep their verdict with their new band count (pl-lsh's
-    /// candidates looked up again, nothing scored). Only its pairs with a document of `with`
-    /// (sharing a bucket that weighs less) can have changed; pairs with a document of `redo`
-    /// (scored again anyway) and copy pairs are left alone. The documents of the dropped pairs.
-    fn rebanded(
+    /// The stored pairs of `id` to check once a bucket of its weighs less (it grew, or
+    /// stopped pairing): only its pairs with a document of `with` (sharing a bucket that
+    /// weighs less) can have changed; pairs with a document of `redo` (scored again anyway)
+    /// and copy pairs are left alone, and a pair is taken once, from the first of its
+    /// documents to come.
+    fn to_recheck(
         &self,
         id: u64,
         with: &FxHashSet<u64>,
         redo: &FxHashSet<u64>,
         memo: &mut PairCheck,
-    ) -> Result<Vec<u64>> {
+    ) -> Result<Recheck> {
         let other = |a: u64, b: u64| if a == id { b } else { a };
-        // A pair is looked at once, from the first of its documents to come.
         let mut looked = |a: u64, b: u64| {
             with.contains(&other(a, b))
                 && !redo.contains(&other(a, b))
@@ -76,11 +84,18 @@ impl Tx<'_> {
             .into_iter()
             .filter(|(a, b)| looked(*a, *b))
             .collect();
-        // Most documents of a crowded bucket are in no stored pair with another of its
-        // documents: nothing to look up (or to prepare again).
-        if pairs.is_empty() && apart.is_empty() {
-            return Ok(Vec::new());
-        }
+        Ok(Recheck { pairs, apart })
+    }
+
+    /// The stored pairs of [`Tx::to_recheck`]: a pair (kept or held apart) that neither its
+    /// bands nor its numbers propose any more is dropped, the others keep their verdict with
+    /// their new band count (pl-lsh's candidates looked up again, nothing scored). The
+    /// documents of the dropped pairs.
+    fn rebanded(
+        &self,
+        Recheck { pairs, apart }: Recheck,
+        memo: &mut PairCheck,
+    ) -> Result<Vec<u64>> {
         let mut dropped = Vec::new();
         for (a, b, rec) in pairs {
             match self.proposed_pair(a, b, memo)? {
@@ -124,8 +139,7 @@ impl Tx<'_> {
     /// them started or stopped pairing in this update (its bands are as stored), only until
     /// their weights are evidence enough.
     fn proposed_pair(&self, x: u64, y: u64, memo: &mut PairCheck) -> Result<Proposal> {
-        self.remember(x, memo)?;
-        self.remember(y, memo)?;
+        self.remember(vec![x, y], memo)?;
         let rule = self.engine.rule;
         let PairCheck {
             docs,
@@ -148,8 +162,7 @@ impl Tx<'_> {
             let size = match sizes.entry((slot, key)) {
                 std::collections::hash_map::Entry::Occupied(e) => *e.get(),
                 std::collections::hash_map::Entry::Vacant(e) => *e.insert(
-                    self.bucket_upto(slot, key, rule.max_bucket.saturating_add(1))?
-                        .len(),
+                    lsh::Buckets::bucket(self, slot, key, rule.max_bucket.saturating_add(1))?.len(),
                 ),
             };
             if rule.pairs(size) {
@@ -206,30 +219,58 @@ impl Tx<'_> {
     /// A stored document's band keys and numbers, from its stored signature and text
     /// ([`Engine::banding_of`]); `None` when it is not stored.
     pub(super) fn stored_banding(&self, id: u64) -> Result<Option<Banded>> {
-        let row: Option<(String, Option<Vec<u8>>)> =
-            self.row("SELECT line, sig FROM docs WHERE id=?1", [id as i64], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
-        let Some((line, sig)) = row else {
-            return Ok(None);
-        };
-        let sig = sig.map(|b| self.sig_of(id, &b)).transpose()?;
-        let norm = super::stored_norm(self.dir, id, &line)?.norm;
-        let (keys, numbers) = self.engine.banding_of(sig.as_deref(), &norm);
-        Ok(Some(Banded { keys, numbers }))
+        Ok(self.stored_bandings(&[id])?.pop().flatten())
     }
 
-    /// Reads a stored document's band keys (sorted) and numbers into `memo`, once.
-    fn remember(&self, id: u64, memo: &mut PairCheck) -> Result<()> {
-        if let std::collections::hash_map::Entry::Vacant(e) = memo.docs.entry(id) {
-            let mut doc = self
-                .stored_banding(id)?
-                .expect("a document of a bucket is stored");
+    /// [`Tx::stored_banding`] of each of `ids`, in order: read one by one, prepared on every
+    /// thread.
+    fn stored_bandings(&self, ids: &[u64]) -> Result<Vec<Option<Banded>>> {
+        let mut rows = Vec::with_capacity(ids.len());
+        for &id in ids {
+            rows.push(
+                self.row("SELECT line, sig FROM docs WHERE id=?1", [id as i64], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, Option<Vec<u8>>>(1)?))
+                })?,
+            );
+        }
+        let (dir, engine) = (self.dir, self.engine);
+        let perms = engine.hasher.perms();
+        ids.par_iter()
+            .zip(rows)
+            .map(|(&id, row)| {
+                let Some((line, sig)) = row else {
+                    return Ok(None);
+                };
+                let sig = sig
+                    .map(|b| blob_sig(&b, perms).map_err(|e| damaged_doc(dir, id, e)))
+                    .transpose()?;
+                let norm = super::stored_norm(dir, id, &line)?.norm;
+                let (keys, numbers) = engine.banding_of(sig.as_deref(), &norm);
+                Ok(Some(Banded { keys, numbers }))
+            })
+            .collect()
+    }
+
+    /// Reads the band keys (sorted) and numbers of the stored documents `ids` not in `memo`
+    /// yet into it.
+    fn remember(&self, mut ids: Vec<u64>, memo: &mut PairCheck) -> Result<()> {
+        ids.retain(|id| !memo.docs.contains_key(id));
+        ids.sort_unstable();
+        ids.dedup();
+        for (id, doc) in ids.iter().zip(self.stored_bandings(&ids)?) {
+            let mut doc = doc.expect("a document of a bucket is stored");
             doc.keys.sort_unstable();
-            e.insert(doc);
+            memo.docs.insert(*id, doc);
         }
         Ok(())
     }
+}
+
+/// The stored pairs of one document to check again ([`Tx::to_recheck`]): kept pairs with
+/// their records, pairs held apart.
+struct Recheck {
+    pairs: Vec<(u64, u64, String)>,
+    apart: Vec<(u64, u64)>,
 }
 
 /// What [`Tx::proposed_pair`] finds of a stored pair.
