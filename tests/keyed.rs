@@ -452,3 +452,57 @@ fn renumbered_groups_of_split_runs_are_the_whole_run() {
         "{err}"
     );
 }
+
+/// pl-spark applies the rule pl-lsh --print-rule states for its parameters (no constant of
+/// its own): the flags as given, the evidence a pair needs (one bucket of --evidence-bucket
+/// documents' weight), and the numbers' rule; a rule pl-lsh refuses is refused here too.
+#[test]
+fn the_printed_band_rule_is_the_flags_rule() {
+    let sheet = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["--print-rule"];
+        all.extend_from_slice(args);
+        serde_json::from_slice(&ok(run("pl-lsh", &all, b""))).unwrap()
+    };
+    let d = sheet(&[]);
+    assert_eq!(d["min_band_matches"], 1);
+    assert_eq!(d["max_bucket"], 50);
+    assert_eq!(d["evidence_bucket"], 7);
+    assert_eq!(
+        d["needed"].as_u64().unwrap(),
+        d["evidence_unit"].as_u64().unwrap() / 6
+    );
+    assert_eq!(
+        (d["number_bucket"].as_u64(), d["number_matches"].as_u64()),
+        (Some(6), Some(2))
+    );
+    let s = sheet(&[
+        "--bands",
+        "64",
+        "--min-band-matches",
+        "40",
+        "--max-bucket",
+        "0",
+        "--evidence-bucket",
+        "3",
+    ]);
+    assert_eq!(
+        (s["min_band_matches"].as_u64(), s["max_bucket"].as_u64()),
+        (Some(40), Some(0))
+    );
+    assert_eq!(
+        s["needed"].as_u64().unwrap(),
+        s["evidence_unit"].as_u64().unwrap() / 2
+    );
+    assert_eq!(sheet(&["--evidence-bucket", "0"])["needed"], 0);
+    let refused = run("pl-lsh", &["--print-rule", "--evidence-bucket", "1"], b"");
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.lines()
+            .next()
+            .unwrap()
+            .contains("a bucket of 1 document pairs nobody"),
+        "{err}"
+    );
+    assert!(refused.stdout.is_empty());
+}

@@ -27,12 +27,6 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 PARAMS = ["NGRAM", "UNIT", "MIN_WORDS", "PERMS", "SEED", "SCHEME", "BANDS", "EDGE_WORDS", "NUMBERS",
           "MIN_BAND_MATCHES", "MAX_BUCKET", "EVIDENCE_BUCKET", "THRESHOLD", "JACCARD_WEIGHT", "FUZZY_WEIGHT", "FUZZY_SAMPLE",
           "MAX_WORDS", "SCORE_FLAGS", "SHINGLE_FLAGS", "CLUSTER_FLAGS"]
-# pl-lsh --numbers (pl_core::lsh): a number held by at most this many documents pairs them, and
-# two documents sharing this many such numbers are a candidate.
-NUMBER_BUCKET, NUMBER_MATCHES = 6, 2
-# pl-lsh --evidence-bucket (pl_core::lsh::EVIDENCE_UNIT): a shared bucket of n documents weighs
-# EVIDENCE_UNIT // (n - 1) (at least 1), whole numbers so that sums are exact in any order.
-EVIDENCE_UNIT = 720720
 TOOLS = ["pl-normalize", "pl-minhash", "pl-lsh", "pl-score", "pl-cluster"]
 
 
@@ -65,6 +59,24 @@ def parameters(sets):
             raise Refused(f"--set {s}: expected NAME=VALUE with NAME one of {', '.join(PARAMS)}")
         params[name] = value
     return params
+
+
+def band_rule(bin_dir, params):
+    """pl-lsh's band rule for these parameters (`pl-lsh --print-rule`): the flags, the evidence
+    unit a bucket of n documents weighs `unit div (n - 1)` of (at least 1, whole numbers so
+    that sums are exact in any order), the evidence a pair needs, and the numbers' rule. Read
+    from the binary, so that Spark's DataFrames apply the rule pl-lsh applies."""
+    import subprocess
+
+    cmd = [os.path.join(bin_dir, "pl-lsh"), "--print-rule", "--bands", params["BANDS"],
+           "--min-band-matches", params["MIN_BAND_MATCHES"], "--max-bucket", params["MAX_BUCKET"],
+           "--evidence-bucket", params["EVIDENCE_BUCKET"]]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        lines = p.stderr.strip().splitlines()
+        why = lines[0] if lines else f"failed ({p.returncode})"
+        raise Refused(f"the band rule of BANDS, MIN_BAND_MATCHES, MAX_BUCKET and EVIDENCE_BUCKET: pl-lsh: {why}")
+    return json.loads(p.stdout)
 
 
 def arguments(argv):
@@ -117,6 +129,7 @@ class Run:
                 raise Refused(f"{path}: not found or not executable (build with "
                               "`cargo build --release -p pl-cli`, or give --bin)")
             sc.addFile(path)
+        self.rule = band_rule(args.bin, params)
         sc.addFile(os.path.join(HERE, "stage.sh"))
         from pyspark import SparkFiles
         # Executors fetch added files into their working folder; local mode's is the driver's.
@@ -367,6 +380,7 @@ def stages(run, args, params, out, local):
     from pyspark.sql import types as T
 
     n_bands = int(params["BANDS"])
+    rule = run.rule
 
     # Normalize: per document.
     def normalize():
@@ -445,7 +459,7 @@ def stages(run, args, params, out, local):
         # the rest become one row each, so no row holds a bucket of more than --big-bucket ids.
         bucket = ["sketch", "band", "key"]
         sizes = banded.groupBy(*bucket).agg(F.count(F.lit(1)).alias("size")).where("size >= 2")
-        cap = int(params["MAX_BUCKET"])
+        cap = rule["max_bucket"]
         if cap > 0:
             sizes = sizes.where(F.col("size") <= cap)
         sized = banded.join(sizes, bucket).persist()
@@ -460,7 +474,7 @@ def stages(run, args, params, out, local):
         # A bucket of k documents makes k(k-1)/2 pairs: one over --big-bucket is expanded by a
         # self-join instead, which Spark's adaptive skew handling splits over many tasks.
         members_big = (sized.where(F.col("size") > big)
-                       .withColumn("weight", F.expr(f"greatest(1, {EVIDENCE_UNIT} div (size - 1))"))
+                       .withColumn("weight", F.expr(f"greatest(1, {rule['evidence_unit']} div (size - 1))"))
                        .select(*bucket, "id", "weight"))
         x, y = members_big.alias("x"), members_big.alias("y")
         expanded = (x.join(y, bucket).where(F.col("x.id") < F.col("y.id"))
@@ -471,25 +485,23 @@ def stages(run, args, params, out, local):
         # evidence of those sketches summed must reach one bucket of EVIDENCE_BUCKET documents.
         every = (partial.groupBy("a", "b", "sketch")
                  .agg(F.sum("bands").alias("bands"), F.sum("evidence").alias("evidence"))
-                 .where(F.col("bands") >= int(params["MIN_BAND_MATCHES"]))
+                 .where(F.col("bands") >= rule["min_band_matches"])
                  .groupBy("a", "b").agg(F.max("bands").alias("bands"), F.sum("evidence").alias("evidence")))
-        evidence_bucket = int(params["EVIDENCE_BUCKET"])
-        needed = EVIDENCE_UNIT // (evidence_bucket - 1) if evidence_bucket >= 2 else 0
-        pairs = (every.where(F.col("evidence") >= needed).select("a", "b", "bands")
+        pairs = (every.where(F.col("evidence") >= rule["needed"]).select("a", "b", "bands")
                  .withColumn("copy", F.lit(False)))
         if params["NUMBERS"] == "1":
             # pl-lsh --numbers: every document's numbers counted, the banded documents (whole
             # texts' band rows, copy members left out) sharing enough of the rare ones paired.
             nums = rows.where(F.col("number").isNotNull()).select("number", "id")
             rare = (nums.groupBy("number").agg(F.count(F.lit(1)).alias("n"))
-                    .where((F.col("n") >= 2) & (F.col("n") <= NUMBER_BUCKET)).select("number"))
+                    .where((F.col("n") >= 2) & (F.col("n") <= rule["number_bucket"])).select("number"))
             whole = (rows.where((F.col("sketch") == 0) & F.col("band").isNotNull()).select("id").distinct()
                      .join(members.select("id"), "id", "left_anti"))
             held = nums.join(rare, "number").join(whole, "id")
             x, y = held.alias("x"), held.alias("y")
             by_numbers = (x.join(y, "number").where(F.col("x.id") < F.col("y.id"))
                           .groupBy(F.col("x.id").alias("a"), F.col("y.id").alias("b"))
-                          .agg(F.count(F.lit(1)).alias("shared")).where(F.col("shared") >= NUMBER_MATCHES)
+                          .agg(F.count(F.lit(1)).alias("shared")).where(F.col("shared") >= rule["number_matches"])
                           .select("a", "b"))
             # The numbers need no evidence; a band's count wins, evident or not (pl-lsh's union).
             by_numbers = (by_numbers.join(pairs.select("a", "b"), ["a", "b"], "left_anti")

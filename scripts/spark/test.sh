@@ -68,6 +68,8 @@ refused "a line of Latin-1" "$W/latin1.ndjson" "latin1.ndjson: line 101: not UTF
 { cat examples/docs.ndjson; printf '\n  \n{"id":999999,"content":"cut'; } > "$W/cut.ndjson"
 lines=$(( $(wc -l < examples/docs.ndjson) + 3 ))
 refused "a cut last line" "$W/cut.ndjson" "cut.ndjson: line $lines: invalid JSON"
+# A band rule pl-lsh refuses is refused before any stage, in pl-lsh's words.
+refused "a bucket of one document" examples/docs.ndjson "a bucket of 1 document pairs nobody" --set EVIDENCE_BUCKET=1
 # An empty input: empty outputs, exit 0, as make gives.
 : > "$W/empty.ndjson"
 scripts/spark/pl-spark -q "$W/empty.ndjson" "$W/empty" --bin "$BIN"

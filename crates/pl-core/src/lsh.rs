@@ -248,6 +248,43 @@ impl BandRule {
     pub fn enough(&self, bands: u64) -> bool {
         bands >= u64::from(self.min_matches)
     }
+
+    /// The rule's numbers, for a program that applies it elsewhere (pl-spark, in Spark's
+    /// DataFrames): the flags, the evidence unit and what a pair needs, the numbers' rule.
+    pub fn sheet(&self) -> RuleSheet {
+        RuleSheet {
+            min_band_matches: self.min_matches,
+            max_bucket: self.max_bucket_flag(),
+            evidence_bucket: self.evidence_bucket,
+            evidence_unit: EVIDENCE_UNIT,
+            needed: self.needed(),
+            number_bucket: NUMBER_BUCKET,
+            number_matches: NUMBER_MATCHES,
+        }
+    }
+}
+
+/// [`BandRule::sheet`]: a bucket of n documents (2 ≤ n ≤ `max_bucket`, 0 no limit) weighs
+/// max(1, `evidence_unit` div (n − 1)); a sketch where a pair shares at least
+/// `min_band_matches` such buckets proposes it, and the proposing sketches' weights summed
+/// must reach `needed`; a number that 2 to `number_bucket` documents hold pairs them when they
+/// share `number_matches` such numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct RuleSheet {
+    /// `--min-band-matches`.
+    pub min_band_matches: u32,
+    /// `--max-bucket` (0: no limit).
+    pub max_bucket: usize,
+    /// `--evidence-bucket` (0: no evidence asked).
+    pub evidence_bucket: usize,
+    /// [`EVIDENCE_UNIT`].
+    pub evidence_unit: u64,
+    /// [`BandRule::needed`].
+    pub needed: u64,
+    /// [`NUMBER_BUCKET`].
+    pub number_bucket: usize,
+    /// [`NUMBER_MATCHES`].
+    pub number_matches: u32,
 }
 
 /// Finds every pair of documents that share a bucket in enough bands under `rule`, with the

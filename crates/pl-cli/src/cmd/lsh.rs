@@ -133,6 +133,11 @@ pub struct Args {
     #[arg(long, value_name = "A,B", value_parser = numbers::id_pair,
           conflicts_with_all = ["from_keys", "explain", "trials_table"])]
     pub why: Option<(u64, u64)>,
+    /// Print the band rule of --min-band-matches, --max-bucket and --evidence-bucket as one
+    /// JSON object (with the evidence unit a bucket's weight is made of, the evidence a pair
+    /// needs, and the rule of --numbers), then exit (reads no input): what pl-spark applies.
+    #[arg(long, conflicts_with_all = ["explain", "trials_table", "why", "from_keys"])]
+    pub print_rule: bool,
 }
 
 impl Args {
@@ -237,6 +242,12 @@ pub fn run(args: Args) -> Result<()> {
     }
     if args.explain {
         return explain(&args);
+    }
+    if args.print_rule {
+        let mut out = create_output(args.common.output.as_deref())?;
+        serde_json::to_writer(&mut out, &args.rule().sheet())?;
+        out.write_all(b"\n")?;
+        return out.finish();
     }
     if args.trials_table {
         let mut out = create_output(args.common.output.as_deref())?;
