@@ -244,10 +244,7 @@ pub fn run(args: Args) -> Result<()> {
         return explain(&args);
     }
     if args.print_rule {
-        let mut out = create_output(args.common.output.as_deref())?;
-        serde_json::to_writer(&mut out, &args.rule().sheet())?;
-        out.write_all(b"\n")?;
-        return out.finish();
+        return print_rule(&args);
     }
     if args.trials_table {
         let mut out = create_output(args.common.output.as_deref())?;
@@ -565,6 +562,14 @@ fn from_keys(args: &Args, log: &Log) -> Result<()> {
         counts.copy_sets
     ));
     Ok(())
+}
+
+/// --print-rule: the band rule of the flags, one JSON object.
+fn print_rule(args: &Args) -> Result<()> {
+    let mut out = create_output(args.common.output.as_deref())?;
+    serde_json::to_writer(&mut out, &args.rule().sheet())?;
+    out.write_all(b"\n")?;
+    out.finish()
 }
 
 /// --explain: the S-curve of --perms (default 256), --bands and --min-band-matches.
