@@ -181,7 +181,12 @@ impl Profile {
 
     /// Whether the text has `word` (of id `id`), as it is or up to OCR folding.
     fn has(&self, word: &str, id: u32, buf: &mut Scratch) -> bool {
-        self.has_id(id) || self.folded.binary_search(&fold_hash(word, buf)).is_ok()
+        self.has_id(id) || self.has_folded(word, buf)
+    }
+
+    /// Whether the text has a word whose OCR-folded form is `word`'s (`fiir` for `für`).
+    pub(crate) fn has_folded(&self, word: &str, buf: &mut Scratch) -> bool {
+        self.folded.binary_search(&fold_hash(word, buf)).is_ok()
     }
 }
 
@@ -210,7 +215,7 @@ fn digit_grams(norm: &str) -> Vec<u32> {
 /// Working memory reused across the words of a pair: the verifier looks up thousands of
 /// words per pair, and allocating for each cost more than the lookups.
 #[derive(Default)]
-struct Scratch {
+pub(crate) struct Scratch {
     chars: Vec<char>,
     bytes: Vec<u8>,
 }

@@ -486,6 +486,7 @@ fn count_words<'t>(
 ) {
     let mut seen = rustc_hash::FxHashSet::default();
     let mut lookups = 0;
+    let mut buf = crate::evidence::Scratch::default();
     for (w, id) in mine.words() {
         if s.words >= cap {
             return;
@@ -494,7 +495,11 @@ fn count_words<'t>(
             continue;
         }
         lookups += 1;
-        if lookups <= 4 * MAX_LOOKUPS && (other.has_inside(w) || is_near_word(w, other)) {
+        if lookups <= 4 * MAX_LOOKUPS
+            && (other.has_inside(w)
+                || other.profile.has_folded(w, &mut buf)
+                || is_near_word(w, other))
+        {
             continue;
         }
         s.words += 1;

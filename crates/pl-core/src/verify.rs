@@ -8,12 +8,13 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// Character sequences OCR confuses, folded to one form before comparing (multi-character
 /// ones first).
-const FOLD_SEQ: [(&str, &str); 5] = [
+const FOLD_SEQ: [(&str, &str); 6] = [
     ("rn", "m"),
     ("ri", "n"),
     ("vv", "w"),
     ("cl", "d"),
     ("li", "h"),
+    ("ii", "u"),
 ];
 
 /// Single characters OCR confuses, folded to one representative.
@@ -65,7 +66,7 @@ pub(crate) fn fold_chars(chars: impl Iterator<Item = char>, mut push: impl FnMut
             push(fold_char(p));
         }
         // Only these characters start a sequence of FOLD_SEQ: the others skip the search.
-        if matches!(c, 'r' | 'v' | 'c' | 'l') {
+        if matches!(c, 'r' | 'v' | 'c' | 'l' | 'i') {
             pending = Some(c);
         } else {
             push(fold_char(c));
@@ -283,10 +284,23 @@ mod tests {
     }
 
     #[test]
+    fn an_umlaut_read_as_two_letters_folds_as_the_umlaut() {
+        let fold = |w: &str| {
+            let mut out = Vec::new();
+            fold_into(&[w], &mut out);
+            out
+        };
+        assert_eq!(fold("fiir"), fold("für"));
+        assert_eq!(fold("piinktlich"), fold("pünktlich"));
+        assert!(explained(&["fiir"], &["für"]));
+        assert_ne!(fold("fiir"), fold("fir"));
+    }
+
+    #[test]
     fn the_fold_fast_path_knows_every_sequence_start() {
         for (from, _) in FOLD_SEQ {
             let c = from.chars().next().unwrap();
-            assert!(matches!(c, 'r' | 'v' | 'c' | 'l'), "{from}");
+            assert!(matches!(c, 'r' | 'v' | 'c' | 'l' | 'i'), "{from}");
         }
     }
 
