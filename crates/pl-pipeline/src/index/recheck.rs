@@ -257,14 +257,20 @@ impl Tx<'_> {
         ids.retain(|id| !memo.docs.contains_key(id));
         ids.sort_unstable();
         ids.dedup();
-        for (id, doc) in ids.iter().zip(self.stored_bandings(&ids)?) {
-            let mut doc = doc.expect("a document of a bucket is stored");
-            doc.keys.sort_unstable();
-            memo.docs.insert(*id, doc);
+        // A batch of texts at a time: what is held is the keys, not the texts.
+        for batch in ids.chunks(PREPARE_BATCH) {
+            for (id, doc) in batch.iter().zip(self.stored_bandings(batch)?) {
+                let mut doc = doc.expect("a document of a bucket is stored");
+                doc.keys.sort_unstable();
+                memo.docs.insert(*id, doc);
+            }
         }
         Ok(())
     }
 }
+
+/// Stored texts read and prepared together by [`Tx::remember`].
+const PREPARE_BATCH: usize = 256;
 
 /// The stored pairs of one document to check again ([`Tx::to_recheck`]): kept pairs with
 /// their records, pairs held apart.
