@@ -8,13 +8,13 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// Character sequences OCR confuses, folded to one form before comparing (multi-character
 /// ones first).
-const FOLD_SEQ: [(&str, &str); 6] = [
-    ("rn", "m"),
-    ("ri", "n"),
-    ("vv", "w"),
-    ("cl", "d"),
-    ("li", "h"),
-    ("ii", "u"),
+const FOLD_SEQ: [([char; 2], char); 6] = [
+    (['r', 'n'], 'm'),
+    (['r', 'i'], 'n'),
+    (['v', 'v'], 'w'),
+    (['c', 'l'], 'd'),
+    (['l', 'i'], 'h'),
+    (['i', 'i'], 'u'),
 ];
 
 /// Single characters OCR confuses, folded to one representative.
@@ -81,11 +81,8 @@ pub(crate) fn fold_chars(chars: impl Iterator<Item = char>, mut push: impl FnMut
 fn sequence(a: char, b: char) -> Option<char> {
     FOLD_SEQ
         .iter()
-        .find(|(from, _)| {
-            let mut f = from.chars();
-            f.next() == Some(a) && f.next() == Some(b)
-        })
-        .map(|(_, to)| to.chars().next().expect("one character"))
+        .find(|(from, _)| *from == [a, b])
+        .map(|&(_, to)| to)
 }
 
 /// Is the replacement of words `x` by words `y` explained by OCR errors?
@@ -262,7 +259,7 @@ mod tests {
     fn fold_by_passes(text: &str) -> String {
         let mut s = text.to_string();
         for (from, to) in FOLD_SEQ {
-            s = s.replace(from, to);
+            s = s.replace(&String::from_iter(from), &to.to_string());
         }
         s.chars().map(fold_char).collect()
     }
@@ -298,9 +295,8 @@ mod tests {
 
     #[test]
     fn the_fold_fast_path_knows_every_sequence_start() {
-        for (from, _) in FOLD_SEQ {
-            let c = from.chars().next().unwrap();
-            assert!(matches!(c, 'r' | 'v' | 'c' | 'l' | 'i'), "{from}");
+        for ([c, _], _) in FOLD_SEQ {
+            assert!(matches!(c, 'r' | 'v' | 'c' | 'l' | 'i'), "{c}");
         }
     }
 
