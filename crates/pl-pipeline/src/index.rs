@@ -404,18 +404,15 @@ impl Tx<'_> {
     ) -> Result<()> {
         for &(slot, key) in keys {
             if let std::collections::hash_map::Entry::Vacant(e) = sizes.entry((slot, key)) {
-                e.insert(self.bucket(slot, key)?.len());
+                e.insert(self.whole_bucket(slot, key)?.len());
             }
         }
         Ok(())
     }
 
-    /// The banded documents of one bucket.
-    fn bucket(&self, slot: u32, key: u64) -> Result<Vec<u64>> {
-        self.ids(
-            "SELECT id FROM bands WHERE key=?1 AND slot=?2",
-            params![key as i64, slot],
-        )
+    /// The banded documents of one bucket, all of them.
+    fn whole_bucket(&self, slot: u32, key: u64) -> Result<Vec<u64>> {
+        lsh::Buckets::bucket(self, slot, key, usize::MAX)
     }
 
     /// The document ids a one-column query returns.

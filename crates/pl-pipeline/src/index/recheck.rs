@@ -139,7 +139,6 @@ impl Tx<'_> {
     /// them started or stopped pairing in this update (its bands are as stored), only until
     /// their weights are evidence enough.
     fn proposed_pair(&self, x: u64, y: u64, memo: &mut PairCheck) -> Result<Proposal> {
-        self.remember(vec![x, y], memo)?;
         let rule = self.engine.rule;
         let PairCheck {
             docs,
@@ -148,6 +147,7 @@ impl Tx<'_> {
             flipped,
             ..
         } = memo;
+        // Both documents' keys were read before any pair was checked (`drop_unproposed`).
         let (dx, dy) = (&docs[&x], &docs[&y]);
         let shared: Vec<(u32, u64)> = dx
             .keys

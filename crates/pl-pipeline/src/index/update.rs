@@ -317,7 +317,7 @@ impl Tx<'_> {
         };
         let (mut crossed, looked_before) = (0usize, d.affected.len());
         for (&(slot, key), &before) in &d.sizes {
-            let now = self.bucket(slot, key)?;
+            let now = self.whole_bucket(slot, key)?;
             // A bucket of one pairs nobody; one of two pairs only the document that came in,
             // whose candidates are looked up anyway (or went out, whose pairs are gone).
             let (was, is) = (weighs(before.max(2)), weighs(now.len().max(2)));
