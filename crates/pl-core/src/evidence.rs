@@ -298,6 +298,11 @@ pub struct Evidence {
     /// Known words standing against a word of letters no other document uses (a rare name):
     /// evidence only where the scan is clean, since heavy OCR makes such words too.
     pub rare_word_subs: usize,
+    /// Known words standing against a known word the other text has, but fewer times (the
+    /// recipient's name where the sender's is the same name): evidence unless the scan is
+    /// rough, since a misread elsewhere makes a word's count differ too.
+    #[serde(default)]
+    pub outnumbered_subs: usize,
     /// Meaningful words (numbers, known words) one text has and the other has nowhere, in
     /// blocks away from both texts' start and end: content added or left out in the middle,
     /// as another edition of a text does (a page, a cover sheet or a stamp sits at an edge).
@@ -398,9 +403,12 @@ pub fn evidence_until(
         for c in &mut e.conflicts {
             c.side = c.side.other();
         }
+        weigh_outnumbered(&mut e, pa, pb);
         return e;
     }
-    evidence_in_order(a, pa, b, pb, known, decided, constant)
+    let mut e = evidence_in_order(a, pa, b, pb, known, decided, constant);
+    weigh_outnumbered(&mut e, pa, pb);
+    e
 }
 
 /// [`evidence_until`] with `a` the text aligned against `b`.
@@ -515,26 +523,32 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     let (near_a, near_b) = (clamp(all_a, &near_a), clamp(all_b, &near_b));
     let mut count = [(0, 0, 0); 2];
     let mut unknowns = [0; 2];
+    let mut outnumbered = [0; 2];
     let (ids_a, ids_b) = (&pa.ids[h.old.clone()], &pb.ids[h.new.clone()]);
-    for (words, ids, other, other_words, (facing, facing_ids), side) in [
-        (x, ids_a, pb, near_b, (y, ids_b), Side::A),
-        (y, ids_b, pa, near_a, (x, ids_a), Side::B),
+    for (words, ids, (this, other), other_words, (facing, facing_ids), side) in [
+        (x, ids_a, (pa, pb), near_b, (y, ids_b), Side::A),
+        (y, ids_b, (pb, pa), near_a, (x, ids_a), Side::B),
     ] {
         // Folded once for every word of the block compared with them, when one is.
         let mut near: Option<Around> = None;
         let before = e.conflicts.len();
-        let mut unknown = 0;
+        let (mut unknown, mut outnumber) = (0, 0);
         for (i, (w, &id)) in words.iter().zip(ids).enumerate() {
             let digits = w.bytes().any(|c| c.is_ascii_digit());
             // A short number is everywhere: its presence elsewhere proves nothing.
             if !meaningful(w, id, |id| known(id, side))
                 || ((!digits || w.len() >= 4) && other.has(w, id, buf))
             {
-                // A word of letters only this document uses (a rare name) can still
-                // stand against a known word on the other side.
-                if !digits && is_name_like(w) && !other.has(w, id, buf) {
-                    let around = near.get_or_insert_with(|| Around::new(other_words, buf));
-                    unknown += usize::from(matches!(near_any(w, false, around, buf), Near::No));
+                if !digits && is_name_like(w) {
+                    let (rare, outnumbered) = name_standing(
+                        (w, id, known(id, side)),
+                        [this, other],
+                        facing,
+                        (&mut near, other_words),
+                        buf,
+                    );
+                    unknown += usize::from(rare);
+                    outnumber += usize::from(outnumbered);
                 }
                 e.garbled += 1;
                 continue;
@@ -557,27 +571,40 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
         }
         count[side as usize] = count_kinds(&e.conflicts[before..]);
         unknowns[side as usize] = unknown;
+        outnumbered[side as usize] = outnumber;
     }
     // A long block at either text's start or end is what each copy added there (two
     // cover sheets, two different added pages), not one value against another; a short
     // one (a date in the first line) is compared like any other.
     if inner || h.old.len().max(h.new.len()) < EDGE_BLOCK {
-        count_substitutions(e, count, unknowns);
+        count_substitutions(e, count, unknowns, outnumbered);
     }
 }
 
 /// Adds a block's conflicts to `e` as substitutions, each side's `count` being its
-/// [`count_kinds`] and `unknowns` its rare words of letters: what stands against something on
-/// the other side is a substitution, the rest an insertion.
-fn count_substitutions(e: &mut Evidence, count: [(usize, usize, usize); 2], unknowns: [usize; 2]) {
+/// [`count_kinds`], `unknowns` its rare words of letters and `outnumbered` its known words
+/// the other text has fewer times: what stands against something on the other side is a
+/// substitution, the rest an insertion.
+fn count_substitutions(
+    e: &mut Evidence,
+    count: [(usize, usize, usize); 2],
+    unknowns: [usize; 2],
+    outnumbered: [usize; 2],
+) {
     let d = count[0].0.min(count[1].0);
     let w = count[0].1.min(count[1].1);
+    // A known word against one the other text has fewer times (the recipient's name
+    // against the sender's, which the letter repeats).
+    let known = (count[0].1 + outnumbered[0])
+        .min(count[1].1 + outnumbered[1])
+        .min(count[0].1 + count[1].1);
     // Known words against rare ones (a name only this letter has); two rare ones are
     // OCR noise as likely.
-    let with_rare = (count[0].1 + unknowns[0])
-        .min(count[1].1 + unknowns[1])
+    let with_rare = (count[0].1 + outnumbered[0] + unknowns[0])
+        .min(count[1].1 + outnumbered[1] + unknowns[1])
         .min(count[0].1 + count[1].1);
-    e.rare_word_subs += with_rare - w;
+    e.outnumbered_subs += known - w;
+    e.rare_word_subs += with_rare - known;
     let one = count[0].2.min(count[1].2).min(d);
     e.digit_subs += d - one;
     e.one_digit_subs += one;
@@ -722,8 +749,11 @@ impl<'a, I: Iterator<Item = &'a str>> SeenWords<'a, I> {
 }
 
 mod near;
+mod outnumbered;
 pub(crate) use near::LONG_TOKEN;
 use near::{near_any, Around, Near};
+pub use outnumbered::OUTNUMBERED_SHARE;
+use outnumbered::{name_standing, weigh_outnumbered};
 
 #[cfg(test)]
 mod tests;

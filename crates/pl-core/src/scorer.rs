@@ -67,9 +67,14 @@ impl Verifier {
     pub fn weight(&self, e: &Evidence) -> f64 {
         let clean = (e.garbled as f64) <= CLEAN_DAMAGE * e.matched as f64;
         let rare = if clean { e.rare_word_subs } else { 0 };
+        let one_digit = if clean {
+            2.0 * self.one_digit_weight
+        } else {
+            self.one_digit_weight
+        };
         e.digit_subs as f64
-            + self.one_digit_weight * e.one_digit_subs as f64
-            + self.word_weight * (e.word_subs + rare) as f64
+            + one_digit * e.one_digit_subs as f64
+            + self.word_weight * (e.word_subs + rare + e.outnumbered_subs) as f64
     }
 
     /// The conflict weight the evidence's damage allows.

@@ -438,3 +438,40 @@ fn a_constant_misread_is_a_few_characters_between_a_unique_number_and_a_constant
         assert_eq!(constant_misread(x, y), misread, "{x:?} / {y:?}");
     }
 }
+
+const TO_JOSHUA: &str = "city office records division phone 5551234 mr joshua thompson maple way \
+    dear mr thompson we kindly ask you to review the heating cost allocation by october please \
+    repair the heating before winter sincerely mary johnson records division";
+const TO_MARY: &str = "city office records division phone 5551234 ms mary thompson maple way \
+    dear ms thompson we kindly ask you to review the heating cost allocation by october please \
+    repair the heating before winter sincerely mary johnson records division";
+
+#[test]
+fn a_name_the_other_text_has_fewer_times_stands_against_another() {
+    // The sender's name is the other letter's recipient: present in both texts, it hid the
+    // substitution of one recipient for the other.
+    let e = ev(TO_JOSHUA, TO_MARY);
+    assert_eq!((e.word_subs, e.outnumbered_subs), (0, 1), "{e:?}");
+    assert!(
+        !crate::scorer::Verifier::default().passes(&e),
+        "two people, two letters: {e:?}"
+    );
+    let swapped = ev(TO_MARY, TO_JOSHUA);
+    assert_eq!(swapped.outnumbered_subs, 1, "either order: {swapped:?}");
+}
+
+#[test]
+fn a_word_outnumbered_by_misreads_is_not_a_name_against_another() {
+    // `after` read `aber` once: the other text has `after` fewer times, facing its misread.
+    let a = "we will call after the meeting and write after the holidays about the heating cost";
+    let b = "we will call aber the meeting and write after the holidays about the heating cost";
+    let e = ev(a, b);
+    assert_eq!(e.outnumbered_subs, 0, "{e:?}");
+    // A scan whose word counts differ throughout: its misreads explain a count.
+    let rough = TO_MARY
+        .replace("the heating", "the the heating")
+        .replace("review", "review review")
+        .replace("repair", "repair repair");
+    let e = ev(TO_JOSHUA, &rough);
+    assert_eq!(e.outnumbered_subs, 0, "{e:?}");
+}

@@ -258,9 +258,24 @@ fn the_rule_weighs_conflicts_against_damage() {
     let v = Verifier::default();
     let one_digit = Evidence {
         one_digit_subs: 2,
+        matched: 100,
+        garbled: 10,
         ..Evidence::default()
     };
     assert!(v.passes(&one_digit), "two digits misread are a rough scan");
+    let clean = Evidence {
+        garbled: 2,
+        ..one_digit
+    };
+    assert!(
+        !v.passes(&clean),
+        "two numbers a digit apart in a clean scan are two values"
+    );
+    let one = Evidence {
+        one_digit_subs: 1,
+        ..clean
+    };
+    assert!(v.passes(&one), "one digit misread passes a clean scan");
     let value = Evidence {
         digit_subs: 1,
         ..Evidence::default()
