@@ -303,6 +303,9 @@ pub struct Evidence {
     /// rough, since a misread elsewhere makes a word's count differ too.
     #[serde(default)]
     pub outnumbered_subs: usize,
+    /// Of `outnumbered_subs`, those whose outnumbered word is in text A, in text B.
+    #[serde(skip)]
+    pub outnumbered_in: [usize; 2],
     /// Meaningful words (numbers, known words) one text has and the other has nowhere, in
     /// blocks away from both texts' start and end: content added or left out in the middle,
     /// as another edition of a text does (a page, a cover sheet or a stamp sits at an edge).
@@ -403,6 +406,7 @@ pub fn evidence_until(
         for c in &mut e.conflicts {
             c.side = c.side.other();
         }
+        e.outnumbered_in.reverse();
         weigh_outnumbered(&mut e, pa, pb);
         return e;
     }
@@ -604,6 +608,8 @@ fn count_substitutions(
         .min(count[1].1 + outnumbered[1] + unknowns[1])
         .min(count[0].1 + count[1].1);
     e.outnumbered_subs += known - w;
+    // The outnumbered words face the side with more conflicts.
+    e.outnumbered_in[usize::from(count[0].1 > count[1].1)] += known - w;
     e.rare_word_subs += with_rare - known;
     let one = count[0].2.min(count[1].2).min(d);
     e.digit_subs += d - one;

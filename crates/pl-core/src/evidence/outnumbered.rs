@@ -11,24 +11,24 @@ impl Profile {
             .map_or(0, |i| self.counts[i])
     }
 
-    /// Of the words both texts have, how many they have as many times as each other, and how
-    /// many in all: a letter and its copy to another person differ in a name or two, a rescan
-    /// in every word a misread took from it.
-    fn counts_alike(&self, other: &Profile) -> (usize, usize) {
-        let (mut i, mut j, mut alike, mut shared) = (0, 0, 0, 0);
+    /// Of the words both texts have, how many this text has more times than `other`, and how
+    /// many there are: a letter and its copy to another person differ in a name or two, a
+    /// scan in every word a misread took from it.
+    fn counts_over(&self, other: &Profile) -> (usize, usize) {
+        let (mut i, mut j, mut over, mut shared) = (0, 0, 0, 0);
         while i < self.distinct.len() && j < other.distinct.len() {
             match self.distinct[i].cmp(&other.distinct[j]) {
                 std::cmp::Ordering::Less => i += 1,
                 std::cmp::Ordering::Greater => j += 1,
                 std::cmp::Ordering::Equal => {
                     shared += 1;
-                    alike += usize::from(self.counts[i] == other.counts[j]);
+                    over += usize::from(self.counts[i] > other.counts[j]);
                     i += 1;
                     j += 1;
                 }
             }
         }
-        (alike, shared)
+        (over, shared)
     }
 
     /// Whether the text has `word` as often as `this` text does, or (when it lacks the word
@@ -37,33 +37,41 @@ impl Profile {
     fn has_as_often(&self, word: &str, id: u32, this: &Profile, buf: &mut Scratch) -> bool {
         match self.times(id) {
             0 => self.has_folded(word, buf),
-            n => n >= this.times(id),
+            n => n >= this.times(id) || this.times(id) > NAME_TIMES,
         }
     }
 }
 
-/// Shares of the words both texts have that may differ in count for a known word the other
-/// text has fewer times to stand against another ([`Evidence::outnumbered_subs`]): more, and
-/// the scan's misreads explain the counts.
+/// Times a text may hold a word for it to be outnumbered: a name stands in an address and a
+/// greeting, a word the text repeats more is its wording, which a misread thins.
+pub const NAME_TIMES: u32 = 3;
+
+/// Share of the words both texts have that the text of an outnumbered word may have more
+/// times than the other for it to stand against a name ([`Evidence::outnumbered_subs`]):
+/// more, and the other text's misreads explain the counts. A page or cover sheet added to the
+/// other text only raises its counts.
 pub const OUTNUMBERED_SHARE: f64 = 0.05;
 
-/// Keeps the outnumbered words' substitutions only where the texts' word counts otherwise
-/// agree ([`OUTNUMBERED_SHARE`]).
+/// Keeps the outnumbered words' substitutions only where the text holding each word has no
+/// more of the shared words than the other, beyond it and [`OUTNUMBERED_SHARE`].
 pub(super) fn weigh_outnumbered(e: &mut Evidence, pa: &Profile, pb: &Profile) {
-    if e.outnumbered_subs > 0 {
-        let (alike, shared) = pa.counts_alike(pb);
-        if (shared - alike) as f64 > OUTNUMBERED_SHARE * shared as f64 {
-            e.outnumbered_subs = 0;
+    for (side, (this, other)) in [(pa, pb), (pb, pa)].into_iter().enumerate() {
+        if e.outnumbered_in[side] > 0 {
+            let (over, shared) = this.counts_over(other);
+            if over as f64 > OUTNUMBERED_SHARE * shared as f64 {
+                e.outnumbered_subs -= e.outnumbered_in[side];
+                e.outnumbered_in[side] = 0;
+            }
         }
     }
 }
 
-/// Whether `b`, a word of four characters or more, shares half its characters or more with
-/// `a` once both are OCR-folded (normalized Indel similarity): a misread, however rough
-/// (`after` read `aber`), not another name (`mary`, facing `mr joshua`).
+/// Whether `b`, a word of four characters or more, shares more than half its characters
+/// with `a` once both are OCR-folded (normalized Indel similarity): a misread, however rough
+/// (`after` read `aber`), not another name (`mary` facing `mr joshua`, `koch` facing `pohl`).
 fn loosely_alike(a: &str, b: &str) -> bool {
     b.chars().count() >= 4
-        && rapidfuzz::distance::indel::normalized_similarity(folded(a), folded(b)) >= 0.5
+        && rapidfuzz::distance::indel::normalized_similarity(folded(a), folded(b)) > 0.5 + 1e-9
 }
 
 /// What a word of letters the other text has, or one no other document uses, can still say

@@ -475,3 +475,38 @@ fn a_word_outnumbered_by_misreads_is_not_a_name_against_another() {
     let e = ev(TO_JOSHUA, &rough);
     assert_eq!(e.outnumbered_subs, 0, "{e:?}");
 }
+
+#[test]
+fn a_cover_sheet_does_not_hide_an_outnumbered_name() {
+    // The copy to Pohl has a cover sheet from a Koch, the other letter's recipient: its extra
+    // words raise its counts, not the letter's to Koch.
+    let to_koch =
+        "hausverwaltung heinrich objektbetreuung frau hannah koch hafenstraße traunstein \
+        einladung zur eigentümerversammlung sehr geehrte frau koch sollten sie mit der \
+        entscheidung nicht einverstanden sein sprechen sie uns jederzeit bitte reichen sie die \
+        schadennummer noch in diesem quartal nach mit freundlichen grüßen objektbetreuung";
+    let to_pohl = to_koch.replace("koch", "pohl");
+    let covered = format!(
+        "begleitschreiben hausverwaltung heinrich von bernd koch seiten deckblatt betreff \
+         einladung zur eigentümerversammlung bitte reichen sie die schadennummer nach {to_pohl}"
+    );
+    let e = ev(to_koch, &covered);
+    assert_eq!(e.outnumbered_subs, 2, "the address and the greeting: {e:?}");
+}
+
+#[test]
+fn a_word_the_text_repeats_is_not_outnumbered() {
+    // `landlord` four times, one of them read as another known word: the wording thinned by a
+    // misread, not a name replaced.
+    let lease = "the landlord shall repair the heating the landlord may enter the flat with notice         the tenant pays the rent to the landlord each month and the landlord keeps the deposit         until the lease ends when both parties sign a protocol of the rooms keys meters windows         doors floors walls kitchen bathroom cellar garden garage and every defect found there";
+    let misread = lease.replacen("the landlord may", "the agent may", 1);
+    let e = ev(lease, &misread);
+    assert_eq!((e.word_subs, e.outnumbered_subs), (0, 0), "{e:?}");
+    // The same text with the word twice is a name replaced by another.
+    let twice = lease
+        .replacen("the landlord keeps", "the bank keeps", 1)
+        .replacen("to the landlord", "to the bank", 1);
+    let named = twice.replacen("the landlord may", "the agent may", 1);
+    let e = ev(&twice, &named);
+    assert_eq!(e.outnumbered_subs, 1, "{e:?}");
+}
