@@ -299,8 +299,9 @@ pub struct Evidence {
     /// evidence only where the scan is clean, since heavy OCR makes such words too.
     pub rare_word_subs: usize,
     /// Known words standing against a known word the other text has, but fewer times (the
-    /// recipient's name where the sender's is the same name): evidence unless the scan is
-    /// rough, since a misread elsewhere makes a word's count differ too.
+    /// recipient's name where the sender's is the same name): kept only where the text
+    /// holding that word has more of few other shared words than the other text, since a
+    /// misread elsewhere thins a text's counts too (`OUTNUMBERED_SHARE`).
     #[serde(default)]
     pub outnumbered_subs: usize,
     /// Of `outnumbered_subs`, those whose outnumbered word is in text A, in text B.
@@ -758,7 +759,6 @@ mod near;
 mod outnumbered;
 pub(crate) use near::LONG_TOKEN;
 use near::{near_any, Around, Near};
-pub use outnumbered::OUTNUMBERED_SHARE;
 use outnumbered::{name_standing, weigh_outnumbered};
 
 #[cfg(test)]

@@ -467,7 +467,8 @@ fn a_word_outnumbered_by_misreads_is_not_a_name_against_another() {
     let b = "we will call aber the meeting and write after the holidays about the heating cost";
     let e = ev(a, b);
     assert_eq!(e.outnumbered_subs, 0, "{e:?}");
-    // A scan whose word counts differ throughout: its misreads explain a count.
+    // A text with more of many shared words than the other: counts that differ throughout
+    // say nothing of one name.
     let rough = TO_MARY
         .replace("the heating", "the the heating")
         .replace("review", "review review")
