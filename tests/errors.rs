@@ -227,6 +227,22 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
+fn flags_clap_refuses_are_one_line_usage_errors() {
+    for (tool, argv, needle) in [
+        ("pl-score", &["--no-such-flag"][..], "--no-such-flag"),
+        ("pl-lsh", &["--bands"][..], "--bands"),
+        ("pl-cluster", &["--linkage", "median"][..], "median"),
+        ("pl-normalize", &["a.ndjson", "b.ndjson"][..], "b.ndjson"),
+    ] {
+        let err = fails(run(tool, argv, b""), 2, tool, &[needle, "--help"]);
+        assert!(!err.contains("error:"), "clap's prefix: {err}");
+    }
+    // Help and version are still clap's, on stdout, exit 0.
+    let out = run("pl-score", &["--version"], b"");
+    assert!(String::from_utf8(ok(out)).unwrap().starts_with("pl-score "));
+}
+
+#[test]
 fn a_repeated_id_is_refused_by_every_stage() {
     let d = stage_files(10);
     // Each input gets its first record again at its end (line 13: 10 documents, 2 rescans).

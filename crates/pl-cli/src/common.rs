@@ -360,7 +360,10 @@ pub fn main<A: clap::Parser, O: Outcome>(
     tool: &'static str,
     run: fn(A) -> anyhow::Result<O>,
 ) -> ExitCode {
-    let matches = command::<A>().get_matches();
+    let matches = match command::<A>().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return clap_stopped(tool, e),
+    };
     if let Some(kind) = matches.get_one::<String>("generate") {
         return main_with(tool, || {
             let mut out = std::io::stdout().lock();
@@ -369,8 +372,32 @@ pub fn main<A: clap::Parser, O: Outcome>(
                 .context("<stdout>: write failed")
         });
     }
-    let args = A::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    main_with(tool, || run(args))
+    match A::from_arg_matches(&matches) {
+        Ok(args) => main_with(tool, || run(args)),
+        Err(e) => clap_stopped(tool, e),
+    }
+}
+
+/// When clap stops the parse: help and version as clap prints them; a usage error as every
+/// other error is, one line (`tool: what`, with where to read the flags), exit 2.
+fn clap_stopped(tool: &str, e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        _ => main_with(tool, || -> anyhow::Result<()> {
+            Err(UsageError(usage_line(&e)).into())
+        }),
+    }
+}
+
+/// The first line of clap's message, without its `error: `, and where the flags are listed.
+fn usage_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    let what = first.strip_prefix("error: ").unwrap_or(first).trim();
+    format!("{what} (--help lists the flags)")
 }
 
 /// How a run that did not fail ends: its exit status. Most tools succeed one way (`()`: 0); a
