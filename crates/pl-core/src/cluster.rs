@@ -304,7 +304,7 @@ fn average_linkage(
 }
 
 /// How close to its best pair a document's pair with another side must score for the
-/// document to count as torn between the two ([`torn_documents`]).
+/// document to count as torn between the two (`torn_documents`).
 pub const TORN_MARGIN: f64 = 0.01;
 
 /// The documents torn between two documents held apart: each passed with both, at scores

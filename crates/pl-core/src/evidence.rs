@@ -374,7 +374,7 @@ fn common_words(pa: &Profile, pb: &Profile) -> usize {
 /// so far settle the verdict (`stopped` is then set; the counts are those up to that block).
 /// Blocks are visited in the same order whichever text is given first. `constant(id)` says
 /// whether a word is a template's constant ([`CONSTANT_DF`] documents or more hold it), which a
-/// unique number facing it may be a misreading of ([`constant_misread`]).
+/// unique number facing it may be a misreading of (`constant_misread`).
 pub fn evidence_until(
     a: &str,
     pa: &Profile,
@@ -667,7 +667,7 @@ fn misread_facing(
 }
 
 /// Documents that hold a number for it to count as a template's constant in
-/// [`constant_misread`]: more than the ledger's widest count ([`crate::ledger::WIDE_DF`]),
+/// `constant_misread`: more than the ledger's widest count ([`crate::ledger::WIDE_DF`]),
 /// so that no cluster of copies makes its own numbers constants (and the index rescores at a
 /// line it already has).
 pub const CONSTANT_DF: u32 = crate::ledger::WIDE_DF + 1;

@@ -241,7 +241,7 @@ impl Shared {
 
 /// The buckets documents `x` and `y` (indices into `keys`, as [`candidates`] takes them) share
 /// in one sketch: each band where their keys are equal, with the number of documents in that
-/// bucket. What `pl-lsh --why` shows; [`BandRule::proposes`] gives the verdict.
+/// bucket. What `pl-lsh --why` shows; [`propose`] gives the verdict under a [`BandRule`].
 pub fn shared_buckets(keys: &[Vec<u64>], x: usize, y: usize) -> Vec<SharedBucket> {
     let bands = keys.first().map_or(0, Vec::len);
     (0..bands)

@@ -84,7 +84,7 @@ fn reaches(overlap: usize, max: usize, t: f64) -> bool {
     max > 0 && overlap as f64 / max as f64 >= t
 }
 
-/// The smallest overlap `k` with `k / n ≥ t` (in the floating-point test [`reaches`] uses).
+/// The smallest overlap `k` with `k / n ≥ t` (in the floating-point test `reaches` uses).
 /// `t` must be in (0, 1], so `1 ≤ k ≤ n` for `n ≥ 1`.
 pub fn min_overlap(n: usize, t: f64) -> usize {
     if n == 0 {

@@ -295,6 +295,6 @@ pub struct Prepared {
     pub tokens: Vec<u64>,
     pub words: Vec<u64>,
     /// The words that are the ledger's numbers (a subset of `words`): their count lines
-    /// differ ([`super::count_line`]).
+    /// differ (`count_line`).
     pub numbers: Vec<u64>,
 }
