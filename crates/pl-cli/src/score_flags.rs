@@ -63,7 +63,8 @@ pub struct ScoreFlags {
     #[arg(long, value_name = "W", value_parser = numbers::non_negative, help_heading = HEADING)]
     pub word_conflict_weight: Option<f64>,
     /// Weight of a number that differs from its counterpart in one digit (a rough scan misreads
-    /// a digit now and then; the next invoice number differs in one too) [default: 0.25].
+    /// a digit now and then; the next invoice number differs in one too), twice that in a clean
+    /// scan (garbled words at most 5% of the matched ones) [default: 0.25].
     #[arg(long, value_name = "W", value_parser = numbers::non_negative, help_heading = HEADING)]
     pub one_digit_weight: Option<f64>,
     /// Drop pairs whose distinctive-token similarity is under this (0 = off) [default: 0].

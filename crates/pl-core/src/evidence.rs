@@ -304,7 +304,8 @@ pub struct Evidence {
     /// misread elsewhere thins a text's counts too (`OUTNUMBERED_SHARE`).
     #[serde(default)]
     pub outnumbered_subs: usize,
-    /// Of `outnumbered_subs`, those whose outnumbered word is in text A, in text B.
+    /// The outnumbered words' substitutions as the alignment counts them, by the text that
+    /// holds the word (A, B); `outnumbered_subs` is what their count gate keeps of them.
     #[serde(skip)]
     pub outnumbered_in: [usize; 2],
     /// Meaningful words (numbers, known words) one text has and the other has nowhere, in
@@ -394,7 +395,7 @@ pub fn evidence_until(
         xxh3_64(b.as_bytes()),
         "a profile of another text"
     );
-    if (pb.text_hash, b) < (pa.text_hash, a) {
+    let mut e = if (pb.text_hash, b) < (pa.text_hash, a) {
         let mut e = evidence_in_order(
             b,
             pb,
@@ -408,10 +409,10 @@ pub fn evidence_until(
             c.side = c.side.other();
         }
         e.outnumbered_in.reverse();
-        weigh_outnumbered(&mut e, pa, pb);
-        return e;
-    }
-    let mut e = evidence_in_order(a, pa, b, pb, known, decided, constant);
+        e
+    } else {
+        evidence_in_order(a, pa, b, pb, known, decided, constant)
+    };
     weigh_outnumbered(&mut e, pa, pb);
     e
 }
@@ -608,7 +609,6 @@ fn count_substitutions(
     let with_rare = (count[0].1 + outnumbered[0] + unknowns[0])
         .min(count[1].1 + outnumbered[1] + unknowns[1])
         .min(count[0].1 + count[1].1);
-    e.outnumbered_subs += known - w;
     // The outnumbered words face the side with more conflicts.
     e.outnumbered_in[usize::from(count[0].1 > count[1].1)] += known - w;
     e.rare_word_subs += with_rare - known;

@@ -47,7 +47,7 @@ pub struct Verifier {
     pub per_garbled: f64,
     /// Weight of a word conflict (a digit conflict weighs 1).
     pub word_weight: f64,
-    /// Weight of a number that differs in one digit.
+    /// Weight of a number that differs in one digit (twice it in a clean scan).
     pub one_digit_weight: f64,
 }
 

@@ -37,7 +37,10 @@ impl Profile {
     fn has_as_often(&self, word: &str, id: u32, this: &Profile, buf: &mut Scratch) -> bool {
         match self.times(id) {
             0 => self.has_folded(word, buf),
-            n => n >= this.times(id) || this.times(id) > NAME_TIMES,
+            n => {
+                let mine = this.times(id);
+                n >= mine || mine > NAME_TIMES
+            }
         }
     }
 }
@@ -52,18 +55,20 @@ pub const NAME_TIMES: u32 = 3;
 /// other text only raises its counts.
 pub const OUTNUMBERED_SHARE: f64 = 0.05;
 
-/// Keeps the outnumbered words' substitutions only where the text holding each word has no
-/// more of the shared words than the other, beyond it and [`OUTNUMBERED_SHARE`].
+/// Sets `outnumbered_subs` to the outnumbered words' substitutions of the texts that have
+/// more of the shared words than the other for at most [`OUTNUMBERED_SHARE`] of them.
 pub(super) fn weigh_outnumbered(e: &mut Evidence, pa: &Profile, pb: &Profile) {
-    for (side, (this, other)) in [(pa, pb), (pb, pa)].into_iter().enumerate() {
-        if e.outnumbered_in[side] > 0 {
-            let (over, shared) = this.counts_over(other);
-            if over as f64 > OUTNUMBERED_SHARE * shared as f64 {
-                e.outnumbered_subs -= e.outnumbered_in[side];
-                e.outnumbered_in[side] = 0;
+    e.outnumbered_subs = [(pa, pb), (pb, pa)]
+        .into_iter()
+        .zip(e.outnumbered_in)
+        .filter(|&((this, other), subs)| {
+            subs > 0 && {
+                let (over, shared) = this.counts_over(other);
+                over as f64 <= OUTNUMBERED_SHARE * shared as f64
             }
-        }
-    }
+        })
+        .map(|(_, subs)| subs)
+        .sum();
 }
 
 /// Whether `b`, a word of four characters or more, shares more than half its characters
