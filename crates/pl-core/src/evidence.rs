@@ -413,7 +413,7 @@ pub fn evidence_until(
     } else {
         evidence_in_order(a, pa, b, pb, known, decided, constant)
     };
-    weigh_outnumbered(&mut e, pa, pb);
+    weigh_outnumbered(&mut e, [(a, pa), (b, pb)]);
     e
 }
 

@@ -217,8 +217,20 @@ fn digits_near(
     let oc = o.chars(around);
     let same_len = w.len() == o.bytes.len();
     let os = o.skeleton(around);
-    if measured.is_some_and(|(d, la, lb)| d <= 1 || (d == 2 && la != lb && la + lb >= 12))
-        || (same_len && rapidfuzz::distance::indel::distance(sw, os) <= 1)
+    // Two characters more or fewer in a long token is OCR, unless they are zeros: an amount a
+    // hundred times the other (`10000000` and `100000`).
+    let zeros_apart = || {
+        let nz = |s: &[u8]| {
+            s.iter()
+                .filter(|&&c| c != b'0')
+                .copied()
+                .collect::<Vec<u8>>()
+        };
+        sw.len() != os.len() && nz(sw) == nz(os)
+    };
+    if measured.is_some_and(|(d, la, lb)| {
+        d <= 1 || (d == 2 && la != lb && la + lb >= 12 && !zeros_apart())
+    }) || (same_len && rapidfuzz::distance::indel::distance(sw, os) <= 1)
         || long_misread(cw, oc)
     {
         return Near::Yes;

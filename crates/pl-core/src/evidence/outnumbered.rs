@@ -11,26 +11,6 @@ impl Profile {
             .map_or(0, |i| self.counts[i])
     }
 
-    /// Of the words both texts have, how many this text has more times than `other`, and how
-    /// many there are: a letter and its copy to another person differ in a name or two, a
-    /// scan in every word a misread took from it.
-    fn counts_over(&self, other: &Profile) -> (usize, usize) {
-        let (mut i, mut j, mut over, mut shared) = (0, 0, 0, 0);
-        while i < self.distinct.len() && j < other.distinct.len() {
-            match self.distinct[i].cmp(&other.distinct[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    shared += 1;
-                    over += usize::from(self.counts[i] > other.counts[j]);
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-        (over, shared)
-    }
-
     /// Whether the text has `word` as often as `this` text does, or (when it lacks the word
     /// itself) up to OCR folding: the words compared as multisets, so that a name a letter
     /// repeats elsewhere (its sender's) does not hide the recipient's name it replaces.
@@ -49,7 +29,7 @@ impl Profile {
 /// greeting, a word the text repeats more is its wording, which a misread thins.
 pub const NAME_TIMES: u32 = 3;
 
-/// Share of the words both texts have that the text of an outnumbered word may have more
+/// Share of the words of letters both texts have that the text of an outnumbered word may have more
 /// times than the other for it to stand against a name ([`Evidence::outnumbered_subs`]):
 /// more, and the other text's misreads explain the counts. A page or cover sheet added to the
 /// other text only raises its counts.
@@ -57,18 +37,54 @@ pub const OUTNUMBERED_SHARE: f64 = 0.05;
 
 /// Sets `outnumbered_subs` to the outnumbered words' substitutions of the texts that have
 /// more of the shared words than the other for at most [`OUTNUMBERED_SHARE`] of them.
-pub(super) fn weigh_outnumbered(e: &mut Evidence, pa: &Profile, pb: &Profile) {
-    e.outnumbered_subs = [(pa, pb), (pb, pa)]
+pub(super) fn weigh_outnumbered(e: &mut Evidence, [a, b]: [(&str, &Profile); 2]) {
+    e.outnumbered_subs = [(a, b), (b, a)]
         .into_iter()
         .zip(e.outnumbered_in)
         .filter(|&((this, other), subs)| {
             subs > 0 && {
-                let (over, shared) = this.counts_over(other);
+                let (over, shared) = counts_over(this, other);
                 over as f64 <= OUTNUMBERED_SHARE * shared as f64
             }
         })
         .map(|(_, subs)| subs)
         .sum();
+}
+
+/// Of the words of letters (two or more) both texts have, how many `this` text has more
+/// times than `other`, and how many there are: a letter and its copy to another person differ
+/// in a name or two, a scan in every word a misread took from it. Numbers, and the stray
+/// letters a rough scan reads in its margins, are not wording. Counted for a pair with an
+/// outnumbered word only: a sort of each text's word ids.
+fn counts_over((a, pa): (&str, &Profile), (b, pb): (&str, &Profile)) -> (usize, usize) {
+    let lettered = |text: &str, p: &Profile| {
+        let mut ids: Vec<u32> = crate::verify::words(text)
+            .zip(p.ids())
+            .filter(|(w, _)| w.chars().nth(1).is_some() && w.chars().all(char::is_alphabetic))
+            .map(|(_, &id)| id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    };
+    let (mine, theirs) = (lettered(a, pa), lettered(b, pb));
+    let (mut i, mut j, mut over, mut shared) = (0, 0, 0, 0);
+    while i < mine.len() && j < theirs.len() {
+        let (x, y) = (mine[i], theirs[j]);
+        if x != y {
+            if x < y {
+                i += 1;
+            } else {
+                j += 1;
+            }
+            continue;
+        }
+        let n = mine[i..].iter().take_while(|&&v| v == x).count();
+        let m = theirs[j..].iter().take_while(|&&v| v == x).count();
+        shared += 1;
+        over += usize::from(n > m);
+        (i, j) = (i + n, j + m);
+    }
+    (over, shared)
 }
 
 /// Whether `b`, a word of four characters or more, shares more than half its characters

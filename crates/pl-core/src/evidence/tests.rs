@@ -478,6 +478,16 @@ fn a_word_outnumbered_by_misreads_is_not_a_name_against_another() {
 }
 
 #[test]
+fn stray_marks_of_a_rough_scan_do_not_hide_an_outnumbered_name() {
+    // The scan of the letter to Mary read its margins as stray letters and digits, more of
+    // them than the other letter's: they are not wording, and the name still stands.
+    let joshua = format!("{TO_JOSHUA} a 1 2 e");
+    let mary = format!("{TO_MARY} a a 1 1 2 2 e e");
+    let e = ev(&joshua, &mary);
+    assert_eq!(e.outnumbered_subs, 1, "{e:?}");
+}
+
+#[test]
 fn a_cover_sheet_does_not_hide_an_outnumbered_name() {
     // The copy to Pohl has a cover sheet from a Koch, the other letter's recipient: its extra
     // words raise its counts, not the letter's to Koch.
@@ -510,4 +520,22 @@ fn a_word_the_text_repeats_is_not_outnumbered() {
     let named = twice.replacen("the landlord may", "the agent may", 1);
     let e = ev(&twice, &named);
     assert_eq!(e.outnumbered_subs, 1, "{e:?}");
+}
+
+#[test]
+fn an_amount_zeros_apart_is_another_value_two_digits_lost_are_damage() {
+    // A limit of $250,000.00 and $1,000.00 deductible against $100,000.00 and $500.00: the
+    // larger limit is the smaller deductible with two more zeros, another amount.
+    let e = ev(
+        "coverage limit 25000000 deductible 100000 annual premium 38139",
+        "coverage limit 10000000 deductible 50000 annual premium 38139",
+    );
+    assert!(conflicts(&e).contains(&"10000000"), "{e:?}");
+    assert_eq!(e.digit_subs, 1, "{e:?}");
+    // Two other digits lost from a long number: what OCR makes of it.
+    let e = ev(
+        "customer number 12345678 annual premium 38139",
+        "customer number 123478 annual premium 38139",
+    );
+    assert!(conflicts(&e).is_empty(), "{e:?}");
 }
