@@ -646,9 +646,28 @@ fn short_misread(w: &str, facing: &str) -> bool {
         && rapidfuzz::distance::indel::distance(a.iter().copied(), b.iter().copied()) == 1
 }
 
+/// Whether one of two numbers facing each other is a short number (two or three digits) at
+/// the start or the end of the other, longer by two or more: what OCR kept of it where it could
+/// not read the rest (`083` for `81083`, `71` for `694571`). Weighed as a digit misread.
+fn short_fragment(w: &str, facing: &str) -> bool {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
+    let (short, long) = if w.len() <= facing.len() {
+        (w, facing)
+    } else {
+        (facing, w)
+    };
+    (2..4).contains(&short.len())
+        && long.len() >= short.len() + 2
+        && digits(short)
+        && digits(long)
+        && (long.starts_with(short) || long.ends_with(short))
+}
+
 /// Whether `w` (word `i` of its side of a block, id `id`) is what OCR made of a word facing it
 /// on the other side: a short number with a digit more or less in its place
-/// ([`short_misread`]), or a template's constant a word away at most ([`constant_misread`]).
+/// ([`short_misread`]), a short number at an end of a number in its block, or the other way
+/// round ([`short_fragment`]), or a template's constant a word away at most
+/// ([`constant_misread`]).
 fn misread_facing(
     (w, id, i): (&str, u32, usize),
     side: Side,
@@ -657,6 +676,7 @@ fn misread_facing(
     constant: impl Fn(u32) -> bool,
 ) -> bool {
     facing.get(i).is_some_and(|c| short_misread(w, c))
+        || facing.iter().any(|c| short_fragment(w, c))
         || (i.saturating_sub(1)..(i + 2).min(facing.len())).any(|j| {
             let c = facing_ids[j];
             constant_misread(

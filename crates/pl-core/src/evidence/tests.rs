@@ -363,6 +363,36 @@ fn a_short_number_with_a_digit_lost_weighs_as_one_digit() {
 }
 
 #[test]
+fn a_short_number_at_an_end_of_the_number_facing_it_weighs_as_one_digit() {
+    // `31083` read `#083` (the first two digits lost in a smudge), in a rough scan.
+    let (rough, other) = (
+        "herrn daniel scholz rosenring 112 083 falkeiisee oberursel",
+        "herrn daniel scholz rosenring 112 bs 81083 falkensee oberursel",
+    );
+    let e = ev(rough, other);
+    assert_eq!((e.digit_subs, e.one_digit_subs), (0, 1), "{e:?}");
+    assert_eq!(ev(other, rough).one_digit_subs, 1, "either order");
+    // Two numbers of their own: another value.
+    let e = ev(
+        "herrn daniel scholz rosenring 112 729 falkensee oberursel",
+        "herrn daniel scholz rosenring 112 81083 falkensee oberursel",
+    );
+    assert_eq!(e.digit_subs, 1, "{e:?}");
+    for (w, facing, fragment) in [
+        ("083", "81083", true),
+        ("70851", "708", true),
+        ("70851", "705", false),
+        ("71", "694571", true),
+        ("108", "81083", false),
+        ("0831", "81083", false),
+        ("083", "8083", false),
+        ("a83", "81a83", false),
+    ] {
+        assert_eq!(short_fragment(w, facing), fragment, "{w} / {facing}");
+    }
+}
+
+#[test]
 fn a_long_number_split_with_a_digit_misread_is_damage() {
     // `1800 593 2655` on one side, `18005933655` on the other.
     let e = ev(
