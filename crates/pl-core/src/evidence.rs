@@ -633,7 +633,8 @@ fn folded(w: &str) -> Vec<char> {
 }
 
 /// Whether a short number (under four characters) is what OCR made of the word facing it in
-/// the other side of its block, one character dropped or added (`112` read `12`): as a number
+/// the other side of its block, one character dropped or added (`112` read `12`) or a digit
+/// read as a letter (`28b` for `280`): as a number
 /// that differs in one digit, not another value. Only the word in the same place counts: a
 /// short number is one character from many others around it.
 fn short_misread(w: &str, facing: &str) -> bool {
@@ -643,7 +644,20 @@ fn short_misread(w: &str, facing: &str) -> bool {
         && a.len().min(b.len()) >= 2
         && digits(w)
         && digits(facing)
-        && rapidfuzz::distance::indel::distance(a.iter().copied(), b.iter().copied()) == 1
+        && (rapidfuzz::distance::indel::distance(a.iter().copied(), b.iter().copied()) == 1
+            || letter_for_digit(w.as_bytes(), facing.as_bytes()))
+}
+
+/// Whether two tokens of one length differ in one place only, a digit on one side and a
+/// letter on the other (`28b` for `280`): a digit OCR read as a letter.
+fn letter_for_digit(a: &[u8], b: &[u8]) -> bool {
+    let mut differ = a.iter().zip(b).filter(|(x, y)| x != y);
+    a.len() == b.len()
+        && differ.next().is_some_and(|(x, y)| {
+            x.is_ascii_digit() != y.is_ascii_digit()
+                && (x.is_ascii_alphabetic() || y.is_ascii_alphabetic())
+        })
+        && differ.next().is_none()
 }
 
 /// Whether one of two numbers facing each other is a short number (two or three digits) at

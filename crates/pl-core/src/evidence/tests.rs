@@ -357,6 +357,11 @@ fn a_short_number_with_a_digit_lost_weighs_as_one_digit() {
         ("12", "ab", false),
         ("1", "11", false),
         ("1234", "123", false),
+        // A digit read as a letter in its place.
+        ("28b", "280", true),
+        ("280", "28b", true),
+        ("28b", "27b", false),
+        ("28b", "2bc", false),
     ] {
         assert_eq!(short_misread(w, facing), misread, "{w} / {facing}");
     }
