@@ -29,7 +29,7 @@ impl Profile {
 /// greeting, a word the text repeats more is its wording, which a misread thins.
 pub const NAME_TIMES: u32 = 3;
 
-/// Share of the words of letters both texts have that the text of an outnumbered word may have more
+/// Share of the words both texts have that the text of an outnumbered word may have more
 /// times than the other for it to stand against a name ([`Evidence::outnumbered_subs`]):
 /// more, and the other text's misreads explain the counts. A page or cover sheet added to the
 /// other text only raises its counts.
@@ -51,25 +51,29 @@ pub(super) fn weigh_outnumbered(e: &mut Evidence, [a, b]: [(&str, &Profile); 2])
         .sum();
 }
 
-/// Of the words of letters (two or more) both texts have, how many `this` text has more
-/// times than `other`, and how many there are: a letter and its copy to another person differ
-/// in a name or two, a scan in every word a misread took from it. Numbers, and the stray
-/// letters a rough scan reads in its margins, are not wording. Counted for a pair with an
-/// outnumbered word only: a sort of each text's word ids.
+/// Of the words both texts have, how many are words of letters (two or more) that `this`
+/// text has more times than `other`, and how many there are: a letter and its copy to another
+/// person differ in a name or two, a scan in every word a misread took from it. A number, or a
+/// stray letter a rough scan reads in its margins, is not wording: it is counted among the
+/// words both have, never as one this text has more of. Counted for a pair with an outnumbered
+/// word only: a sort of each text's word ids.
 fn counts_over((a, pa): (&str, &Profile), (b, pb): (&str, &Profile)) -> (usize, usize) {
-    let lettered = |text: &str, p: &Profile| {
-        let mut ids: Vec<u32> = crate::verify::words(text)
+    // Each word's id, and whether it is a word of letters (two or more).
+    let sorted = |text: &str, p: &Profile| {
+        let mut ids: Vec<(u32, bool)> = crate::verify::words(text)
             .zip(p.ids())
-            .filter(|(w, _)| w.chars().nth(1).is_some() && w.chars().all(char::is_alphabetic))
-            .map(|(_, &id)| id)
+            .map(|(w, &id)| {
+                let letters = w.chars().nth(1).is_some() && w.chars().all(char::is_alphabetic);
+                (id, letters)
+            })
             .collect();
         ids.sort_unstable();
         ids
     };
-    let (mine, theirs) = (lettered(a, pa), lettered(b, pb));
+    let (mine, theirs) = (sorted(a, pa), sorted(b, pb));
     let (mut i, mut j, mut over, mut shared) = (0, 0, 0, 0);
     while i < mine.len() && j < theirs.len() {
-        let (x, y) = (mine[i], theirs[j]);
+        let (x, y) = (mine[i].0, theirs[j].0);
         if x != y {
             if x < y {
                 i += 1;
@@ -78,10 +82,10 @@ fn counts_over((a, pa): (&str, &Profile), (b, pb): (&str, &Profile)) -> (usize, 
             }
             continue;
         }
-        let n = mine[i..].iter().take_while(|&&v| v == x).count();
-        let m = theirs[j..].iter().take_while(|&&v| v == x).count();
+        let n = mine[i..].iter().take_while(|v| v.0 == x).count();
+        let m = theirs[j..].iter().take_while(|v| v.0 == x).count();
         shared += 1;
-        over += usize::from(n > m);
+        over += usize::from(n > m && mine[i].1);
         (i, j) = (i + n, j + m);
     }
     (over, shared)
