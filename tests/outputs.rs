@@ -110,3 +110,37 @@ fn a_missing_output_folder_is_created() {
         &["plain/norm.ndjson", "cannot create"],
     );
 }
+
+#[test]
+fn an_output_named_stdout_is_written_where_stdout_stands() {
+    // `make why > why.txt` hands pl-score `-o /dev/stdout` with stdout a plain file: the
+    // records follow what the shell wrote before, in order, and no link or device is replaced.
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "docs.ndjson", small_corpus(12).as_bytes());
+    let script = "(echo first; pl-normalize -q docs.ndjson -o /dev/fd/1; \
+                  pl-normalize -q docs.ndjson -o /proc/self/fd/1; echo last) > out.txt; \
+                  pl-normalize -q docs.ndjson -o /dev/fd/2 2> err.txt";
+    ok(sh(d.path(), script));
+    let out = std::fs::read_to_string(d.path().join("out.txt")).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2 + 2 * 14, "{out}");
+    assert_eq!((lines[0], lines[lines.len() - 1]), ("first", "last"));
+    assert_eq!(
+        ndjson(
+            out.lines()
+                .skip(1)
+                .take(28)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .as_bytes()
+        )
+        .len(),
+        28
+    );
+    let err = std::fs::read(d.path().join("err.txt")).unwrap();
+    assert_eq!(ndjson(&err).len(), 14);
+    for link in ["/dev/stdout", "/dev/stderr", "/dev/fd"] {
+        let meta = std::fs::symlink_metadata(link).unwrap();
+        assert!(meta.file_type().is_symlink(), "{link} is still a link");
+    }
+}

@@ -73,11 +73,26 @@ pub fn refuse_binary_on_terminal(path: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-/// Creates the output: stdout for `None` or `-`, an existing device or pipe written in
-/// place, else an atomic file (its folder created when missing).
+/// Creates the output: stdout for `None` or `-`, the process's own stdout or stderr for
+/// their names (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/2`...), an existing device or pipe
+/// or anything under `/dev` or `/proc` written in place, else an atomic file (its folder
+/// created when missing).
 pub fn create_output(path: Option<&Path>) -> Result<Output> {
+    if let Some(p) = path {
+        if let Some(f) = standard_stream(p)
+            .with_context(|| format!("{}: cannot open for writing", p.display()))?
+        {
+            return Ok(Output::Special(
+                BufWriter::with_capacity(1 << 16, f),
+                p.to_path_buf(),
+            ));
+        }
+    }
     match path {
-        Some(p) if std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()) => {
+        Some(p)
+            if in_system_tree(p)
+                || std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()) =>
+        {
             let f = std::fs::OpenOptions::new()
                 .write(true)
                 .open(p)
@@ -117,6 +132,30 @@ pub fn create_output(path: Option<&Path>) -> Result<Output> {
             io::stdout().lock(),
         ))),
     }
+}
+
+/// The process's stdout or stderr when `p` names it, as a handle sharing its open file (and
+/// so its offset): `make why > why.txt` hands `-o /dev/stdout` a regular file behind a link,
+/// which an atomic rename would replace (the system's `/dev/stdout` itself, for root), and
+/// which a second open would write from its start, over what was written before.
+fn standard_stream(p: &Path) -> io::Result<Option<File>> {
+    use std::os::fd::AsFd;
+    let fd = match p.to_str() {
+        Some("/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1") => {
+            io::stdout().as_fd().try_clone_to_owned()?
+        }
+        Some("/dev/stderr" | "/dev/fd/2" | "/proc/self/fd/2") => {
+            io::stderr().as_fd().try_clone_to_owned()?
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(File::from(fd)))
+}
+
+/// Whether `p` is under `/dev` or `/proc`: a device, a descriptor or a kernel file, written
+/// where it is, never replaced by a rename.
+fn in_system_tree(p: &Path) -> bool {
+    p.starts_with("/dev") || p.starts_with("/proc")
 }
 
 /// A new temporary file in `dir` for the file `name`: `.NAME.PID.RANDOM.tmp`, created
