@@ -634,9 +634,9 @@ fn folded(w: &str) -> Vec<char> {
 
 /// Whether a short number (under four characters) is what OCR made of the word facing it in
 /// the other side of its block, one character dropped or added (`112` read `12`) or a digit
-/// read as a letter (`28b` for `280`): as a number
-/// that differs in one digit, not another value. Only the word in the same place counts: a
-/// short number is one character from many others around it.
+/// read as a letter (`28b` for `280`): as a number that differs in one digit, not another
+/// value. Only the word in the same place counts: a short number is one character from many
+/// others around it.
 fn short_misread(w: &str, facing: &str) -> bool {
     let digits = |t: &str| t.bytes().any(|c| c.is_ascii_digit());
     let (a, b) = (folded(w), folded(facing));

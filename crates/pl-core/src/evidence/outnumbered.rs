@@ -55,39 +55,40 @@ pub(super) fn weigh_outnumbered(e: &mut Evidence, [a, b]: [(&str, &Profile); 2])
 /// text has more times than `other`, and how many there are: a letter and its copy to another
 /// person differ in a name or two, a scan in every word a misread took from it. A number, or a
 /// stray letter a rough scan reads in its margins, is not wording: it is counted among the
-/// words both have, never as one this text has more of. Counted for a pair with an outnumbered
-/// word only: a sort of each text's word ids.
-fn counts_over((a, pa): (&str, &Profile), (b, pb): (&str, &Profile)) -> (usize, usize) {
-    // Each word's id, and whether it is a word of letters (two or more).
-    let sorted = |text: &str, p: &Profile| {
-        let mut ids: Vec<(u32, bool)> = crate::verify::words(text)
-            .zip(p.ids())
-            .map(|(w, &id)| {
-                let letters = w.chars().nth(1).is_some() && w.chars().all(char::is_alphabetic);
-                (id, letters)
-            })
-            .collect();
-        ids.sort_unstable();
-        ids
-    };
-    let (mine, theirs) = (sorted(a, pa), sorted(b, pb));
-    let (mut i, mut j, mut over, mut shared) = (0, 0, 0, 0);
-    while i < mine.len() && j < theirs.len() {
-        let (x, y) = (mine[i].0, theirs[j].0);
-        if x != y {
-            if x < y {
+/// words both have, never as one this text has more of. The counts are merged from the
+/// profiles; only the words counted more are looked up in the text, once.
+fn counts_over((a, pa): (&str, &Profile), (_, pb): (&str, &Profile)) -> (usize, usize) {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    let mut more: Vec<u32> = Vec::new();
+    while i < pa.distinct.len() && j < pb.distinct.len() {
+        match pa.distinct[i].cmp(&pb.distinct[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                if pa.counts[i] > pb.counts[j] {
+                    more.push(pa.distinct[i]);
+                }
                 i += 1;
-            } else {
                 j += 1;
             }
-            continue;
         }
-        let n = mine[i..].iter().take_while(|v| v.0 == x).count();
-        let m = theirs[j..].iter().take_while(|v| v.0 == x).count();
-        shared += 1;
-        over += usize::from(n > m && mine[i].1);
-        (i, j) = (i + n, j + m);
     }
+    // Whether each of `more` (sorted, as `distinct` is) is a word of letters.
+    let mut letters: Vec<Option<bool>> = vec![None; more.len()];
+    let mut left = more.len();
+    for (w, id) in crate::verify::words(a).zip(pa.ids()) {
+        if left == 0 {
+            break;
+        }
+        if let Ok(k) = more.binary_search(id) {
+            if letters[k].is_none() {
+                letters[k] = Some(w.chars().nth(1).is_some() && w.chars().all(char::is_alphabetic));
+                left -= 1;
+            }
+        }
+    }
+    let over = letters.iter().filter(|l| **l == Some(true)).count();
     (over, shared)
 }
 
