@@ -243,6 +243,42 @@ fn flags_clap_refuses_are_one_line_usage_errors() {
 }
 
 #[test]
+fn two_outputs_naming_one_file_are_refused_before_anything_is_read() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("out")).unwrap();
+    // The same file by two names, and by a folder still to be made: the second rename would
+    // have replaced the kept pairs with the rejected ones.
+    for (o, rejected) in [
+        ("out/pairs.ndjson", "./out/../out/pairs.ndjson"),
+        ("new/pairs.ndjson", "new/./pairs.ndjson"),
+    ] {
+        let args = ["-", "--sigs", "no-such.bin", "--norm", "no.ndjson", "-o", o];
+        let argv: Vec<&str> = args
+            .iter()
+            .copied()
+            .chain(["--rejected", rejected])
+            .collect();
+        let out = run_in(Some(d.path()), "pl-score", &argv, b"");
+        fails(out, 2, "pl-score", &[o, rejected, "same file"]);
+        assert!(!d.path().join(o).exists());
+    }
+    // Two files, or stdout twice: read on, to the missing signatures.
+    for (o, rejected) in [
+        ("out/a.ndjson", "out/b.ndjson"),
+        ("/dev/stdout", "/dev/stdout"),
+    ] {
+        let args = ["-", "--sigs", "no-such.bin", "--norm", "no.ndjson", "-o", o];
+        let argv: Vec<&str> = args
+            .iter()
+            .copied()
+            .chain(["--rejected", rejected])
+            .collect();
+        let out = run_in(Some(d.path()), "pl-score", &argv, b"{\"a\":1,\"b\":2}\n");
+        fails(out, 1, "pl-score", &["no-such.bin"]);
+    }
+}
+
+#[test]
 fn a_repeated_id_is_refused_by_every_stage() {
     let d = stage_files(10);
     // Each input gets its first record again at its end (line 13: 10 documents, 2 rescans).

@@ -134,6 +134,56 @@ pub fn create_output(path: Option<&Path>) -> Result<Output> {
     }
 }
 
+/// Refuses two outputs of one run that name the same file (`-o out.ndjson --rejected
+/// ./out.ndjson`): the second rename would replace the first's records without a word. Two
+/// names of stdout, a device or a pipe are written in place, one after the other, and pass.
+/// Each output is `(flag, path)`.
+pub fn refuse_same_file(a: (&str, Option<&Path>), b: (&str, Option<&Path>)) -> Result<()> {
+    let file = |p: Option<&Path>| {
+        p.filter(|p| *p != Path::new("-") && !in_system_tree(p))
+            .filter(|p| !std::fs::metadata(p).is_ok_and(|m| !m.is_file()))
+            .map(location)
+    };
+    match (file(a.1), file(b.1)) {
+        (Some(x), Some(y)) if x == y => Err(crate::error::UsageError(format!(
+            "{} {} and {} {} are the same file: give each its own",
+            a.0,
+            a.1.expect("a file").display(),
+            b.0,
+            b.1.expect("a file").display()
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// Where a file is, whichever way it is named: its folder resolved (links and `..` followed,
+/// when it exists) and its name.
+fn location(p: &Path) -> PathBuf {
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| {
+        // A folder still to be made: `..` taken lexically (nothing there is a link yet).
+        let mut d = PathBuf::new();
+        for c in std::path::absolute(dir)
+            .unwrap_or_else(|_| dir.to_path_buf())
+            .components()
+        {
+            match c {
+                std::path::Component::ParentDir => {
+                    d.pop();
+                }
+                std::path::Component::CurDir => {}
+                c => d.push(c),
+            }
+        }
+        d
+    });
+    dir.join(p.file_name().unwrap_or_default())
+}
+
 /// The process's stdout or stderr when `p` names it, as a handle sharing its open file (and
 /// so its offset): `make why > why.txt` hands `-o /dev/stdout` a regular file behind a link,
 /// which an atomic rename would replace (the system's `/dev/stdout` itself, for root), and

@@ -177,6 +177,10 @@ pub fn run(args: Args) -> Result<()> {
 /// verifier's need of --norm is checked once the signatures are read).
 fn check_flags(args: &Args, p: &ScoreParams) -> Result<()> {
     check_weights(p.jaccard_weight, p.fuzzy_weight)?;
+    pl_pipeline::io::refuse_same_file(
+        ("-o", args.common.output.as_deref()),
+        ("--rejected", args.rejected.as_deref()),
+    )?;
     let fuzzy = p.fuzzy_weight > 0.0;
     let distinct = p.distinct_min > 0.0 || p.distinct_penalty > 0.0;
     if (fuzzy || distinct || args.explain) && args.norm.is_none() {
