@@ -248,18 +248,25 @@ fn two_outputs_naming_one_file_are_refused_before_anything_is_read() {
     std::fs::create_dir(d.path().join("out")).unwrap();
     // The same file by two names, and by a folder still to be made: the second rename would
     // have replaced the kept pairs with the rejected ones.
-    for (o, rejected) in [
-        ("out/pairs.ndjson", "./out/../out/pairs.ndjson"),
-        ("new/pairs.ndjson", "new/./pairs.ndjson"),
-    ] {
+    let score = |o: &str, rejected: &str, stdin: &[u8]| {
         let args = ["-", "--sigs", "no-such.bin", "--norm", "no.ndjson", "-o", o];
         let argv: Vec<&str> = args
             .iter()
             .copied()
             .chain(["--rejected", rejected])
             .collect();
-        let out = run_in(Some(d.path()), "pl-score", &argv, b"");
-        fails(out, 2, "pl-score", &[o, rejected, "same file"]);
+        run_in(Some(d.path()), "pl-score", &argv, stdin)
+    };
+    for (o, rejected) in [
+        ("out/pairs.ndjson", "./out/../out/pairs.ndjson"),
+        ("new/pairs.ndjson", "new/./pairs.ndjson"),
+    ] {
+        fails(
+            score(o, rejected, b""),
+            2,
+            "pl-score",
+            &[o, rejected, "same file"],
+        );
         assert!(!d.path().join(o).exists());
     }
     // Two files, or stdout twice: read on, to the missing signatures.
@@ -267,13 +274,7 @@ fn two_outputs_naming_one_file_are_refused_before_anything_is_read() {
         ("out/a.ndjson", "out/b.ndjson"),
         ("/dev/stdout", "/dev/stdout"),
     ] {
-        let args = ["-", "--sigs", "no-such.bin", "--norm", "no.ndjson", "-o", o];
-        let argv: Vec<&str> = args
-            .iter()
-            .copied()
-            .chain(["--rejected", rejected])
-            .collect();
-        let out = run_in(Some(d.path()), "pl-score", &argv, b"{\"a\":1,\"b\":2}\n");
+        let out = score(o, rejected, b"{\"a\":1,\"b\":2}\n");
         fails(out, 1, "pl-score", &["no-such.bin"]);
     }
 }
