@@ -144,3 +144,37 @@ fn an_output_named_stdout_is_written_where_stdout_stands() {
         assert!(meta.file_type().is_symlink(), "{link} is still a link");
     }
 }
+
+#[test]
+fn an_output_inside_the_index_folder_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "docs.ndjson", small_corpus(12).as_bytes());
+    ok(sh(
+        d.path(),
+        "pl-index -q --index ix docs.ndjson -o groups.ndjson",
+    ));
+    let before = std::fs::read(d.path().join("ix/index.sqlite")).unwrap();
+    // The database and the writers' lock by their names, and a name of the folder's own.
+    for (tool, o) in [
+        ("pl-index", "ix/index.sqlite"),
+        ("pl-index", "./ix/../ix/index.lock"),
+        ("pl-check", "ix/found.ndjson"),
+    ] {
+        let out = sh(
+            d.path(),
+            &format!("{tool} -q --index ix docs.ndjson -o {o}"),
+        );
+        fails(out, 2, tool, &[o, "inside --index ix"]);
+    }
+    assert_eq!(
+        std::fs::read(d.path().join("ix/index.sqlite")).unwrap(),
+        before
+    );
+    // The index still answers (exit 3: duplicates found).
+    let out = sh(
+        d.path(),
+        "pl-check -q --index ix docs.ndjson -o found.ndjson",
+    );
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(!ndjson(&std::fs::read(d.path().join("found.ndjson")).unwrap()).is_empty());
+}

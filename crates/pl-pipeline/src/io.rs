@@ -157,6 +157,27 @@ pub fn refuse_same_file(a: (&str, Option<&Path>), b: (&str, Option<&Path>)) -> R
     }
 }
 
+/// Refuses an output file inside a folder a tool keeps its own files in (`-o ix/index.sqlite`
+/// with `--index ix`): the rename would replace the index's database or its writers' lock.
+/// `out` and `dir` are `(flag, path)`.
+pub fn refuse_inside(out: (&str, Option<&Path>), dir: (&str, &Path)) -> Result<()> {
+    let Some(p) = out.1.filter(|p| *p != Path::new("-") && !in_system_tree(p)) else {
+        return Ok(());
+    };
+    let folder = std::fs::canonicalize(dir.1).unwrap_or_else(|_| location(dir.1));
+    if location(p).parent() == Some(folder.as_path()) {
+        return Err(crate::error::UsageError(format!(
+            "{} {} is inside {} {}: give it a place of its own",
+            out.0,
+            p.display(),
+            dir.0,
+            dir.1.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// Where a file is, whichever way it is named: its folder resolved (links and `..` followed,
 /// when it exists) and its name.
 fn location(p: &Path) -> PathBuf {

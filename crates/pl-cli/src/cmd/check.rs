@@ -63,6 +63,10 @@ pub struct Args {
 /// Runs the tool.
 pub fn run(args: Args) -> Result<Checked> {
     let log = crate::common::log("pl-check", &args.common);
+    pl_pipeline::io::refuse_inside(
+        ("-o", args.common.output.as_deref()),
+        ("--index", &args.index),
+    )?;
     let access = if args.add {
         Access::Write
     } else {

@@ -225,6 +225,10 @@ fn refuse_mass_delete(input: &str, deleted: usize, stored: u64) -> Result<()> {
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = crate::common::log("pl-index", &args.common);
+    pl_pipeline::io::refuse_inside(
+        ("-o", args.common.output.as_deref()),
+        ("--index", &args.index),
+    )?;
     let mut index = Index::open(&args.index, &|p| args.params.over(p), Access::Create, &log)?;
     let mut reader = NdjsonReader::new(
         open_input(args.common.input.as_deref())?,
