@@ -118,6 +118,8 @@ pub const SERVER_HEADING: &str = "Server options";
 #[derive(Debug, Clone, Args)]
 pub struct ServerFlags {
     /// Paperless-NGX address, e.g. https://paperless.example.org (a trailing /api is dropped).
+    // --help prints the line as it is, where an angle-bracketed link would show its brackets.
+    #[allow(rustdoc::bare_urls)]
     #[arg(long, env = "PAPERLESS_URL", value_name = "URL", help_heading = SERVER_HEADING)]
     pub url: Option<String>,
     /// Read the API token from the first line of this file instead of PAPERLESS_TOKEN.
