@@ -1165,6 +1165,34 @@ fn contradictions_and_a_damaged_journal_are_refused_before_any_write() {
 }
 
 #[test]
+fn a_plan_written_over_the_journal_is_refused() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-over-journal");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2])]);
+    ok(&apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]));
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    let journal = std::fs::read(&jp).unwrap();
+    server.clear_log();
+    // The plan renamed over the journal would leave undo nothing to read: by either name.
+    let named = dir.path("./decisions.ndjson.journal.ndjson");
+    for o in [&jp, &named] {
+        let out = apply(
+            &server,
+            &dir,
+            &[dec.to_str().unwrap(), "-o", o.to_str().unwrap()],
+        );
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("same file") && err.contains("journal"),
+            "{err}"
+        );
+        assert!(server.writes().is_empty());
+    }
+    assert_eq!(std::fs::read(&jp).unwrap(), journal);
+}
+
+#[test]
 fn an_undo_that_landed_before_it_was_stopped_is_journaled_on_resume() {
     let server = Server::start(TOKEN);
     let dir = Tmp::new("apply-undo-landed");

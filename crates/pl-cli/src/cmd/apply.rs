@@ -196,6 +196,11 @@ pub fn run(args: Args) -> Result<()> {
         return Err(UsageError("--tag must not be empty".into()).into());
     }
     let journal_path = journal_path(&args)?;
+    // The plan renamed over the journal would lose what undo needs.
+    pl_pipeline::io::refuse_same_file(
+        ("-o", args.out.output.as_deref()),
+        ("the journal", Some(&journal_path)),
+    )?;
     let history = Journal::read(&journal_path)?;
     let client = args
         .server
