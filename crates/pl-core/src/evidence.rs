@@ -356,19 +356,9 @@ pub fn may_match(pa: &Profile, pb: &Profile, n: usize) -> bool {
 /// The word ids two texts have in common, each as often as the text holding it fewer times
 /// has it.
 fn common_words(pa: &Profile, pb: &Profile) -> usize {
-    let (mut i, mut j, mut common) = (0, 0, 0);
-    while i < pa.distinct.len() && j < pb.distinct.len() {
-        match pa.distinct[i].cmp(&pb.distinct[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += pa.counts[i].min(pb.counts[j]) as usize;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    common
+    pa.shared_counts(pb)
+        .map(|(_, n, m)| n.min(m) as usize)
+        .sum()
 }
 
 /// [`evidence`], stopped after the first replaced block for which `decided` says the counts

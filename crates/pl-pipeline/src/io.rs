@@ -89,10 +89,7 @@ pub fn create_output(path: Option<&Path>) -> Result<Output> {
         }
     }
     match path {
-        Some(p)
-            if in_system_tree(p)
-                || std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()) =>
-        {
+        Some(p) if written_in_place(p) => {
             let f = std::fs::OpenOptions::new()
                 .write(true)
                 .open(p)
@@ -139,9 +136,9 @@ pub fn create_output(path: Option<&Path>) -> Result<Output> {
 /// names of stdout, a device or a pipe are written in place, one after the other, and pass.
 /// Each output is `(flag, path)`.
 pub fn refuse_same_file(a: (&str, Option<&Path>), b: (&str, Option<&Path>)) -> Result<()> {
+    // A folder fails at its rename on its own.
     let file = |p: Option<&Path>| {
-        p.filter(|p| *p != Path::new("-") && !in_system_tree(p))
-            .filter(|p| !std::fs::metadata(p).is_ok_and(|m| !m.is_file()))
+        p.filter(|&p| p != Path::new("-") && !written_in_place(p) && !p.is_dir())
             .map(location)
     };
     match (file(a.1), file(b.1)) {
@@ -161,7 +158,7 @@ pub fn refuse_same_file(a: (&str, Option<&Path>), b: (&str, Option<&Path>)) -> R
 /// with `--index ix`): the rename would replace the index's database or its writers' lock.
 /// `out` and `dir` are `(flag, path)`.
 pub fn refuse_inside(out: (&str, Option<&Path>), dir: (&str, &Path)) -> Result<()> {
-    let Some(p) = out.1.filter(|p| *p != Path::new("-") && !in_system_tree(p)) else {
+    let Some(p) = out.1.filter(|&p| p != Path::new("-") && !in_system_tree(p)) else {
         return Ok(());
     };
     let folder = std::fs::canonicalize(dir.1).unwrap_or_else(|_| location(dir.1));
@@ -221,6 +218,12 @@ fn standard_stream(p: &Path) -> io::Result<Option<File>> {
         _ => return Ok(None),
     };
     Ok(Some(File::from(fd)))
+}
+
+/// Whether [`create_output`] writes to `p` where it stands: anything under `/dev` or `/proc`,
+/// or an existing device or pipe elsewhere (renaming over it would replace it with a file).
+fn written_in_place(p: &Path) -> bool {
+    in_system_tree(p) || std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// Whether `p` is under `/dev` or `/proc`: a device, a descriptor or a kernel file, written

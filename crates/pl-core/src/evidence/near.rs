@@ -220,13 +220,8 @@ fn digits_near(
     // Two characters more or fewer in a long token is OCR, unless they are zeros: an amount a
     // hundred times the other (`10000000` and `100000`).
     let zeros_apart = || {
-        let nz = |s: &[u8]| {
-            s.iter()
-                .filter(|&&c| c != b'0')
-                .copied()
-                .collect::<Vec<u8>>()
-        };
-        sw.len() != os.len() && nz(sw) == nz(os)
+        let not_zero = |c: &&u8| **c != b'0';
+        sw.len() != os.len() && sw.iter().filter(not_zero).eq(os.iter().filter(not_zero))
     };
     if measured.is_some_and(|(d, la, lb)| {
         d <= 1 || (d == 2 && la != lb && la + lb >= 12 && !zeros_apart())

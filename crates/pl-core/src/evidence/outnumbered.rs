@@ -11,6 +11,28 @@ impl Profile {
             .map_or(0, |i| self.counts[i])
     }
 
+    /// The words both texts have, in id order: each id with this text's count and `other`'s.
+    pub(super) fn shared_counts<'p>(
+        &'p self,
+        other: &'p Profile,
+    ) -> impl Iterator<Item = (u32, u32, u32)> + 'p {
+        let (mut i, mut j) = (0, 0);
+        std::iter::from_fn(move || {
+            while i < self.distinct.len() && j < other.distinct.len() {
+                match self.distinct[i].cmp(&other.distinct[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        let shared = (self.distinct[i], self.counts[i], other.counts[j]);
+                        (i, j) = (i + 1, j + 1);
+                        return Some(shared);
+                    }
+                }
+            }
+            None
+        })
+    }
+
     /// Whether the text has `word` as often as `this` text does, or (when it lacks the word
     /// itself) up to OCR folding: the words compared as multisets, so that a name a letter
     /// repeats elsewhere (its sender's) does not hide the recipient's name it replaces.
@@ -43,7 +65,7 @@ pub(super) fn weigh_outnumbered(e: &mut Evidence, [a, b]: [(&str, &Profile); 2])
         .zip(e.outnumbered_in)
         .filter(|&((this, other), subs)| {
             subs > 0 && {
-                let (over, shared) = counts_over(this, other);
+                let (over, shared) = counts_over(this, other.1);
                 over as f64 <= OUTNUMBERED_SHARE * shared as f64
             }
         })
@@ -57,23 +79,14 @@ pub(super) fn weigh_outnumbered(e: &mut Evidence, [a, b]: [(&str, &Profile); 2])
 /// stray letter a rough scan reads in its margins, is not wording: it is counted among the
 /// words both have, never as one this text has more of. The counts are merged from the
 /// profiles; only the words counted more are looked up in the text, once.
-fn counts_over((a, pa): (&str, &Profile), (_, pb): (&str, &Profile)) -> (usize, usize) {
-    let (mut i, mut j, mut shared) = (0, 0, 0);
-    let mut more: Vec<u32> = Vec::new();
-    while i < pa.distinct.len() && j < pb.distinct.len() {
-        match pa.distinct[i].cmp(&pb.distinct[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                if pa.counts[i] > pb.counts[j] {
-                    more.push(pa.distinct[i]);
-                }
-                i += 1;
-                j += 1;
-            }
-        }
-    }
+fn counts_over((a, pa): (&str, &Profile), pb: &Profile) -> (usize, usize) {
+    let mut shared = 0;
+    let more: Vec<u32> = pa
+        .shared_counts(pb)
+        .inspect(|_| shared += 1)
+        .filter(|&(_, n, m)| n > m)
+        .map(|(id, _, _)| id)
+        .collect();
     // Whether each of `more` (sorted, as `distinct` is) is a word of letters.
     let mut letters: Vec<Option<bool>> = vec![None; more.len()];
     let mut left = more.len();
