@@ -667,3 +667,79 @@ fn a_document_over_max_doc_mb_is_refused_with_its_line_and_id() {
         "pl-shingle --max-doc-mb 2 --skip-invalid norm.ndjson -o out",
     ));
 }
+
+#[test]
+fn a_newcomer_s_mistakes_each_get_one_line_naming_the_fix() {
+    // A missing required flag is named, not only "were not provided".
+    fails(run("pl-check", &[], b""), 2, "pl-check", &["--index <DIR>"]);
+    // clap's suggestion for a misspelt flag is kept.
+    fails(
+        run("pl-score", &["--treshold", "0.8"], b""),
+        2,
+        "pl-score",
+        &["'--treshold'", "similar argument exists: '--threshold'"],
+    );
+    // A stage given another stage's output names the one to run first.
+    let d = tempfile::tempdir().unwrap();
+    let docs = write(d.path(), "docs.ndjson", small_corpus(3).as_bytes());
+    fails(
+        run("pl-lsh", &[docs.to_str().unwrap()], b""),
+        1,
+        "pl-lsh",
+        &[
+            "docs.ndjson",
+            "\"sigs\" (pl-minhash writes them: run it first)",
+        ],
+    );
+}
+
+#[test]
+fn a_folder_of_scans_and_an_empty_input_are_warned_about() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("scans")).unwrap();
+    write(d.path(), "scans/a.pdf", b"%PDF-1.4");
+    write(d.path(), "scans/b.png", b"\x89PNG");
+    let out = run_in(Some(d.path()), "pl-fetch", &["--dir", "scans"], b"");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(err.contains("0 documents from scans"), "{err}");
+    assert!(
+        err.contains("2 other files not read: --dir reads .txt and .md files only"),
+        "{err}"
+    );
+    let out = run("pl-normalize", &[], b"");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("<stdin>: no documents: nothing to compare"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_stage_reading_a_terminal_says_so() {
+    // A pseudo-terminal as the tool's stdin; Ctrl-D then ends it like an empty input.
+    let script = "import os, pty, subprocess, sys\n\
+                  m, s = pty.openpty()\n\
+                  p = subprocess.Popen([sys.argv[1]], stdin=s, stderr=subprocess.PIPE)\n\
+                  os.write(m, b'\\x04')\n\
+                  sys.stdout.write(p.communicate(timeout=60)[1].decode())\n";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, bin("pl-normalize").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        shown.contains("pl-normalize: reading records from the terminal (stdin)"),
+        "{shown}"
+    );
+    // On a pipe the tool says nothing of the kind.
+    let out = run("pl-normalize", &[], b"");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("terminal"));
+}

@@ -394,11 +394,33 @@ fn clap_stopped(tool: &str, e: clap::Error) -> ExitCode {
     }
 }
 
-/// The first line of clap's message, without its `error: `, and where the flags are listed.
+/// clap's message on one line, without its `error: `: the first line, the arguments it names on
+/// the lines below (a missing required flag) and its tip (`a similar argument exists`), then
+/// where the flags are listed. The usage block and clap's "For more information" are left out.
 fn usage_line(e: &clap::Error) -> String {
-    let text = e.render().to_string();
-    let first = text.lines().next().unwrap_or_default();
-    let what = first.strip_prefix("error: ").unwrap_or(first).trim();
+    one_line_usage(&e.render().to_string())
+}
+
+fn one_line_usage(text: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        let line = line.strip_prefix("error: ").unwrap_or(line);
+        let line = line.strip_prefix("tip: ").unwrap_or(line);
+        parts.push(line.to_string());
+    }
+    let what = match parts.split_first() {
+        Some((first, [])) => first.clone(),
+        Some((first, rest)) if first.ends_with(':') => format!("{first} {}", rest.join(", ")),
+        Some((first, rest)) => format!("{first}; {}", rest.join("; ")),
+        None => "invalid arguments".to_string(),
+    };
     format!("{what} (--help lists the flags)")
 }
 
@@ -526,5 +548,34 @@ pub mod numbers {
             assert!(seconds("0").is_err() && seconds("86401").is_err());
             assert_eq!(seconds("0.5").unwrap(), 0.5);
         }
+    }
+}
+
+#[cfg(test)]
+mod usage_tests {
+    use super::usage_line;
+
+    fn refusal(args: &[&str]) -> String {
+        let cmd = clap::Command::new("pl-x")
+            .arg(clap::Arg::new("index").long("index").required(true))
+            .arg(clap::Arg::new("threshold").long("threshold"));
+        usage_line(&cmd.try_get_matches_from(args).unwrap_err())
+    }
+
+    #[test]
+    fn a_missing_flag_is_named_and_a_misspelt_one_gets_clap_s_suggestion() {
+        let missing = refusal(&["pl-x"]);
+        assert!(missing.contains("--index <index>"), "{missing}");
+        assert!(
+            !missing.contains('\n') && !missing.contains("Usage"),
+            "{missing}"
+        );
+        let misspelt = refusal(&["pl-x", "--index", "ix", "--treshold", "1"]);
+        assert!(misspelt.contains("'--treshold'"), "{misspelt}");
+        assert!(
+            misspelt.contains("similar argument exists: '--threshold'"),
+            "{misspelt}"
+        );
+        assert!(misspelt.ends_with("(--help lists the flags)"), "{misspelt}");
     }
 }

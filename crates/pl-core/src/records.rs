@@ -54,16 +54,16 @@ pub enum RecordError {
         left: usize,
     },
     /// A JSON record of another kind.
-    #[error("record kind is {got:?}, this stage reads {expected:?}")]
+    #[error("record kind is {got:?}, this stage reads {} records", expected.read_first())]
     OtherKind {
         /// The record's kind.
         got: String,
         /// The kind this stage reads.
-        expected: &'static str,
+        expected: Kind,
     },
-    /// A JSON record without `kind`.
-    #[error("missing \"kind\": {0:?}")]
-    NoKind(&'static str),
+    /// A JSON record without `kind`: another stage's output (a docs or norm record, say).
+    #[error("no \"kind\": this stage reads {} records", .0.read_first())]
+    NoKind(Kind),
     /// A parameter that is not a non-negative integer.
     #[error("\"{0}\" is not a non-negative integer")]
     NotU64(String),
@@ -194,10 +194,10 @@ fn json_params(v: &mut Map<String, Value>, kind: Kind) -> std::result::Result<Pa
         Some(Value::String(k)) => {
             return Err(RecordError::OtherKind {
                 got: k,
-                expected: kind.name(),
+                expected: kind,
             })
         }
-        _ => return Err(RecordError::NoKind(kind.name())),
+        _ => return Err(RecordError::NoKind(kind)),
     }
     let mut num = |name: &str, required: bool| -> std::result::Result<u64, RecordError> {
         match v.remove(name) {

@@ -47,6 +47,15 @@ impl Kind {
         }
     }
 
+    /// The kind and the tool that writes it, as a stage given something else says it:
+    /// `"sigs" (pl-minhash writes them: run it first)`.
+    pub fn read_first(self) -> &'static str {
+        match self {
+            Kind::Shingles => "\"shingles\" (pl-shingle writes them: run it first)",
+            Kind::Sigs => "\"sigs\" (pl-minhash writes them: run it first)",
+        }
+    }
+
     fn from_u8(v: u8) -> Option<Kind> {
         match v {
             1 => Some(Kind::Shingles),

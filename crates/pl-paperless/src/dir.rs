@@ -35,6 +35,9 @@ pub struct Corpus {
     /// Symlinks to files outside the folder: not read (a link to `/etc/passwd` named
     /// `notes.txt` must not put that file into the corpus).
     pub outside: Vec<String>,
+    /// Files that are not `.txt` or `.md` (PDFs, images): not read, counted so the user hears
+    /// why a folder of scans gives no documents.
+    pub other_files: u64,
 }
 
 fn is_text(p: &Path) -> Option<&'static str> {
@@ -57,11 +60,13 @@ pub fn scan(root: &Path) -> Result<Corpus> {
     let Found {
         mut files,
         mut outside,
+        other_files,
     } = find_text_files(root, &real_root)?;
     files.sort();
     outside.sort();
     let mut corpus = Corpus {
         outside,
+        other_files,
         ..Corpus::default()
     };
     let mut by_id: BTreeMap<u64, String> = BTreeMap::new();
@@ -86,12 +91,15 @@ struct Found {
     files: Vec<(String, PathBuf)>,
     /// Relative paths of text files linked from outside the folder.
     outside: Vec<String>,
+    /// Files of other kinds, not read.
+    other_files: u64,
 }
 
 /// Walks `root` depth first, unsorted; `real_root` is its canonical path, which a symlinked
 /// file must resolve inside to be read.
 fn find_text_files(root: &Path, real_root: &Path) -> Result<Found> {
     let mut outside = Vec::new();
+    let mut other_files = 0;
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -119,10 +127,16 @@ fn find_text_files(root: &Path, real_root: &Path) -> Result<Found> {
                 stack.push(path);
             } else if is_file && is_text(&path).is_some() {
                 files.push((relative_name(root, &path), path));
+            } else if is_file {
+                other_files += 1;
             }
         }
     }
-    Ok(Found { files, outside })
+    Ok(Found {
+        files,
+        outside,
+        other_files,
+    })
 }
 
 /// `path` relative to `root`, components joined with `/` whatever the platform: the input of

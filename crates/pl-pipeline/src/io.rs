@@ -31,6 +31,17 @@ pub fn open_input(path: Option<&Path>) -> Result<Input> {
 }
 
 fn stdin_input() -> Input {
+    if io::stdin().is_terminal() {
+        // A tool run with no input file would otherwise wait without a word.
+        let tool = std::env::args_os()
+            .next()
+            .and_then(|a| Some(Path::new(&a).file_name()?.to_string_lossy().into_owned()))
+            .unwrap_or_default();
+        eprintln!(
+            "{tool}: reading records from the terminal (stdin): name an input file or pipe \
+             one in; Ctrl-D ends"
+        );
+    }
     Input {
         name: "<stdin>".into(),
         reader: Box::new(BufReader::with_capacity(1 << 16, io::stdin())),

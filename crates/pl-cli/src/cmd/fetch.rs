@@ -205,5 +205,12 @@ fn run_dir(dir: &Path, args: &Args, log: &Log) -> Result<()> {
         crate::common::count(corpus.records.len() as u64, "document"),
         dir.display()
     ));
+    if corpus.other_files > 0 {
+        // A folder of PDFs gives no documents: say why instead of a bare "0 documents".
+        log.note(format!(
+            "{} not read: --dir reads .txt and .md files only (text, not scans)",
+            crate::common::count(corpus.other_files, "other file")
+        ));
+    }
     Ok(())
 }

@@ -62,6 +62,18 @@ pub fn run(args: Args) -> Result<()> {
     out.finish()?;
     pb.finish_and_clear();
     reader.report_skipped(&log);
+    if n == 0 {
+        // An empty docs file would otherwise end as "0 groups" with no word of why.
+        let input = args
+            .common
+            .input
+            .as_deref()
+            .map(|p| p.display().to_string());
+        log.note(format!(
+            "{}: no documents: nothing to compare",
+            input.as_deref().unwrap_or("<stdin>")
+        ));
+    }
     log.info(format!(
         "{} normalized",
         crate::common::count(n, "document")
