@@ -743,3 +743,74 @@ fn a_stage_reading_a_terminal_says_so() {
     let out = run("pl-normalize", &[], b"");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("terminal"));
 }
+
+/// Runs `argv` in `dir` with a pseudo-terminal as its stderr; what the terminal showed.
+fn on_a_terminal(dir: &std::path::Path, argv: &[&str]) -> String {
+    let script = "import os, pty, subprocess, sys\n\
+                  m, s = pty.openpty()\n\
+                  p = subprocess.Popen(sys.argv[1:], stderr=s)\n\
+                  os.close(s)\n\
+                  shown = b''\n\
+                  while True:\n\
+                  \x20   try:\n\
+                  \x20       b = os.read(m, 65536)\n\
+                  \x20   except OSError:\n\
+                  \x20       break\n\
+                  \x20   if not b:\n\
+                  \x20       break\n\
+                  \x20   shown += b\n\
+                  p.wait()\n\
+                  sys.stdout.write(shown.decode())\n";
+    let out = std::process::Command::new("python3")
+        .current_dir(dir)
+        .arg("-c")
+        .arg(script)
+        .args(argv)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn pl_score_shows_a_bar_on_a_terminal_and_one_summary_line_on_a_pipe() {
+    let d = stage_files(40);
+    let score = bin("pl-score");
+    let argv = [
+        score.to_str().unwrap(),
+        "--sigs",
+        "sigs256.bin",
+        "--norm",
+        "norm.ndjson",
+        "cands.ndjson",
+        "-o",
+        "scores.ndjson",
+    ];
+    let shown = on_a_terminal(d.path(), &argv);
+    assert!(shown.contains("candidates ("), "no bar: {shown:?}");
+    assert!(shown.contains(" left)"), "no time left: {shown:?}");
+    let out = run_in(Some(d.path()), "pl-score", &argv[1..], b"");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("pl-score: ") && err.contains("candidates scored: "),
+        "{err}"
+    );
+    assert!(!err.contains('\r') && !err.contains('\x1b'), "{err}");
+    let out = run_in(
+        Some(d.path()),
+        "pl-score",
+        &[&["-q"], &argv[1..]].concat(),
+        b"",
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "-q: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

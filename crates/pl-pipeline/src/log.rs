@@ -67,6 +67,40 @@ impl Log {
     }
 }
 
+impl Log {
+    /// A bar over a known total (`what` done of `total`, rate and time left) when stderr is a
+    /// terminal and not `-q`; hidden otherwise.
+    pub fn bar(&self, what: &'static str, total: u64) -> indicatif::ProgressBar {
+        if self.quiet || !std::io::stderr().is_terminal() {
+            return indicatif::ProgressBar::hidden();
+        }
+        let pb = indicatif::ProgressBar::new(total);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(&format!(
+                "{}: {{bar:30}} {{pos}}/{{len}} {what} ({{rate}}, {{eta}} left)",
+                self.tool
+            ))
+            .expect("valid template")
+            .with_key(
+                "rate",
+                |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&rate(s.per_sec()));
+                },
+            ),
+        );
+        pb
+    }
+
+    /// The one line a stage ends with unless `-q`, whether or not stderr is a terminal: what
+    /// it did, and in how long.
+    pub fn summary(&self, msg: impl std::fmt::Display) {
+        self.note(format_args!(
+            "{msg} ({:.1} s)",
+            self.start.elapsed().as_secs_f64()
+        ));
+    }
+}
+
 /// `n` and a noun, plural unless `n` is one: "1 document", "2 documents".
 pub fn count(n: u64, noun: &str) -> String {
     if n == 1 {

@@ -178,15 +178,7 @@ pub fn score_all<W: Write>(
         Some((t, _)) => t.take_held(),
         None => Some(Sides::default()),
     };
-    // Texts not held are read again from --norm, batch by batch.
-    let to_read = match held {
-        None => inputs.texts.as_ref().map(|(t, _)| t),
-        Some(_) => None,
-    };
-    let (batches, doc_ids) = plan_batches(cands, to_read, job.budget)?;
-    if let (Some((_, name)), true) = (&inputs.texts, to_read.is_some()) {
-        log.info(batches_said(&batches, doc_ids.len(), name, job.budget));
-    }
+    let (batches, doc_ids) = plan(job, inputs, held.is_none(), cands, log)?;
     let inputs = &*inputs;
     let config = job.run_config(sinks.apart);
     let scorer = Scorer {
@@ -199,6 +191,7 @@ pub fn score_all<W: Write>(
     let apart_decided = config.rescue.is_some_and(|r| r.apart);
     let mut tally = Tally::default();
     let mut out = PairOut::new(sinks, batches.len(), cands.len())?;
+    let pb = log.bar("candidates", cands.len() as u64);
     for batch in &batches {
         let loaded = match held {
             Some(_) => None,
@@ -224,8 +217,10 @@ pub fn score_all<W: Write>(
                 rec.pass_through(c.rest.to_obj());
                 out.put(i as usize, &rec, reason.is_some())?;
             }
+            pb.inc(block.len() as u64);
         }
     }
+    pb.finish_and_clear();
     out.drain()?;
     let apart = match out.sinks.apart {
         Apart::InComponents => {
@@ -245,6 +240,23 @@ pub fn score_all<W: Write>(
         dropped: tally.dropped,
         ladder,
     })
+}
+
+/// The batches of the candidates and the documents they read; texts not held are read again
+/// from --norm, batch by batch.
+fn plan(
+    job: &Scoring,
+    inputs: &Inputs,
+    read_again: bool,
+    cands: &[Cand],
+    log: &Log,
+) -> Result<(Vec<Batch>, Vec<u64>)> {
+    let to_read = inputs.texts.as_ref().filter(|_| read_again).map(|(t, _)| t);
+    let (batches, doc_ids) = plan_batches(cands, to_read, job.budget)?;
+    if let (Some((_, name)), true) = (&inputs.texts, to_read.is_some()) {
+        log.info(batches_said(&batches, doc_ids.len(), name, job.budget));
+    }
+    Ok((batches, doc_ids))
 }
 
 /// The verdict on candidate `c`, its time added to the step of the cascade that decided it.

@@ -108,7 +108,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     out.finish()?;
     reader.report_skipped(&log);
-    log.info(format!(
+    log.summary(format!(
         "{} groups from {} pairs",
         groups.len(),
         pairs.len()

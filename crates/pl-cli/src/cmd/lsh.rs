@@ -299,13 +299,13 @@ pub fn run(args: Args) -> Result<()> {
     }
     out.finish()?;
     if copies.is_some() {
-        log.info(format!(
+        log.summary(format!(
             "{written} candidate pairs: {} between banded documents, {} copy pairs",
             cands.len(),
             copy_pairs.len()
         ));
     } else {
-        log.info(format!("{written} candidate pairs"));
+        log.summary(format!("{written} candidate pairs"));
     }
     Ok(())
 }

@@ -166,9 +166,14 @@ pub fn run(args: Args) -> Result<()> {
     reader.report_skipped(&log);
     counts.ladder.report(&log);
     let [score, distinct, conflicts, numbers] = counts.dropped;
-    log.info(format!(
-        "{} pairs at or over {}; dropped: {score} by score, {distinct} by distinctive tokens, {conflicts} by conflicts, {numbers} by numbers before aligning; {} held apart",
-        counts.kept, params.threshold, counts.apart
+    log.summary(format!(
+        "{} candidates scored: {} kept at or over {}; dropped {score} by score, {distinct} by \
+         distinctive tokens, {conflicts} by conflicts, {numbers} by numbers before aligning; {} \
+         held apart",
+        cands.len(),
+        counts.kept,
+        params.threshold,
+        counts.apart
     ));
     Ok(())
 }
