@@ -523,3 +523,39 @@ fn max_words_is_one_setting_for_the_numbers_and_the_verifier() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--max-words"), "{err}");
 }
+
+#[test]
+fn the_demo_ends_with_where_the_groups_are_why_some_are_low_and_what_next() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        repo().join("examples/docs.ndjson"),
+        d.path().join("docs.ndjson"),
+    )
+    .unwrap();
+    let out = make_target(d.path(), "demo", &[]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let groups = ndjson(&std::fs::read(d.path().join("work/groups.ndjson")).unwrap());
+    let low = groups
+        .iter()
+        .filter(|g| g["confidence"].as_f64().unwrap() < 0.65)
+        .count();
+    let said = format!(
+        "make: {} groups in {}",
+        groups.len(),
+        d.path().join("work/groups.ndjson").display()
+    );
+    assert!(err.contains(&said), "{said:?} not in: {err}");
+    if low > 0 {
+        assert!(
+            err.contains(&format!(
+                "; {low} below THRESHOLD 0.65: kept by rare numbers"
+            )),
+            "{err}"
+        );
+    }
+    assert!(err.contains("make: next: make report"), "{err}");
+    // Above every group's confidence, none is said to be below it.
+    let out = make_target(d.path(), "demo", &["THRESHOLD=0.01"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("below THRESHOLD"));
+}
