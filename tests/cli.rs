@@ -650,6 +650,21 @@ fn pl_dedupe_completions_offer_every_pipeline_variable() {
         .filter(|n| !["BIN", "SCRIPTS", "EXAMPLES"].contains(n))
         .collect();
     assert!(vars.contains(&"MAX_BUCKET") && vars.len() > 15, "{vars:?}");
+    // pl-dedupe itself takes each of them (it refuses a variable it does not know).
+    let script = std::fs::read_to_string(repo().join("scripts/pl-dedupe")).unwrap();
+    let known = script
+        .split("vars=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    for v in &vars {
+        assert!(
+            known.split_whitespace().any(|w| w == *v),
+            "scripts/pl-dedupe: {v} is refused"
+        );
+    }
     for shell in ["bash", "zsh", "fish"] {
         let path = repo().join(format!("scripts/completions/pl-dedupe.{shell}"));
         let text = std::fs::read_to_string(&path).unwrap();
@@ -661,5 +676,45 @@ fn pl_dedupe_completions_offer_every_pipeline_variable() {
                 path.display()
             );
         }
+    }
+}
+
+/// pl-dedupe refuses, in one line and before make runs, the words make would misread: a flag
+/// (make's own usage), a lower-case variable (silently ignored), a target that does not exist,
+/// a DOCS file that is not there (make's "No rule to make target").
+#[test]
+fn pl_dedupe_refuses_words_make_would_misread_in_one_line() {
+    for (words, said) in [
+        (
+            "--threshold 0.8",
+            "unknown flag '--threshold': write THRESHOLD=VALUE",
+        ),
+        (
+            "--threshold=0.8",
+            "unknown flag '--threshold=0.8': write THRESHOLD=0.8",
+        ),
+        (
+            "threshold=0.8",
+            "unknown variable 'threshold': write THRESHOLD=0.8",
+        ),
+        ("FOO=1", "unknown variable 'FOO'"),
+        ("grups", "unknown target 'grups'"),
+        ("DOCS=mine.ndjson", "DOCS=mine.ndjson: no such file"),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new("sh")
+            .current_dir(d.path())
+            .arg(repo().join("scripts/pl-dedupe"))
+            .args(words.split(' '))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{words}: {err}");
+        assert_eq!(err.lines().count(), 1, "{words}: {err}");
+        assert!(
+            err.starts_with("pl-dedupe: ") && err.contains(said),
+            "{words}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{words}");
     }
 }
