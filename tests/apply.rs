@@ -1420,7 +1420,7 @@ fn an_undo_right_after_an_unknown_outcome_waits_for_it_to_land() {
     let err = stderr(&out);
     ok(&out);
     assert!(
-        err.contains("may still land") && err.contains("2 of them again"),
+        err.contains("may still land") && err.contains("2 of them on reading the server back"),
         "{err}"
     );
     assert_eq!(snapshot(&server), before, "{err}");
@@ -1501,7 +1501,11 @@ fn an_undo_deletes_every_note_of_ours_and_a_tag_created_without_an_answer() {
         &["--undo", jp.to_str().unwrap(), "--yes", "--settle", "5"],
     );
     ok(&out);
-    assert!(stderr(&out).contains("of them again"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("of them on reading the server back"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(snapshot(&server), before, "{}", stderr(&out));
 }
 
@@ -1576,7 +1580,10 @@ fn a_killed_runs_request_that_lands_after_the_undo_is_taken_back() {
     );
     let err = stderr(&out);
     ok(&out);
-    assert!(err.contains("7 of them again"), "{err}");
+    assert!(
+        err.contains("7 of them on reading the server back"),
+        "{err}"
+    );
     assert_eq!(snapshot(&server), before, "{err}");
 }
 
@@ -1601,4 +1608,56 @@ fn the_journal_never_follows_a_planted_link() {
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
         assert!(server.writes().is_empty());
     }
+    // A dangling link: nothing is created at its target.
+    std::fs::remove_file(&jp).unwrap();
+    let nowhere = dir.path("nowhere");
+    std::os::unix::fs::symlink(&nowhere, &jp).unwrap();
+    let out = apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    assert!(
+        !nowhere.exists(),
+        "the journal was created through the link"
+    );
+    assert!(server.writes().is_empty());
+}
+
+#[test]
+fn an_undo_whose_restore_landed_without_an_answer_is_finished_by_the_next() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-undo-unknown");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    let before = snapshot(&server);
+    let d = dec.to_str().unwrap();
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    let js = jp.to_str().unwrap();
+    ok(&apply(&server, &dir, &[d, "--delete", "--yes"]));
+    // The restore lands 5 s late, after every try timed out: unknown, the undo stops.
+    server.ctl(
+        json!({"action": "fault", "kind": "delay", "seconds": 5, "count": 3,
+                      "path": "/api/trash/", "method": "POST"}),
+    );
+    let out = apply_net(
+        &server,
+        &dir,
+        SLOW_NET,
+        &["--undo", js, "--yes", "--settle", "0.1"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let unknown = results(&journal(&jp))
+        .into_iter()
+        .filter(|r| r.0 == "restore" && r.2 == "unknown")
+        .count();
+    assert_eq!(unknown, 2);
+    wait_for("the late restore", || server.trash().is_empty());
+    // The next undo finds them restored by our own request: journaled with `modified`, so
+    // the same decisions trash them again later instead of refusing them as edited.
+    let out = apply(&server, &dir, &["--undo", js, "--yes", "--settle", "0.1"]);
+    ok(&out);
+    assert_eq!(snapshot(&server), before, "{}", stderr(&out));
+    let plan = ok(&apply(&server, &dir, &[d, "--delete", "--yes"]));
+    assert_eq!(
+        statuses(&plan),
+        vec![(2, "done".into()), (3, "done".into())]
+    );
 }

@@ -293,7 +293,7 @@ impl UndoPlan {
         let done = |op: Op| count_op(&self.steps, op, Status::Done);
         let again = match self.again {
             0 => String::new(),
-            n => format!(" ({n} of them again: they landed after the first pass)"),
+            n => format!(" ({n} of them on reading the server back)"),
         };
         format!(
             "restored {}, untagged {}, notes deleted {}{}{again}, {} skipped, {} refused, {} failed{}; journal {}",
@@ -330,13 +330,13 @@ impl UndoPlan {
         journal.write(run)?;
         // Found undone already: journaled as undone, so that the journal no longer holds the
         // change in force and a later run does not skip the document as done. When the
-        // journal shows our own request started (a resumed undo whose request landed before
-        // the run stopped), the change is ours and so is `modified`; otherwise (a change by
+        // journal shows our own request started or unknown (a resumed undo whose request
+        // landed unanswered), the change is ours and so is `modified`; otherwise (a change by
         // hand) it is marked `found` and carries no `modified`, so a later run refuses the
         // edited document.
         for s in self.steps.iter().filter(|s| s.status == Status::Skipped) {
             let extra = match self.live.get(&s.id) {
-                Some(d) if history.result(s.op, s.id) == Some("started") => {
+                Some(d) if history.unsure(s.op, s.id) => {
                     vec![("modified", json!(d.modified))]
                 }
                 _ => vec![("found", json!(true))],
@@ -578,6 +578,33 @@ mod tests {
             plan.tag_steps[0].reason.as_deref(),
             Some("still on 1 document (#4), so the tag stays")
         );
+    }
+
+    #[test]
+    fn a_tag_created_but_never_attached_is_deleted_by_undo() {
+        let server = FakeServer::with_docs(1..=3);
+        let (p, _dir) = journal_path("unattached.ndjson");
+        server.fail_on(2);
+        let ds = [decision(1, 1, &[1, 2, 3])];
+        let opts = ApplyOptions {
+            tag: "duplicate".into(),
+            delete: false,
+            note: false,
+        };
+        let h = Journal::read(&p).unwrap();
+        let live = Live::fetch(&server, &ds).unwrap();
+        let mut plan = ApplyPlan::new(&server, &ds, &h, live, opts).unwrap();
+        let mut j = Journal::open(&p).unwrap();
+        let e = plan.carry_out(&server, &h, &mut j, "d", 50).unwrap();
+        assert!(e.unwrap().to_string().contains("failed; nothing after"));
+        let tag = server.tag_id("duplicate").unwrap().expect("created");
+        assert!(
+            server.tagged(tag).unwrap().is_empty(),
+            "refused: on no document"
+        );
+        let plan = undone(&server, &p);
+        assert_eq!(plan.tag_steps[0].status, Status::Done);
+        assert!(!server.tag_exists(tag).unwrap());
     }
 
     #[test]
