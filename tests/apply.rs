@@ -1585,6 +1585,15 @@ fn a_killed_runs_request_that_lands_after_the_undo_is_taken_back() {
         "{err}"
     );
     assert_eq!(snapshot(&server), before, "{err}");
+    // Undone again at once (default --settle, 30 s): nothing to take back, so no waiting.
+    let out = apply(&server, &dir, &["--undo", jp.to_str().unwrap(), "--yes"]);
+    let err = stderr(&out);
+    ok(&out);
+    assert!(
+        err.contains("restored 0,") && !err.contains("may still land"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&server), before, "{err}");
 }
 
 #[test]

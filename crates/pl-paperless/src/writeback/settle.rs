@@ -132,6 +132,10 @@ pub(super) fn settle(
     journal: &mut Journal,
     run: &UndoRun<'_>,
 ) -> Result<Option<Error>> {
+    let deleted_tags = plan.tag_steps.iter().any(|t| t.status == Status::Done);
+    if plan.steps.is_empty() && !deleted_tags {
+        return Ok(None); // nothing of this undo's to read back, nothing to wait for
+    }
     let unsure = Journal::read(journal.path())?.unsure_since;
     let settle = i64::try_from(run.settle.as_micros()).unwrap_or(i64::MAX / 4);
     if let Some(left) = unsure.map(|t| t.saturating_add(settle) - now_micros()) {
