@@ -5,7 +5,9 @@
 # document edited after scoring is refused, --yes --note tags the non-primaries and notes their
 # primary on them (never touching a primary), a re-run changes nothing, --delete moves them to
 # the trash, --undo restores them, takes the tags and notes off and deletes the tag it
-# created. Every step is checked through the REST API. Exits non-zero on any mismatch.
+# created, and acts on what the server shows for outcomes the journal never saw (a trash
+# journaled "unknown", a note posted twice). Every step is checked through the REST API. Exits
+# non-zero on any mismatch.
 #
 # env: PAPERLESS_REAL_STATE, PAPERLESS_REAL_DIR   see scripts/real-paperless-lib.sh
 #      DOCS   corpus to load (default examples/docs.ndjson)
@@ -145,6 +147,28 @@ done
 grep -q '"action":"delete-tag".*"status":"done"' "$W/undo.out" || fail "undo did not report the tag deleted"
 apply undo-again --undo "$W/journal.ndjson" --yes
 [ ! -s "$W/undo-again.out" ] || fail "a second undo found work: $(cat "$W/undo-again.out")"
+
+# Timeouts cannot be had from the real server on demand, so the journal of a run whose answers
+# were lost is written here, and the changes it made, landed without an answer, are made through
+# the API: a trash journaled "unknown", a note journaled only "started" and posted twice (a
+# retried copy). The undo must act on what the server shows: restore, delete both notes.
+step "--undo acts on what the server shows for outcomes never seen"
+NOTE="Duplicate of document #0: $PAPERLESS_URL (a note whose answer was lost)"
+FIRST=${TAGGED%% *}
+for id in $TAGGED; do
+  printf '{"at":"2026-11-23T04:00:00Z","op":"trash","id":%s,"result":"unknown","error":"timed out"}\n' "$id" >> "$W/journal.ndjson"
+done
+printf '{"at":"2026-11-23T04:00:00Z","op":"note","id":%s,"note":"%s","result":"started"}\n' "$FIRST" "$NOTE" >> "$W/journal.ndjson"
+for i in 1 2; do expect_status 200 POST "/api/documents/$FIRST/notes/" "{\"note\": \"$NOTE\"}"; done
+expect_status 200 POST "/api/documents/delete/" "{\"documents\": [${TAGGED// /,}]}"
+for id in $TAGGED; do [ "$(state "$id")" = trash ] || fail "#$id not in the trash before the undo"; done
+apply undo-unknown --undo "$W/journal.ndjson" --yes --settle 0.1
+for id in $TAGGED; do
+  state "$id" | grep -q '^live' || fail "#$id after the undo of an unknown trash: $(state "$id")"
+done
+expect_status 200 GET "/api/documents/$FIRST/notes/"
+grep -q 'a note whose answer was lost' "$W/resp" && fail "#$FIRST keeps a note of ours after the undo"
+grep -q 'restored '"$(echo $TAGGED | wc -w)"',' "$W/undo-unknown.err" || fail "undo did not say it restored them: $(cat "$W/undo-unknown.err")"
 
 no_token_in "$W"/*.ndjson "$W"/*.out "$W"/*.err "$W/report.html"
 echo "real-apply-test: all checks passed (server $(grep -o '"release":"[^"]*"' "$W/journal.ndjson" | head -1))"

@@ -822,7 +822,8 @@ fn errors_are_one_line() {
         "{err}"
     );
     server.ctl(json!({"action": "clear_faults"}));
-    // A failing write: exit 1, the journal says failed, and a re-run finishes the job.
+    // A failing write: exit 1; a 500 may follow a change, so the server is read and, the
+    // change not showing, the journal says unknown; a re-run finishes the job.
     server.ctl(json!({"action": "fault", "kind": "status", "status": 500, "count": 10, "path": "bulk_edit"}));
     let out = apply(
         &server,
@@ -836,7 +837,7 @@ fn errors_are_one_line() {
         "{err}"
     );
     let j = journal(&dir.path("decisions.ndjson.journal.ndjson"));
-    assert!(j.iter().any(|r| r["id"] == 2 && r["result"] == "failed"));
+    assert!(j.iter().any(|r| r["id"] == 2 && r["result"] == "unknown"));
     server.ctl(json!({"action": "clear_faults"}));
     let plan = ok(&apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]));
     assert_eq!(statuses(&plan), vec![(2, "done".into())]);
@@ -946,7 +947,7 @@ fn notes_point_to_the_primary_and_undo_deletes_them() {
         .collect();
     let tag = journal(&j)
         .iter()
-        .find(|r| r["op"] == "create-tag")
+        .find(|r| r["op"] == "create-tag" && r["result"] == "ok")
         .and_then(|r| r["tag_id"].as_u64())
         .unwrap();
     let mut want: Vec<(String, u64, String)> = ["restore", "untag", "unnote"]
@@ -1104,7 +1105,11 @@ fn a_server_that_echoes_the_token_leaves_it_out_of_journal_and_plan() {
         );
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
         let j = journal(&dir.path("decisions.ndjson.journal.ndjson"));
-        let failed = j.iter().rev().find(|r| r["result"] == "failed").unwrap();
+        let failed = j
+            .iter()
+            .rev()
+            .find(|r| r["result"] == if status == 400 { "failed" } else { "unknown" })
+            .unwrap();
         assert!(
             failed["error"].as_str().unwrap().contains("<token>"),
             "{failed}"
@@ -1276,4 +1281,392 @@ fn an_undo_that_landed_before_it_was_stopped_is_journaled_on_resume() {
         &[dec.to_str().unwrap(), "--delete", "--yes"],
     ));
     assert!(plan.iter().all(|r| r["status"] == "refused"), "{plan:?}");
+}
+
+/// pl-apply with the given network settings (apply_cmd's are --backoff 20 --timeout 10).
+fn apply_net(server: &Server, dir: &Tmp, net: &[&str], args: &[&str]) -> Output {
+    let mut c = Command::new(BIN);
+    c.env("PAPERLESS_URL", server.url())
+        .env("PAPERLESS_TOKEN", TOKEN)
+        .args(net)
+        .args(args);
+    let out = c.output().unwrap();
+    assert_no_token(&out, dir, TOKEN);
+    out
+}
+
+/// What an undo must bring back: the live documents with their tags and notes, the trash,
+/// and the tags that exist (by name).
+fn snapshot(server: &Server) -> Value {
+    let docs: Vec<Value> = server
+        .docs()
+        .iter()
+        .map(|d| {
+            let id = d["id"].as_u64().unwrap();
+            let n: Vec<String> = notes(server, id).into_iter().map(|(_, t)| t).collect();
+            json!({"id": id, "tags": d["tags"], "notes": n})
+        })
+        .collect();
+    let (_, tags) = server.http("GET", "/api/tags/?page_size=1000", None, true);
+    let names: Vec<Value> = tags["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    json!({"docs": docs, "trash": server.trash(), "tags": names})
+}
+
+/// (op, id, result) of the journal's records about documents.
+fn results(j: &[Value]) -> Vec<(String, u64, String)> {
+    j.iter()
+        .filter(|r| r["id"].is_u64())
+        .map(|r| {
+            (
+                r["op"].as_str().unwrap().to_owned(),
+                r["id"].as_u64().unwrap(),
+                r["result"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+const SLOW_NET: &[&str] = &["--timeout", "1", "--retries", "2", "--backoff", "20"];
+
+#[test]
+fn a_trash_that_timed_out_but_landed_is_unknown_then_resumed_and_undone() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-unknown-trash");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    let before = snapshot(&server);
+    let d = dec.to_str().unwrap();
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    // Every try waits 4 s, then lands: the client gives up on all three at about 3 s.
+    server.ctl(json!({"action": "fault", "kind": "delay", "seconds": 4, "count": 3, "path": "documents/delete"}));
+    let out = apply_net(&server, &dir, SLOW_NET, &[d, "--delete", "--yes"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("journaled as unknown"), "{err}");
+    assert!(err.contains("2 unknown"), "{err}");
+    let trash: Vec<(String, u64, String)> = results(&journal(&jp))
+        .into_iter()
+        .filter(|r| r.0 == "trash" && r.2 != "started")
+        .collect();
+    assert_eq!(
+        trash,
+        vec![
+            ("trash".into(), 2, "unknown".into()),
+            ("trash".into(), 3, "unknown".into())
+        ]
+    );
+    wait_for("the late trash", || server.trash() == vec![2, 3]);
+    // The re-run reads the server: the change is there, and now journaled as ours.
+    let plan = ok(&apply(&server, &dir, &[d, "--delete", "--yes"]));
+    assert_eq!(
+        statuses(&plan),
+        vec![(2, "skipped".into()), (3, "skipped".into())]
+    );
+    assert!(
+        plan[0]["reason"].as_str().unwrap().contains("landed"),
+        "{plan:?}"
+    );
+    let out = apply(
+        &server,
+        &dir,
+        &["--undo", jp.to_str().unwrap(), "--yes", "--settle", "0.1"],
+    );
+    ok(&out);
+    assert!(stderr(&out).contains("restored 2"), "{}", stderr(&out));
+    assert_eq!(snapshot(&server), before);
+    // Undone twice: nothing to do, and the state holds.
+    let out = apply(
+        &server,
+        &dir,
+        &["--undo", jp.to_str().unwrap(), "--yes", "--settle", "0.1"],
+    );
+    ok(&out);
+    assert!(stderr(&out).contains("restored 0"), "{}", stderr(&out));
+    assert_eq!(snapshot(&server), before);
+}
+
+#[test]
+fn an_undo_right_after_an_unknown_outcome_waits_for_it_to_land() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-unknown-tag");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    let (s, _) = server.http(
+        "POST",
+        "/api/tags/",
+        Some(&json!({"name": "duplicate"})),
+        true,
+    );
+    assert_eq!(s, 201);
+    let before = snapshot(&server);
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    // Every try of the tag request waits 5 s, then lands: the client gives up at about 3 s.
+    server.ctl(
+        json!({"action": "fault", "kind": "delay", "seconds": 5, "count": 3, "path": "bulk_edit"}),
+    );
+    let out = apply_net(&server, &dir, SLOW_NET, &[dec.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(server.tags_of(2).is_empty(), "not landed yet");
+    // Undone before the tags land: the undo finds nothing to take off, waits out --settle,
+    // then sees the tags that landed late and takes them off.
+    let out = apply(
+        &server,
+        &dir,
+        &["--undo", jp.to_str().unwrap(), "--yes", "--settle", "8"],
+    );
+    let err = stderr(&out);
+    ok(&out);
+    assert!(
+        err.contains("may still land") && err.contains("2 of them on reading the server back"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&server), before, "{err}");
+}
+
+#[test]
+fn a_slow_note_is_not_posted_twice() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-slow-note");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    let before = snapshot(&server);
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    // The note lands at once; its answer comes after the client gave up.
+    server.ctl(
+        json!({"action": "fault", "kind": "slow", "seconds": 2, "count": 1,
+                      "path": "/api/documents/2/notes/", "method": "POST"}),
+    );
+    let out = apply_net(
+        &server,
+        &dir,
+        SLOW_NET,
+        &[dec.to_str().unwrap(), "--note", "--yes"],
+    );
+    ok(&out);
+    assert_eq!(notes(&server, 2).len(), 1, "{}", stderr(&out));
+    assert_eq!(notes(&server, 3).len(), 1);
+    let out = apply(
+        &server,
+        &dir,
+        &["--undo", jp.to_str().unwrap(), "--yes", "--settle", "0.1"],
+    );
+    ok(&out);
+    assert_eq!(snapshot(&server), before, "{}", stderr(&out));
+}
+
+#[test]
+fn an_undo_deletes_every_note_of_ours_and_a_tag_created_without_an_answer() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-two-notes");
+    let dec = setup(&server, &dir, 2, &[("duplicate", 1, &[1, 2])]);
+    let before = snapshot(&server);
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    // The tag's creation lands 4 s late, after every try timed out: unknown, the run stops.
+    server.ctl(json!({"action": "fault", "kind": "delay", "seconds": 4, "count": 3, "path": "/api/tags/", "method": "POST"}));
+    let out = apply_net(
+        &server,
+        &dir,
+        SLOW_NET,
+        &[dec.to_str().unwrap(), "--note", "--yes"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    wait_for("the late tag", || server.tag_id("duplicate").is_some());
+    let j = journal(&jp);
+    assert!(
+        j.iter()
+            .any(|r| r["op"] == "create-tag" && r["result"] == "unknown"),
+        "{j:?}"
+    );
+    // A re-run tags and notes; a copy of the note lands once more (as a retried POST could).
+    ok(&apply(
+        &server,
+        &dir,
+        &[dec.to_str().unwrap(), "--note", "--yes"],
+    ));
+    let text = notes(&server, 2)[0].1.clone();
+    server.http(
+        "POST",
+        "/api/documents/2/notes/",
+        Some(&json!({"note": text})),
+        true,
+    );
+    assert_eq!(notes(&server, 2).len(), 2);
+    // The last of the three tag creations lands at about 6 s, after the undo's first pass
+    // deleted the tag: the undo, waiting out --settle, deletes it again.
+    let out = apply(
+        &server,
+        &dir,
+        &["--undo", jp.to_str().unwrap(), "--yes", "--settle", "5"],
+    );
+    ok(&out);
+    assert!(
+        stderr(&out).contains("of them on reading the server back"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(snapshot(&server), before, "{}", stderr(&out));
+}
+
+#[test]
+fn a_500_after_the_change_landed_is_ok() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-500-landed");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    // Every try lands (the first) or finds it done (400 behind the 500), then answers 500.
+    server.ctl(json!({"action": "fault", "kind": "slow", "seconds": 0, "status": 500, "count": 3, "path": "documents/delete"}));
+    let out = apply_net(
+        &server,
+        &dir,
+        SLOW_NET,
+        &[dec.to_str().unwrap(), "--delete", "--yes"],
+    );
+    ok(&out);
+    assert_eq!(server.trash(), vec![2, 3]);
+    let oks: Vec<u64> = results(&journal(&jp))
+        .into_iter()
+        .filter(|r| r.0 == "trash" && r.2 == "ok")
+        .map(|r| r.1)
+        .collect();
+    assert_eq!(oks, vec![2, 3]);
+    ok(&apply(
+        &server,
+        &dir,
+        &["--undo", jp.to_str().unwrap(), "--yes", "--settle", "0.1"],
+    ));
+    assert!(server.trash().is_empty());
+}
+
+#[test]
+fn a_killed_runs_request_that_lands_after_the_undo_is_taken_back() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-kill-inflight");
+    let dec = setup(
+        &server,
+        &dir,
+        8,
+        &[("duplicate", 1, &[1, 2, 3, 4, 5, 6, 7, 8])],
+    );
+    let before = snapshot(&server);
+    let d = dec.to_str().unwrap();
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    // The first trash request hangs 5 s on the server, then lands.
+    server.ctl(json!({"action": "fault", "kind": "delay", "seconds": 5, "count": 1, "path": "documents/delete"}));
+    let mut child = apply_cmd(&server, &[d, "--delete", "--yes"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let sent = || {
+        server
+            .requests()
+            .iter()
+            .any(|r| r.contains("documents/delete"))
+    };
+    wait_for("the trash request", sent);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Resumed: the request is still under way, so the resume trashes them itself.
+    ok(&apply(&server, &dir, &[d, "--delete", "--yes"]));
+    assert_eq!(server.trash(), (2..=8).collect::<Vec<u64>>());
+    // The undo restores them; the killed run's request lands after that (at 5 s), and the
+    // undo, waiting out --settle, takes it back again.
+    let out = apply(
+        &server,
+        &dir,
+        &["--undo", jp.to_str().unwrap(), "--yes", "--settle", "8"],
+    );
+    let err = stderr(&out);
+    ok(&out);
+    assert!(
+        err.contains("7 of them on reading the server back"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&server), before, "{err}");
+    // Undone again at once (default --settle, 30 s): nothing to take back, so no waiting.
+    let out = apply(&server, &dir, &["--undo", jp.to_str().unwrap(), "--yes"]);
+    let err = stderr(&out);
+    ok(&out);
+    assert!(
+        err.contains("restored 0,") && !err.contains("may still land"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&server), before, "{err}");
+}
+
+#[test]
+fn the_journal_never_follows_a_planted_link() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-journal-link");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    let victim = dir.path("victim");
+    std::fs::write(&victim, "precious\n").unwrap();
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    std::os::unix::fs::symlink(&victim, &jp).unwrap();
+    for args in [
+        vec![dec.to_str().unwrap(), "--yes"],
+        vec!["--undo", jp.to_str().unwrap(), "--yes"],
+    ] {
+        let out = apply(&server, &dir, &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains("symbolic link"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+        assert!(server.writes().is_empty());
+    }
+    // A dangling link: nothing is created at its target.
+    std::fs::remove_file(&jp).unwrap();
+    let nowhere = dir.path("nowhere");
+    std::os::unix::fs::symlink(&nowhere, &jp).unwrap();
+    let out = apply(&server, &dir, &[dec.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    assert!(
+        !nowhere.exists(),
+        "the journal was created through the link"
+    );
+    assert!(server.writes().is_empty());
+}
+
+#[test]
+fn an_undo_whose_restore_landed_without_an_answer_is_finished_by_the_next() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-undo-unknown");
+    let dec = setup(&server, &dir, 3, &[("duplicate", 1, &[1, 2, 3])]);
+    let before = snapshot(&server);
+    let d = dec.to_str().unwrap();
+    let jp = dir.path("decisions.ndjson.journal.ndjson");
+    let js = jp.to_str().unwrap();
+    ok(&apply(&server, &dir, &[d, "--delete", "--yes"]));
+    // The restore lands 5 s late, after every try timed out: unknown, the undo stops.
+    server.ctl(
+        json!({"action": "fault", "kind": "delay", "seconds": 5, "count": 3,
+                      "path": "/api/trash/", "method": "POST"}),
+    );
+    let out = apply_net(
+        &server,
+        &dir,
+        SLOW_NET,
+        &["--undo", js, "--yes", "--settle", "0.1"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let unknown = results(&journal(&jp))
+        .into_iter()
+        .filter(|r| r.0 == "restore" && r.2 == "unknown")
+        .count();
+    assert_eq!(unknown, 2);
+    wait_for("the late restore", || server.trash().is_empty());
+    // The next undo finds them restored by our own request: journaled with `modified`, so
+    // the same decisions trash them again later instead of refusing them as edited.
+    let out = apply(&server, &dir, &["--undo", js, "--yes", "--settle", "0.1"]);
+    ok(&out);
+    assert_eq!(snapshot(&server), before, "{}", stderr(&out));
+    let plan = ok(&apply(&server, &dir, &[d, "--delete", "--yes"]));
+    assert_eq!(
+        statuses(&plan),
+        vec![(2, "done".into()), (3, "done".into())]
+    );
 }

@@ -35,9 +35,14 @@ Control (no auth), POST /__control__ with a JSON object {"action": ...}:
   versions {"allowed": ["9", "10"], "default": "10"}
   release  {"release": "2.20.5"}  X-Version; a 2.x release has no /api/documents/delete/
   fault    {"kind": ..., "count": n (default 1), "path": substring to match (default any),
-            "after": n (default 0): let the first n matching requests through}
+            "after": n (default 0): let the first n matching requests through,
+            "method": only requests of this method (default any)}
            kind status   {"status": 500}            answer that status
-           kind delay    {"seconds": s}             sleep, then answer normally
+           kind delay    {"seconds": s}             sleep, then answer normally (a write lands
+                                                    late, after a client that gave up)
+           kind slow     {"seconds": s, "status"?}  act at once, sleep, then answer (a write
+                                                    lands, its answer comes late), or answer
+                                                    that status instead (a 500 after landing)
            kind 429      {"retry_after": s}         429 with Retry-After
            kind truncate                            send half the body, then close
            kind close                               close the connection without an answer
@@ -534,7 +539,7 @@ class Handler(BaseHTTPRequestHandler):
             LIB.requests.append({"method": method, "path": self.path,
                                  "accept": self.headers.get("Accept", ""),
                                  "auth": "Authorization" in self.headers})
-            fault = self.take_fault(path)
+            fault = self.take_fault(path, method)
         if fault and self.apply_fault(fault):
             return
         if not path.startswith("/api/") or path == "/api/":
@@ -580,11 +585,16 @@ class Handler(BaseHTTPRequestHandler):
                 self.end_headers()
                 return
             status, out = result
-            self.send(status, out, headers=hdrs)
+        if fault and fault["kind"] == "slow":
+            # The change has landed; its answer comes late (after the client gave up?).
+            time.sleep(fault.get("seconds", 5))
+            if "status" in fault:
+                return self.send(fault["status"], b"<h1>Server Error</h1>", ctype="text/html")
+        self.send(status, out, headers=hdrs)
 
-    def take_fault(self, path):
+    def take_fault(self, path, method):
         for f in LIB.faults:
-            if f["count"] > 0 and f.get("path", "") in self.path:
+            if f["count"] > 0 and f.get("path", "") in self.path and f.get("method", method) == method:
                 if f["kind"] == "mutate":
                     page = int(self.query.get("page", ["1"])[0] or 1)
                     if path != "/api/documents/" or page != f.get("page", 2):

@@ -2,10 +2,8 @@
 //! retries with exponential backoff and jitter, and a clear error for everything else.
 
 use std::cell::{Cell, RefCell};
-use std::collections::hash_map::RandomState;
-use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -75,43 +73,7 @@ impl Token {
     }
 }
 
-/// When and how often to try again.
-#[derive(Debug, Clone)]
-pub struct Retry {
-    /// Retries after the first attempt.
-    pub retries: u32,
-    /// Delay before the first retry; doubled for each further one.
-    pub base: Duration,
-    /// Longest delay between two attempts.
-    pub max_delay: Duration,
-    /// Longest wait honoured from a `Retry-After` header.
-    pub max_retry_after: Duration,
-}
-
-impl Default for Retry {
-    fn default() -> Retry {
-        Retry {
-            retries: 5,
-            base: Duration::from_millis(500),
-            max_delay: Duration::from_secs(30),
-            max_retry_after: Duration::from_secs(60),
-        }
-    }
-}
-
-impl Retry {
-    /// Delay before retry number `n` (1-based): exponential, capped, with jitter in
-    /// [50%, 100%] so many clients do not retry in step.
-    pub fn backoff(&self, n: u32) -> Duration {
-        let exp = self
-            .base
-            .saturating_mul(1u32 << (n.saturating_sub(1)).min(20));
-        let d = exp.min(self.max_delay);
-        let r = RandomState::new().hash_one(Instant::now()) >> 11;
-        let frac = r as f64 / (1u64 << 53) as f64;
-        d.mul_f64(0.5 + 0.5 * frac)
-    }
-}
+pub use crate::retry::Retry;
 
 /// Connection settings.
 #[derive(Debug, Clone)]
@@ -167,10 +129,12 @@ pub struct Client {
     base: String,
     token: Token,
     version: Cell<u32>,
-    retry: Retry,
+    pub(crate) retry: Retry,
     server: RefCell<ServerInfo>,
-    notify: Box<dyn Fn(&str)>,
+    pub(crate) notify: Box<dyn Fn(&str)>,
     max_answer: u64,
+    /// A write went unanswered (or got a 5xx) before a retry: that copy may still land.
+    pub(crate) unanswered: Cell<bool>,
 }
 
 impl std::fmt::Debug for Client {
@@ -364,6 +328,7 @@ impl Client {
             server: RefCell::new(ServerInfo::default()),
             notify: Box::new(|_| {}),
             max_answer: opts.max_answer,
+            unanswered: Cell::new(false),
         })
     }
 
@@ -407,20 +372,27 @@ impl Client {
 
     /// GETs `path_query` (starting with `/api/`) and returns its JSON, retrying what is worth it.
     pub fn get_json(&self, path_query: &str) -> Result<Value> {
-        self.call("GET", path_query, None)
+        self.call("GET", path_query, None, self.retry.retries)
     }
 
     /// POSTs a JSON body; the answer's JSON, or a JSON string holding a plain-text answer.
     pub fn post_json(&self, path: &str, body: &Value) -> Result<Value> {
-        self.call("POST", path, Some(body))
+        self.call("POST", path, Some(body), self.retry.retries)
     }
 
     /// DELETEs `path` (204 gives `null`).
     pub fn delete(&self, path: &str) -> Result<Value> {
-        self.call("DELETE", path, None)
+        self.call("DELETE", path, None, self.retry.retries)
     }
 
-    fn call(&self, method: &str, path_query: &str, body: Option<&Value>) -> Result<Value> {
+    /// `method` on `path_query`, with up to `retries` retries of what is worth it.
+    pub(crate) fn call(
+        &self,
+        method: &str,
+        path_query: &str,
+        body: Option<&Value>,
+        retries: u32,
+    ) -> Result<Value> {
         let url = format!("{}{}", self.base, path_query);
         let mut attempt = 0u32;
         let mut renegotiated = false;
@@ -447,7 +419,9 @@ impl Client {
                     })
                 }
                 Err(Failed::Retry(failure)) => {
-                    if attempt > self.retry.retries {
+                    let landing = method != "GET" && failure.status != Some(429);
+                    self.unanswered.set(self.unanswered.get() || landing);
+                    if attempt > retries {
                         return Err(failure.into_error(url, attempt));
                     }
                     self.wait_before_retry(&url, attempt, &failure);

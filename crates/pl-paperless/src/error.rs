@@ -141,6 +141,21 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether a write that ended in this error may have changed the server all the same:
+    /// no answer (timeout, cut short), a 5xx, or a 2xx answer we could not read. A refusal
+    /// the server answered (4xx, a redirect, TLS, a bad address) changed nothing.
+    pub fn may_have_landed(&self) -> bool {
+        match self {
+            Error::Status { status, .. } => *status >= 500 || *status == 408,
+            Error::Transport { .. }
+            | Error::Shape { .. }
+            | Error::NotJson { .. }
+            | Error::TooLarge { .. } => true,
+            Error::Stopped { source, .. } => source.may_have_landed(),
+            _ => false,
+        }
+    }
+
     pub(crate) fn file(path: &std::path::Path, msg: impl std::fmt::Display) -> Error {
         Error::File {
             path: path.to_path_buf(),

@@ -1,5 +1,5 @@
 //! The network side of paperless-dedupe: a Paperless-NGX REST client ([`client`]) with
-//! token auth, API version negotiation, retries and plain errors; the list endpoints pl-fetch
+//! token auth, API version negotiation, retries ([`retry`]) and plain errors; the list endpoints pl-fetch
 //! pages through ([`api`]); docs records with names resolved ([`record`]); incremental sync
 //! with a crash-safe state file ([`sync`]); a folder of text files as a corpus ([`dir`]); and
 //! the write side: the calls ([`mod@write`]) and pl-apply's planned, journaled write-back
@@ -11,6 +11,7 @@ pub mod client;
 pub mod dir;
 pub mod error;
 pub mod record;
+pub mod retry;
 pub mod sync;
 pub mod write;
 pub mod writeback;

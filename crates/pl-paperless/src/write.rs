@@ -247,17 +247,50 @@ impl Client {
     }
 
     /// Adds a note to document `id`; returns the new note's id (the highest id with this
-    /// text in the answer, which lists all the document's notes).
+    /// text in the answer, which lists all the document's notes). A note is no idempotent
+    /// write, so it is never sent twice blindly: after a try whose answer was not seen, the
+    /// document's notes are read, and the note is sent again only when this text is not
+    /// among them (a first try that lands later still makes a second note: an undo deletes
+    /// every note with this text).
     pub fn add_note(&self, id: u64, text: &str) -> Result<u64> {
         let path = format!("/api/documents/{id}/notes/");
-        let v = self.post_json(&path, &json!({"note": text}))?;
         let url = format!("{}{path}", self.base());
-        parse_notes(&url, &v)?
-            .into_iter()
-            .filter(|(_, t)| t == text)
-            .map(|(n, _)| n)
-            .max()
-            .ok_or_else(|| shape(url, "the note is not in the answer"))
+        let ours = |notes: Vec<(u64, String)>| {
+            let ids = notes.into_iter().filter(|(_, t)| t == text).map(|(n, _)| n);
+            ids.max()
+        };
+        let before = ours(self.notes(id)?);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let e = match self.call("POST", &path, Some(&json!({"note": text})), 0) {
+                Ok(v) => {
+                    let found = ours(parse_notes(&url, &v)?);
+                    return found.ok_or_else(|| shape(url, "the note is not in the answer"));
+                }
+                Err(e) => e,
+            };
+            if !e.may_have_landed() || attempt > self.retry.retries {
+                return Err(e);
+            }
+            let wait = self.retry.backoff(attempt);
+            (self.notify)(&format!(
+                "{e}; reading the notes of #{id} before retry {attempt} of {} in {:.1}s",
+                self.retry.retries,
+                wait.as_secs_f64()
+            ));
+            std::thread::sleep(wait);
+            match ours(self.notes(id)?) {
+                Some(n) if Some(n) != before => return Ok(n),
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether a write since the last call went unanswered before being sent again (its
+    /// first copy may still land on the server); clears the mark.
+    pub fn take_unanswered(&self) -> bool {
+        self.unanswered.replace(false)
     }
 
     /// Deletes note `note` of document `id`.

@@ -7,7 +7,7 @@ use anyhow::{anyhow, Result};
 use clap::Parser;
 use pl_core::decision::{at_least, check_consistent, keep_duplicates, Decision, InputKind};
 use pl_paperless::writeback::{
-    count, ApplyOptions, ApplyPlan, History, Journal, Live, Status, Step, UndoPlan,
+    count, ApplyOptions, ApplyPlan, History, Journal, Live, Status, Step, UndoPlan, UndoRun,
 };
 use pl_paperless::Client;
 use serde_json::Value;
@@ -32,7 +32,10 @@ const VERBOSE_HELP: &str = "Print server details and timings on stderr";
 /// decisions' `modified`, or --docs) is refused, and so is every member of a group whose
 /// primary changed or is gone; every change is written to a journal (NDJSON) before and after
 /// it is made, so a re-run skips what is done, an interrupted run resumes, and
-/// `--undo JOURNAL` removes the tags and notes it added and restores what it trashed.
+/// `--undo JOURNAL` removes the tags and notes it added and restores what it trashed. A
+/// request whose answer was not seen (a timeout, a 5xx) is checked against the server: what
+/// landed is journaled ok, the rest "unknown" (exit 1), read again by a re-run or an undo
+/// before acting. A note is never sent again before the document's notes show it missing.
 ///
 /// Input: a decisions file (pl-report), or pl-cluster groups with --min-confidence X (every
 /// group at or over X counts as decided "duplicate", with its primary) and --docs.
@@ -70,10 +73,19 @@ pub struct Args {
     /// Journal file, appended to (default: INPUT.journal.ndjson; required with stdin).
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
-    /// Undo what this journal records as done: remove the tags and notes added, restore from the
-    /// trash. Planned first like everything else; needs --yes to act.
+    /// Undo what this journal records as done, or as unknown, as the server shows it: remove
+    /// the tags and notes added (every note of ours, found by its text), restore from the
+    /// trash; then read the server back, take back again what landed late, and exit 1 naming
+    /// what still differs from before the run. Planned first like everything else; needs --yes
+    /// to act.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["input", "min_confidence", "docs", "delete", "note"])]
     pub undo: Option<PathBuf>,
+    /// With --undo: how long after a request whose outcome was not seen (the journal's, or
+    /// the undo's own) to read the server back and take back again what landed late; the undo
+    /// waits only when such a request is younger than this. A request that reaches the server
+    /// later still lands after the undo: raise it after a run whose answers were lost.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS", value_parser = numbers::seconds, requires = "undo")]
+    pub settle: f64,
     /// Documents per write request.
     #[arg(long, default_value_t = 50, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -293,8 +305,15 @@ fn undo(run: &Run, out: &mut Output) -> Result<()> {
     let tag = &run.args.tag;
     let mut plan = UndoPlan::new(run.client, run.history, run.journal_path)?;
     plan.refusals().into_iter().for_each(|r| run.log.note(r));
+    let wait = |msg: &str| run.log.note(msg);
     let failed = with_yes(run.args, run.journal_path, |journal, batch| {
-        plan.carry_out(run.client, run.history, journal, batch, tag)
+        let undo_run = UndoRun {
+            batch,
+            tag,
+            settle: std::time::Duration::from_secs_f64(run.args.settle),
+            wait: &wait,
+        };
+        plan.carry_out(run.client, run.history, journal, undo_run)
     })?;
     for r in plan.records(tag) {
         write_obj(out, &r)?;
@@ -304,5 +323,12 @@ fn undo(run: &Run, out: &mut Output) -> Result<()> {
     } else {
         plan.summary()
     });
+    if failed.is_none() && !plan.unconfirmed.is_empty() {
+        return Err(anyhow!(
+            "the undo could not confirm the state before the run: {} (run the undo again; the journal {} has what was done)",
+            plan.unconfirmed.join("; "),
+            run.journal_path.display()
+        ));
+    }
     outcome(failed, &plan.steps)
 }

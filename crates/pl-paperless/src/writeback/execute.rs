@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::{Journal, Op, Server, Status, Step};
 use crate::error::{Error, Result};
-use crate::write::DeleteMethod;
+use crate::write::{DeleteMethod, DocState};
 
 /// Which run the executor serves.
 #[derive(Debug, Clone, Copy)]
@@ -90,7 +90,9 @@ pub fn execute(
     Ok(None)
 }
 
-/// Creates the missing tag before its first use, journaled so that an undo deletes it again.
+/// Creates the missing tag before its first use, journaled before (by name) and after (with
+/// its id), so that an undo deletes it again even when the answer was lost: a creation whose
+/// outcome was not seen is looked up by name.
 fn create_tag(
     server: &impl Server,
     steps: &mut [Step],
@@ -99,13 +101,36 @@ fn create_tag(
     mode: Mode,
 ) -> Result<()> {
     let name = mode.tag();
-    let id = server.create_tag(name)?;
-    let mut o = serde_json::Map::new();
-    o.insert("op".into(), "create-tag".into());
-    o.insert("tag".into(), name.into());
-    o.insert("tag_id".into(), id.into());
-    o.insert("result".into(), "ok".into());
-    journal.write(o)?;
+    let record = |result: &str, id: Option<u64>| {
+        let mut o = serde_json::Map::new();
+        o.insert("op".into(), "create-tag".into());
+        o.insert("tag".into(), name.into());
+        if let Some(id) = id {
+            o.insert("tag_id".into(), id.into());
+        }
+        o.insert("result".into(), result.into());
+        o
+    };
+    journal.write(record("started", None))?;
+    journal.sync()?;
+    let id = match server.create_tag(name) {
+        Ok(id) => id,
+        Err(e) => match server.tag_id(name) {
+            Ok(Some(id)) => id,
+            _ => {
+                let result = if e.may_have_landed() {
+                    "unknown"
+                } else {
+                    "failed"
+                };
+                journal.write(record(result, None))?;
+                journal.sync()?;
+                return Err(e);
+            }
+        },
+    };
+    journal.write(record("ok", Some(id)))?;
+    journal.sync()?;
     for &i in planned {
         steps[i].tag_id = Some(id);
     }
@@ -157,9 +182,70 @@ fn request(
     }
 }
 
+/// Which steps of `batch` (by index) the server shows done now, with the note's id for a
+/// note: read after a request that failed, whose change may have landed all the same.
+fn shown_done(
+    server: &impl Server,
+    steps: &[Step],
+    batch: &[usize],
+) -> Result<BTreeMap<usize, Option<u64>>> {
+    let op = steps[batch[0]].op;
+    let ids: Vec<u64> = batch.iter().map(|&i| steps[i].id).collect();
+    let mut done = BTreeMap::new();
+    match op {
+        Op::Trash => {
+            let trashed = server.trashed()?;
+            done.extend(
+                batch
+                    .iter()
+                    .filter(|&&i| trashed.contains(&steps[i].id))
+                    .map(|&i| (i, None)),
+            );
+        }
+        Op::Restore | Op::Tag | Op::Untag => {
+            let live = server.doc_states(&ids)?;
+            for &i in batch {
+                let (s, d) = (&steps[i], live.get(&steps[i].id));
+                let tagged = |d: &DocState| s.tag_id.is_some_and(|t| d.tags.contains(&t));
+                let shown = match op {
+                    Op::Restore => d.is_some(),
+                    Op::Tag => d.is_some_and(tagged),
+                    _ => d.is_some_and(|d| !tagged(d)),
+                };
+                if shown {
+                    done.insert(i, None);
+                }
+            }
+        }
+        Op::Note | Op::Unnote => {
+            for &i in batch {
+                let notes = server.notes(steps[i].id)?;
+                let s = &steps[i];
+                let found = notes
+                    .iter()
+                    .filter(|(_, t)| Some(t) == s.note.as_ref())
+                    .map(|(n, _)| *n)
+                    .max();
+                match op {
+                    Op::Note if found.is_some() => {
+                        done.insert(i, found);
+                    }
+                    Op::Unnote if !notes.iter().any(|(n, _)| Some(*n) == s.note_id) => {
+                        done.insert(i, None);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(done)
+}
+
 /// One batch: journaled as started (on disk before the request, so a run killed from here on
 /// is resumable), sent, and each step's outcome journaled with what the server has now for
-/// what landed, so a later run knows the change was ours.
+/// what landed, so a later run knows the change was ours. After a failure the server is read:
+/// what it shows done is `ok`; the rest is `failed` when the server refused the request, or
+/// `unknown` when its outcome was not seen (it may land later).
 fn run_batch(
     server: &impl Server,
     steps: &mut [Step],
@@ -176,6 +262,20 @@ fn run_batch(
     journal.sync()?;
     let mut landed = Landed::default();
     let done = request(server, steps, batch, mode, &mut landed);
+    // A copy of the request that went unanswered before a retry may land later.
+    let unanswered = server.take_unanswered() || done.as_ref().is_err_and(Error::may_have_landed);
+    let mut check_failed = None;
+    if done.is_err() {
+        let rest: Vec<usize> = batch
+            .iter()
+            .copied()
+            .filter(|i| !landed.handled.contains_key(i))
+            .collect();
+        match shown_done(server, steps, &rest) {
+            Ok(shown) => landed.handled.extend(shown),
+            Err(e) => check_failed = Some(e.to_string()),
+        }
+    }
     let landed_ids: Vec<u64> = batch
         .iter()
         .filter(|i| done.is_ok() || landed.handled.contains_key(i))
@@ -185,8 +285,60 @@ fn run_batch(
     let after = if op == Op::Trash || landed_ids.is_empty() {
         BTreeMap::new()
     } else {
-        server.doc_states(&landed_ids)?
+        server.doc_states(&landed_ids).unwrap_or_default()
     };
+    let unknown = done.as_ref().is_err_and(Error::may_have_landed);
+    let outcome = Outcome {
+        done: &done,
+        landed: &landed,
+        after: &after,
+        unanswered,
+        unknown: unknown || check_failed.is_some(),
+        check_failed,
+    };
+    journal_outcomes(steps, batch, journal, tag, &outcome)?;
+    let Err(e) = done else {
+        return Ok(None);
+    };
+    // The server shows every change landed (a 500 after the change, a lost answer): go on.
+    if batch
+        .iter()
+        .all(|&i| matches!(steps[i].status, Status::Done | Status::Skipped))
+    {
+        return Ok(None);
+    }
+    Ok(Some(stopped(e, op, &ids, unknown, journal, mode)))
+}
+
+/// What one batch's request did, as [`journal_outcomes`] needs it.
+struct Outcome<'a> {
+    done: &'a std::result::Result<Option<DeleteMethod>, Error>,
+    landed: &'a Landed,
+    /// The landed documents' state right after.
+    after: &'a BTreeMap<u64, DocState>,
+    /// A copy of the request went unanswered before a retry.
+    unanswered: bool,
+    /// What the server does not show is `unknown` (else `failed`).
+    unknown: bool,
+    /// Why the server could not be read after the failure.
+    check_failed: Option<String>,
+}
+
+/// Sets each step of `batch` to its outcome and journals it (synced).
+fn journal_outcomes(
+    steps: &mut [Step],
+    batch: &[usize],
+    journal: &mut Journal,
+    tag: &str,
+    o: &Outcome,
+) -> Result<()> {
+    let Outcome {
+        done,
+        landed,
+        after,
+        unanswered,
+        ..
+    } = *o;
     let error = done.as_ref().err().map(ToString::to_string);
     for &i in batch {
         let s = &mut steps[i];
@@ -206,32 +358,49 @@ fn run_batch(
             if let Ok(Some(v)) = &done {
                 extra.push(("via", json!(v.as_str())));
             }
+            if unanswered {
+                extra.push(("unanswered", json!(true)));
+            }
             journal.write(s.journal_record("ok", tag, &extra))?;
         } else {
-            let msg = error.clone().unwrap_or_default();
-            s.set(Status::Failed, msg.clone());
-            journal.write(s.journal_record("failed", tag, &[("error", json!(msg))]))?;
+            let mut msg = error.clone().unwrap_or_default();
+            if let Some(c) = &o.check_failed {
+                msg += &format!("; reading the server after it failed: {c}");
+            }
+            let (status, result) = if o.unknown {
+                (Status::Unknown, "unknown")
+            } else {
+                (Status::Failed, "failed")
+            };
+            s.set(status, msg.clone());
+            journal.write(s.journal_record(result, tag, &[("error", json!(msg))]))?;
         }
     }
-    journal.sync()?;
-    let Err(e) = done else {
-        return Ok(None);
+    journal.sync()
+}
+
+/// The error that stops a run after the request of `op` on `ids` failed with `e`.
+fn stopped(e: Error, op: Op, ids: &[u64], unknown: bool, journal: &Journal, mode: Mode) -> Error {
+    let outcome = if unknown {
+        "failed without an answer that says whether it landed: what the server does not show is journaled as unknown (it may still land)"
+    } else {
+        "failed"
     };
     let what = match mode {
         Mode::Apply { .. } => format!(
-            "{} of documents {ids:?} failed; nothing after them was tried (the journal {} has the details; run again to resume)",
+            "{} of documents {ids:?} {outcome}; nothing after them was tried (the journal {} has the details; run again to resume: the server's state is read first)",
             op.as_str(),
             journal.path().display()
         ),
         Mode::Undo { .. } => format!(
-            "{} of documents {ids:?} failed (run the undo again to resume)",
+            "{} of documents {ids:?} {outcome} (run the undo again to resume)",
             op.as_str()
         ),
     };
-    Ok(Some(Error::Stopped {
+    Error::Stopped {
         what,
         source: Box::new(e),
-    }))
+    }
 }
 
 #[cfg(test)]

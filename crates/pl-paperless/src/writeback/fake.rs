@@ -29,6 +29,8 @@ struct State {
     next_id: u64,
     clock: u32,
     fail_on: Option<u64>,
+    ghost_on: Option<u64>,
+    lost_on: Option<u64>,
     requests: Vec<String>,
 }
 
@@ -70,6 +72,16 @@ impl FakeServer {
         self.0.borrow_mut().fail_on = Some(id);
     }
 
+    /// Write requests on document `id` land, and then their answer is lost (a timeout).
+    pub fn ghost_on(&self, id: Option<u64>) {
+        self.0.borrow_mut().ghost_on = id;
+    }
+
+    /// Write requests on document `id` get no answer and do not land (yet).
+    pub fn lost_on(&self, id: Option<u64>) {
+        self.0.borrow_mut().lost_on = id;
+    }
+
     /// The write requests so far.
     pub fn requests(&self) -> Vec<String> {
         self.0.borrow().requests.clone()
@@ -83,10 +95,18 @@ impl FakeServer {
         if s.fail_on.is_some_and(|f| ids.contains(&f)) {
             return Err(Error::Status {
                 url: what,
-                status: 500,
+                status: 400,
                 attempts: 1,
-                body: "failed on purpose".into(),
+                body: "refused on purpose".into(),
             });
+        }
+        let timeout = || Error::Transport {
+            url: what.clone(),
+            msg: "timed out".into(),
+            attempts: 1,
+        };
+        if s.lost_on.is_some_and(|f| ids.contains(&f)) {
+            return Err(timeout());
         }
         s.clock += 1;
         let modified = format!("2026-03-01T00:00:{:02}Z", s.clock);
@@ -94,6 +114,9 @@ impl FakeServer {
             let d = s.docs.get_mut(id).expect("a known document");
             change(d);
             d.modified = modified.clone();
+        }
+        if s.ghost_on.is_some_and(|f| ids.contains(&f)) {
+            return Err(timeout());
         }
         Ok(())
     }

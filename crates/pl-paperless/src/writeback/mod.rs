@@ -16,10 +16,12 @@ use crate::write::{DeleteMethod, DocState};
 pub mod execute;
 pub mod journal;
 pub mod plan;
+pub mod settle;
 pub mod undo;
 
 pub use journal::{History, Journal};
 pub use plan::{ApplyOptions, ApplyPlan, Live};
+pub use settle::UndoRun;
 pub use undo::UndoPlan;
 
 /// What is done to one document.
@@ -89,8 +91,12 @@ pub enum Status {
     Skipped,
     /// Not done on purpose: a safety rule forbids it.
     Refused,
-    /// The request failed.
+    /// The request failed: the server refused it, and its state shows it did not land.
     Failed,
+    /// The request's outcome was not seen (no answer, or an answer that may follow a change)
+    /// and the server does not show it landed: it may still land. A re-run and an undo read
+    /// the server before acting on it.
+    Unknown,
 }
 
 impl Status {
@@ -102,6 +108,7 @@ impl Status {
             Status::Skipped => "skipped",
             Status::Refused => "refused",
             Status::Failed => "failed",
+            Status::Unknown => "unknown",
         }
     }
 }
@@ -156,8 +163,8 @@ impl Step {
         o
     }
 
-    /// The journal record of this step with `result` (started, ok, already, failed) and
-    /// `extra` fields.
+    /// The journal record of this step with `result` (started, ok, already, failed, unknown)
+    /// and `extra` fields; a note's records carry its text, by which an undo finds it.
     pub fn journal_record(
         &self,
         result: &str,
@@ -180,6 +187,9 @@ impl Step {
         if let Some(n) = self.note_id {
             o.insert("note_id".into(), n.into());
         }
+        if let Some(n) = &self.note {
+            o.insert("note".into(), n.clone().into());
+        }
         o.insert("result".into(), result.into());
         for (k, v) in extra {
             o.insert((*k).into(), v.clone());
@@ -191,6 +201,14 @@ impl Step {
 /// How many of `steps` stand at `status`.
 pub fn count(steps: &[Step], status: Status) -> usize {
     steps.iter().filter(|s| s.status == status).count()
+}
+
+/// ", N unknown" for the summary lines when a step's outcome was not seen, or nothing.
+pub fn unknown(steps: &[Step]) -> String {
+    match count(steps, Status::Unknown) {
+        0 => String::new(),
+        n => format!(", {n} unknown (not seen to land; the journal says so, and a re-run or an undo reads the server first)"),
+    }
 }
 
 /// How many of `steps` do `op` and stand at `status`.
@@ -237,6 +255,10 @@ pub trait Server {
     fn add_note(&self, id: u64, text: &str) -> Result<u64>;
     /// See [`Client::delete_note`].
     fn delete_note(&self, id: u64, note: u64) -> Result<()>;
+    /// See [`Client::take_unanswered`].
+    fn take_unanswered(&self) -> bool {
+        false
+    }
 }
 
 impl Server for Client {
@@ -290,6 +312,9 @@ impl Server for Client {
     }
     fn delete_note(&self, id: u64, note: u64) -> Result<()> {
         Client::delete_note(self, id, note)
+    }
+    fn take_unanswered(&self) -> bool {
+        Client::take_unanswered(self)
     }
 }
 

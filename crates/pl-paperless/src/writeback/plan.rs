@@ -11,7 +11,7 @@ use pl_core::time::parse_rfc3339;
 use serde_json::{json, Map, Value};
 
 use super::execute::{execute, Mode};
-use super::{count, count_op, History, Journal, Op, Server, Status, Step};
+use super::{count, count_op, unknown, History, Journal, Op, Server, Status, Step};
 use crate::error::{Error, Result};
 use crate::write::{DeleteMethod, DocState};
 
@@ -159,7 +159,7 @@ impl<S: Server> Planner<'_, S> {
             return Ok(landed);
         }
         for &op in self.ops {
-            if self.history.result(op, id) != Some("started") {
+            if !self.history.unsure(op, id) {
                 continue;
             }
             if op == Op::Tag && self.has_tag(id) {
@@ -202,7 +202,7 @@ impl<S: Server> Planner<'_, S> {
         } else if op == Op::Trash && trashed {
             Some((
                 Status::Skipped,
-                if self.history.result(op, id) == Some("started") {
+                if self.history.unsure(op, id) {
                     "in the trash: the interrupted run's request had landed".into()
                 } else {
                     "already in the trash".into()
@@ -380,11 +380,12 @@ impl ApplyPlan {
             String::new()
         };
         format!(
-            "{verb} {}{notes}, {} skipped, {} refused, {} failed; journal {}",
+            "{verb} {}{notes}, {} skipped, {} refused, {} failed{}; journal {}",
             count_op(&self.steps, self.main, Status::Done),
             count(&self.steps, Status::Skipped),
             count(&self.steps, Status::Refused),
             count(&self.steps, Status::Failed),
+            unknown(&self.steps),
             journal.display()
         )
     }
@@ -424,6 +425,18 @@ impl ApplyPlan {
                     .collect();
                 journal.write(s.journal_record("ok", tag, &modified))?;
             }
+        }
+        // A tag an earlier run created without seeing the answer: found, so an undo deletes it.
+        if let Some(t) = self.tag_id.filter(|t| {
+            history.pending_tags.contains_key(tag) && !history.created_tags.contains_key(t)
+        }) {
+            let mut o = Map::new();
+            o.insert("op".into(), "create-tag".into());
+            o.insert("tag".into(), tag.into());
+            o.insert("tag_id".into(), t.into());
+            o.insert("result".into(), "ok".into());
+            o.insert("found".into(), true.into());
+            journal.write(o)?;
         }
         let mut run = Map::new();
         run.insert("op".into(), "run".into());

@@ -87,38 +87,61 @@ pub struct UndoPlan {
     pub tag_steps: Vec<TagStep>,
     /// The live documents among the steps' when planned.
     live: BTreeMap<u64, DocState>,
+    /// What the server still showed of the run after the undo and its settling: one line
+    /// each (empty when it showed the state before the run).
+    pub unconfirmed: Vec<String>,
+    /// Changes taken back again because they landed (again) after the first pass.
+    pub again: usize,
 }
 
-/// The steps that take back what `history` holds in force: latest first per document,
-/// restores, then untags, then notes.
-fn undo_steps(history: &History) -> Vec<Step> {
+/// The steps that take back what `history` holds in force, or may (a request whose outcome
+/// was not seen: the server's state decides): latest first per document, restores, then
+/// untags, then notes (found by their text: the journal's, or the one pl-apply writes for
+/// `base`).
+fn undo_steps(history: &History, base: &str) -> Vec<Step> {
     let mut steps: Vec<Step> = Vec::new();
     for ((op, id), rec) in &history.last {
-        if !matches!(op, Op::Tag | Op::Trash | Op::Note) || history.result(*op, *id) != Some("ok") {
+        if !matches!(op, Op::Tag | Op::Trash | Op::Note) {
             continue;
         }
-        if !history.in_force(*op, *id) {
+        let ok = history.result(*op, *id) == Some("ok") && history.in_force(*op, *id);
+        if !ok && !history.maybe_in_force(*op, *id) {
             continue;
         }
+        let field = |k: &str| rec.get(k).and_then(Value::as_u64);
+        let note = match (
+            rec.get("note").and_then(Value::as_str),
+            field("group"),
+            field("primary"),
+        ) {
+            _ if *op != Op::Note => None,
+            (Some(n), ..) => Some(n.to_owned()),
+            (None, Some(g), Some(p)) => Some(super::plan::note_text(base, p, g)),
+            _ => None,
+        };
         steps.push(Step {
             op: op.inverse(),
             id: *id,
-            group: rec.get("group").and_then(Value::as_u64),
-            primary: rec.get("primary").and_then(Value::as_u64),
-            tag_id: rec.get("tag_id").and_then(Value::as_u64),
-            note_id: rec.get("note_id").and_then(Value::as_u64),
-            note: None,
+            group: field("group"),
+            primary: field("primary"),
+            tag_id: field("tag_id"),
+            note_id: field("note_id"),
+            note,
             status: Status::Planned,
             reason: None,
         });
     }
-    let order = |op: Op| match op {
+    steps.sort_by_key(|s| (order(s.op), s.id));
+    steps
+}
+
+/// Restores first, then untags, then notes.
+fn order(op: Op) -> u8 {
+    match op {
         Op::Restore => 0,
         Op::Untag => 1,
         _ => 2,
-    };
-    steps.sort_by_key(|s| (order(s.op), s.id));
-    steps
+    }
 }
 
 /// The rules for one undo step, given the live documents, the trash and the documents being
@@ -161,9 +184,13 @@ fn undo_verdict(
             _ => None,
         },
         Op::Unnote => match (live.get(&id), s.note_id) {
-            (_, None) => Some((
+            (_, None) if s.note.is_none() => Some((
                 Status::Refused,
-                "the journal does not name the note id".into(),
+                "the journal names neither the note's id nor its text".into(),
+            )),
+            (None, None) if restoring.contains(&id) => Some((
+                Status::Skipped,
+                "its notes are read, and ours deleted, once it is restored".into(),
             )),
             (None, _) if restoring.contains(&id) => None,
             (None, _) => Some((
@@ -188,7 +215,7 @@ impl UndoPlan {
                 "no pl-apply journal records in it (or no such file)",
             ));
         }
-        let mut steps = undo_steps(history);
+        let mut steps = undo_steps(history, server.base());
         let ids: Vec<u64> = steps.iter().map(|s| s.id).collect();
         let live = server.doc_states(&ids)?;
         let trashed = server.trashed()?;
@@ -203,11 +230,15 @@ impl UndoPlan {
                 s.set(status, why);
             }
         }
+        let mut steps = super::settle::our_notes(server, steps, &live)?;
+        steps.sort_by_key(|s| (order(s.op), s.id));
         let tag_steps = tag_steps(server, history, &steps)?;
         Ok(UndoPlan {
             steps,
             tag_steps,
             live,
+            unconfirmed: Vec::new(),
+            again: 0,
         })
     }
 
@@ -260,8 +291,12 @@ impl UndoPlan {
     /// What was done, in one line, after [`UndoPlan::carry_out`].
     pub fn done_summary(&self, journal: &Path) -> String {
         let done = |op: Op| count_op(&self.steps, op, Status::Done);
+        let again = match self.again {
+            0 => String::new(),
+            n => format!(" ({n} of them on reading the server back)"),
+        };
         format!(
-            "restored {}, untagged {}, notes deleted {}{}, {} skipped, {} refused, {} failed; journal {}",
+            "restored {}, untagged {}, notes deleted {}{}{again}, {} skipped, {} refused, {} failed{}; journal {}",
             done(Op::Restore),
             done(Op::Untag),
             done(Op::Unnote),
@@ -269,20 +304,24 @@ impl UndoPlan {
             count(&self.steps, Status::Skipped),
             count(&self.steps, Status::Refused),
             count(&self.steps, Status::Failed),
+            super::unknown(&self.steps),
             journal.display()
         )
     }
 
-    /// Carries the undo out (the records name the tag `tag`); `Ok(Some(error))` when a request
-    /// failed, as for [`super::ApplyPlan::carry_out`].
+    /// Carries the undo out (the records name the tag `tag`), then reads the server back
+    /// (after `settle`, when a request whose outcome was not seen is younger than that; `wait`
+    /// is told) and takes back again what landed late; what it still shows is in
+    /// [`UndoPlan::unconfirmed`]. `Ok(Some(error))` when a request failed, as for
+    /// [`super::ApplyPlan::carry_out`].
     pub fn carry_out(
         &mut self,
         server: &impl Server,
         history: &History,
         journal: &mut Journal,
-        batch: usize,
-        tag: &str,
+        undo: super::settle::UndoRun<'_>,
     ) -> Result<Option<Error>> {
+        let (batch, tag) = (undo.batch, undo.tag);
         let mut run = Map::new();
         run.insert("op".into(), "run".into());
         run.insert("mode".into(), "undo".into());
@@ -291,24 +330,62 @@ impl UndoPlan {
         journal.write(run)?;
         // Found undone already: journaled as undone, so that the journal no longer holds the
         // change in force and a later run does not skip the document as done. When the
-        // journal shows our own request started (a resumed undo whose request landed before
-        // the run stopped), the change is ours and so is `modified`; otherwise (a change by
+        // journal shows our own request started or unknown (a resumed undo whose request
+        // landed unanswered), the change is ours and so is `modified`; otherwise (a change by
         // hand) it is marked `found` and carries no `modified`, so a later run refuses the
         // edited document.
         for s in self.steps.iter().filter(|s| s.status == Status::Skipped) {
             let extra = match self.live.get(&s.id) {
-                Some(d) if history.result(s.op, s.id) == Some("started") => {
+                Some(d) if history.unsure(s.op, s.id) => {
                     vec![("modified", json!(d.modified))]
                 }
                 _ => vec![("found", json!(true))],
             };
             journal.write(s.journal_record("ok", tag, &extra))?;
         }
-        let order = [Op::Restore, Op::Untag, Op::Unnote];
+        let ops = [Op::Restore, Op::Untag, Op::Unnote];
         let mode = Mode::Undo { tag };
-        let mut failed = execute(server, &mut self.steps, &order, journal, batch, mode)?;
+        let mut failed = execute(server, &mut self.steps, &ops, journal, batch, mode)?;
         self.delete_tags(server, journal, &mut failed)?;
+        if failed.is_none() {
+            failed = super::settle::settle(self, server, journal, &undo)?;
+        }
         Ok(failed)
+    }
+
+    /// A tag this undo deleted that is back by name (a creation of ours that landed late):
+    /// deleted again when no document carries it; `Ok(lines)` say what stays.
+    pub(super) fn tags_back(
+        &mut self,
+        server: &impl Server,
+        journal: &mut Journal,
+    ) -> Result<(Option<Error>, Vec<String>)> {
+        let mut problems = Vec::new();
+        let deleted: Vec<String> = self
+            .tags_at(Status::Done)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        for name in deleted {
+            let Some(tag_id) = server.tag_id(&name)? else {
+                continue;
+            };
+            let on: Vec<u64> = server.tagged(tag_id)?.into_iter().collect();
+            if !on.is_empty() {
+                problems.push(format!("the tag {name:?} is back, {}", carried_by(&on)));
+                continue;
+            }
+            self.tag_steps.push(TagStep {
+                tag_id,
+                name,
+                status: Status::Planned,
+                reason: None,
+            });
+            self.again += 1;
+        }
+        let mut failed = None;
+        self.delete_tags(server, journal, &mut failed)?;
+        Ok((failed, problems))
     }
 
     /// The created tags last, after every document's tag came off; asked again, as others
@@ -359,7 +436,8 @@ impl UndoPlan {
     }
 }
 
-/// A tag pl-apply created goes too, once no document carries it any more.
+/// A tag pl-apply created goes too, once no document carries it any more; so does one it set
+/// out to create without seeing the answer, found by name.
 fn tag_steps(server: &impl Server, history: &History, steps: &[Step]) -> Result<Vec<TagStep>> {
     let untagging = |t: u64| -> BTreeSet<u64> {
         steps
@@ -369,7 +447,13 @@ fn tag_steps(server: &impl Server, history: &History, steps: &[Step]) -> Result<
             .collect()
     };
     let mut tag_steps = Vec::new();
-    for (&tag_id, name) in &history.created_tags {
+    let mut created = history.created_tags.clone();
+    for name in history.pending_tags.keys() {
+        if let Some(t) = server.tag_id(name)? {
+            created.entry(t).or_insert_with(|| name.clone());
+        }
+    }
+    for (&tag_id, name) in &created {
         let mut t = TagStep {
             tag_id,
             name: name.clone(),
@@ -427,10 +511,13 @@ mod tests {
         let h = Journal::read(p).unwrap();
         let mut plan = UndoPlan::new(server, &h, p).unwrap();
         let mut j = Journal::open(p).unwrap();
-        assert!(plan
-            .carry_out(server, &h, &mut j, 50, "duplicate")
-            .unwrap()
-            .is_none());
+        let run = super::super::UndoRun {
+            batch: 50,
+            tag: "duplicate",
+            settle: std::time::Duration::ZERO,
+            wait: &|_| {},
+        };
+        assert!(plan.carry_out(server, &h, &mut j, run).unwrap().is_none());
         plan
     }
 
@@ -451,7 +538,7 @@ mod tests {
         assert!(server.notes(2).unwrap().is_empty());
         // Nothing is in force any more: a second undo has nothing to do.
         let h = Journal::read(&p).unwrap();
-        assert!(undo_steps(&h).is_empty());
+        assert!(undo_steps(&h, server.base()).is_empty());
     }
 
     #[test]
@@ -491,6 +578,33 @@ mod tests {
             plan.tag_steps[0].reason.as_deref(),
             Some("still on 1 document (#4), so the tag stays")
         );
+    }
+
+    #[test]
+    fn a_tag_created_but_never_attached_is_deleted_by_undo() {
+        let server = FakeServer::with_docs(1..=3);
+        let (p, _dir) = journal_path("unattached.ndjson");
+        server.fail_on(2);
+        let ds = [decision(1, 1, &[1, 2, 3])];
+        let opts = ApplyOptions {
+            tag: "duplicate".into(),
+            delete: false,
+            note: false,
+        };
+        let h = Journal::read(&p).unwrap();
+        let live = Live::fetch(&server, &ds).unwrap();
+        let mut plan = ApplyPlan::new(&server, &ds, &h, live, opts).unwrap();
+        let mut j = Journal::open(&p).unwrap();
+        let e = plan.carry_out(&server, &h, &mut j, "d", 50).unwrap();
+        assert!(e.unwrap().to_string().contains("failed; nothing after"));
+        let tag = server.tag_id("duplicate").unwrap().expect("created");
+        assert!(
+            server.tagged(tag).unwrap().is_empty(),
+            "refused: on no document"
+        );
+        let plan = undone(&server, &p);
+        assert_eq!(plan.tag_steps[0].status, Status::Done);
+        assert!(!server.tag_exists(tag).unwrap());
     }
 
     #[test]
