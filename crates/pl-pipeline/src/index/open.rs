@@ -222,26 +222,25 @@ fn create(dir: &Path, params: &Params) -> Result<()> {
     crate::io::remove_stale_temporaries(dir, DB_FILE);
     let tmp = crate::io::temp_beside(dir, DB_FILE)
         .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
+    // An error names the temporary file it is written to (a full disk stops it there).
+    let named = |e: rusqlite::Error| anyhow!("{}: {e}", tmp.path().display());
     {
-        let mut conn = sql(dir, Connection::open(tmp.path()))?;
-        let tx = sql(dir, conn.transaction())?;
-        sql(dir, tx.execute_batch(SCHEMA))?;
+        let mut conn = Connection::open(tmp.path()).map_err(named)?;
+        let tx = conn.transaction().map_err(named)?;
+        tx.execute_batch(SCHEMA).map_err(named)?;
         for (k, v) in [
             ("format", FORMAT.to_string()),
             ("params", serde_json::to_string(params)?),
             ("docs", "0".to_string()),
             ("built", "0".to_string()),
         ] {
-            sql(
-                dir,
-                tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", [k, &v]),
-            )?;
+            tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", [k, &v])
+                .map_err(named)?;
         }
         // Last: the guards record what is written after them.
-        sql(dir, guard::make_guards(&tx))?;
-        sql(dir, tx.commit())?;
-        conn.close()
-            .map_err(|(_, e)| anyhow!("{}: {e}", db.display()))?;
+        guard::make_guards(&tx).map_err(named)?;
+        tx.commit().map_err(named)?;
+        conn.close().map_err(|(_, e)| named(e))?;
     }
     tmp.as_file()
         .sync_all()
