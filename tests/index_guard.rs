@@ -415,7 +415,7 @@ fn index_flags_are_checked_as_the_stages_check_them() {
     let docs = write(d.path(), "docs.ndjson", small_corpus(5).as_bytes());
     let ix = d.path().join("ix");
     // Each flag is refused by pl-index with the stage's own words, nothing made.
-    let cases: [(&[&str], &str, &str); 4] = [
+    let cases: [(&[&str], &str, &str); 6] = [
         (
             &["--jaccard-weight", "0", "--fuzzy-weight", "0"],
             "pl-score",
@@ -432,6 +432,12 @@ fn index_flags_are_checked_as_the_stages_check_them() {
             "pl-shingle",
             "--min-words must be at least 1",
         ),
+        (
+            &["--evidence-bucket", "1"],
+            "pl-lsh",
+            "a bucket of 1 document pairs nobody",
+        ),
+        (&["--min-band-matches", "0"], "pl-lsh", "0 is not in 1.."),
     ];
     for (flags, stage, words) in cases {
         let mut theirs_args = flags.to_vec();
@@ -457,6 +463,27 @@ fn copy_index(from: &Path, to: &Path) {
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
         std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+/// Applies `damage` to the index in `ix` where no guard sees it (as a disk's damage would):
+/// its triggers dropped, then made again as they were.
+fn unseen(ix: &Path, damage: &str) {
+    let conn = rusqlite::Connection::open(ix.join("index.sqlite")).unwrap();
+    let guards: Vec<(String, String)> = conn
+        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!guards.is_empty());
+    for (name, _) in &guards {
+        conn.execute_batch(&format!("DROP TRIGGER {name}")).unwrap();
+    }
+    conn.execute_batch(damage).unwrap();
+    for (_, sql) in &guards {
+        conn.execute_batch(sql).unwrap();
     }
 }
 
@@ -500,8 +527,9 @@ fn damaged_rows_are_rewritten_by_an_update_or_refused_never_written_on() {
     copy_index(&built, &clean);
     let want = add_then_groups(&clean);
     assert!(want.contains("5005"), "{want}");
-    // Rows of the touched component damaged by hand: the update rescores and reclusters
-    // the component, so the groups are the undamaged index's.
+    // Rows of the touched component damaged where no guard sees it (a change by hand is
+    // refused: tests/index_trust.rs): the update rescores and reclusters the component, so
+    // the groups are the undamaged index's.
     for (i, damage) in [
         "INSERT INTO apart VALUES(5, 1005)",
         "INSERT INTO apart VALUES(5, 777777)",
@@ -517,9 +545,7 @@ fn damaged_rows_are_rewritten_by_an_update_or_refused_never_written_on() {
     {
         let ix = d.path().join(format!("damaged{i}"));
         copy_index(&built, &ix);
-        let conn = rusqlite::Connection::open(ix.join("index.sqlite")).unwrap();
-        conn.execute_batch(damage).unwrap();
-        drop(conn);
+        unseen(&ix, damage);
         assert_eq!(add_then_groups(&ix), want, "{damage}");
     }
     // A stored document's line or signature damaged: refused, naming the document, the
@@ -532,9 +558,7 @@ fn damaged_rows_are_rewritten_by_an_update_or_refused_never_written_on() {
         let ix = d.path().join("baddoc");
         let _ = std::fs::remove_dir_all(&ix);
         copy_index(&built, &ix);
-        let conn = rusqlite::Connection::open(ix.join("index.sqlite")).unwrap();
-        conn.execute_batch(damage).unwrap();
-        drop(conn);
+        unseen(&ix, damage);
         let before = std::fs::read(ix.join("index.sqlite")).unwrap();
         let out = run(
             "pl-check",
@@ -555,10 +579,7 @@ fn damaged_rows_are_rewritten_by_an_update_or_refused_never_written_on() {
     // A stored group's record damaged: refused, naming the table and the group.
     let ix = d.path().join("badgroup");
     copy_index(&built, &ix);
-    let conn = rusqlite::Connection::open(ix.join("index.sqlite")).unwrap();
-    conn.execute("UPDATE groups SET rec = 'garbage' WHERE first = 5", [])
-        .unwrap();
-    drop(conn);
+    unseen(&ix, "UPDATE groups SET rec = 'garbage' WHERE first = 5");
     let out = run("pl-index", &["--index", &path(&ix), "--partial"], b"");
     fails(
         out,

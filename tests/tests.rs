@@ -15,6 +15,7 @@ mod fused;
 mod hook;
 mod index;
 mod index_guard;
+mod index_trust;
 mod keyed;
 mod ledger;
 mod methods;

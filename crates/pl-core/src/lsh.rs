@@ -13,7 +13,9 @@ mod rule;
 mod table;
 pub use curve::{candidate_probability, explain, half_point};
 pub use numbers::{number_pairs, numbers_propose, shared_numbers, NUMBER_BUCKET, NUMBER_MATCHES};
-pub use rule::{BandRule, RuleSheet, DEFAULT_EVIDENCE_BUCKET, DEFAULT_MAX_BUCKET};
+pub use rule::{
+    check_evidence_bucket, BandRule, RuleSheet, DEFAULT_EVIDENCE_BUCKET, DEFAULT_MAX_BUCKET,
+};
 pub use table::{candidates_of, BandTable, Buckets};
 
 /// How a signature of K values is cut into bands of rows.

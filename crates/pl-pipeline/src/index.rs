@@ -40,7 +40,7 @@ use pl_core::records::SigRec;
 use pl_core::scorer::{ScoreParams, Scorer, Verdict};
 use pl_core::shingle::{ShingleConfig, Shingler, Short, Unit};
 use pl_core::stream::Part;
-use pl_core::text_records::{CandRecord, DocRecord};
+use pl_core::text_records::{CandRecord, DocRecord, NormRecord};
 use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -55,6 +55,7 @@ use crate::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 mod check;
 mod engine;
 mod groups;
+mod guard;
 mod open;
 mod recheck;
 mod rescore;
@@ -62,13 +63,15 @@ mod update;
 
 pub use check::NearDuplicate;
 pub use engine::{stored_line, Engine, Params, Prepared};
+pub use guard::{Differs, Distrust};
 pub use open::Access;
 use rescore::Counts;
 
 /// The index's format; another is refused with both numbers and the way out. 2: pairs with
 /// their clustering columns, documents stored as `{"id","norm"}` (1 was the first draft);
-/// 5: the pairs held apart (`apart`).
-pub const FORMAT: u32 = 5;
+/// 5: the pairs held apart (`apart`); 6: the rows guarded ([`guard`]; an index of format 5
+/// is not trusted, and a full run builds it again).
+pub const FORMAT: u32 = 6;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the
@@ -158,12 +161,15 @@ pub struct Index {
     conn: Connection,
     pub params: Params,
     pub engine: Engine,
-    /// The writers' lock ([`open::Access`]), held while the index is open for writing.
+    /// Why its rows are not trusted ([`guard`]): an update builds it again from scratch.
+    distrust: Option<Distrust>,
+    /// The writers' lock ([`open::Access`]), held while the index is open for writing (or
+    /// shared, while a reader reads the file as it is).
     _lock: Option<std::fs::File>,
 }
 
 fn sql<T>(dir: &Path, r: rusqlite::Result<T>) -> Result<T> {
-    r.map_err(|e| anyhow!("{}: index database: {e}", dir.display()))
+    r.map_err(|e| anyhow!("{}: index database: {e}", dir.join(DB_FILE).display()))
 }
 
 fn sig_blob(sig: &[u32]) -> Vec<u8> {
@@ -280,6 +286,9 @@ impl Index {
             ..Summary::default()
         };
         let tx = sql(&dir, self.conn.transaction())?;
+        // Unseen by the guards; rows that cannot be trusted are built again from `docs`.
+        sql(&dir, guard::unseal(&tx, self.distrust.is_some()))?;
+        let before = if self.distrust.is_some() { 0 } else { before };
         let ix = Tx {
             tx: &tx,
             dir: &dir,
@@ -327,7 +336,9 @@ impl Index {
             "INSERT OR REPLACE INTO meta(key, value) VALUES ('built', '1')",
             [],
         )?;
+        sql(&dir, guard::seal(&tx))?;
         sql(&dir, tx.commit())?;
+        self.distrust = None;
         // The write-ahead log folded into the database and emptied: a bulk build's log is as
         // large as the index. Best effort: the update is committed, and a reader still in the
         // log only postpones this to the next writer.
@@ -337,9 +348,11 @@ impl Index {
         Ok(summary)
     }
 
-    /// Turns on the explanations (`--explain` of pl-score) for what [`Index::check`] scores.
-    pub fn explain(&mut self) -> Result<()> {
-        self.engine = Engine::new(&self.params, true)?;
+    /// Turns the explanations (`--explain` of pl-score) on or off for what [`Index::check`]
+    /// scores. An update stores pairs as pl-index scores them: without (pl-check --add
+    /// stored its explained records, which a fresh build does not have).
+    pub fn explain(&mut self, on: bool) -> Result<()> {
+        self.engine = Engine::new(&self.params, on)?;
         Ok(())
     }
 }

@@ -8,6 +8,7 @@ use anyhow::{anyhow, Context, Result};
 use pl_core::normalize::fingerprint;
 use pl_core::records::{parse_fingerprint, Fingerprint};
 use pl_core::shingle::{ShingleConfig, Shingler};
+use pl_core::text_records::NormRecord;
 use rayon::prelude::*;
 // The record readers live in pl-core; these names are the tools' way to them.
 pub use pl_core::fields::{get_f64, get_id, get_members, get_u64, get_unit, parse_object, Obj};
@@ -31,6 +32,43 @@ pub fn set_max_record(bytes: usize) {
 /// The largest record line read, in bytes.
 pub fn max_record() -> usize {
     MAX_RECORD.load(Ordering::Relaxed)
+}
+
+/// Document `id`'s norm record as pl-normalize writes it (the line, newline included),
+/// refused when it is longer than [`max_record`]: the next stages could not read it. A norm
+/// record holds the text twice (`content` and `norm`), so a document under the cap can make
+/// one over it. pl-normalize, pl-index and pl-check apply this one limit
+/// ([`check_norm_record`]), so the index refuses what `make groups` refuses.
+pub fn norm_line(id: u64, rec: &NormRecord) -> Result<Vec<u8>, String> {
+    check_norm_record(id, rec)?;
+    let mut line = serde_json::to_vec(rec).map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+/// The refusal of [`norm_line`], the line's length counted without writing it.
+pub fn check_norm_record(id: u64, rec: &NormRecord) -> Result<(), String> {
+    struct Count(usize);
+    impl Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(1);
+    serde_json::to_writer(&mut n, rec).map_err(|e| e.to_string())?;
+    if n.0 > max_record() {
+        return Err(format!(
+            "document {id}: its norm record would be {} bytes, over the {} MiB one record may \
+             take (--max-doc-mb)",
+            n.0,
+            max_record() >> 20
+        ));
+    }
+    Ok(())
 }
 
 /// What [`read_line_capped`] read.

@@ -73,21 +73,25 @@ pub fn run(args: Args) -> Result<Checked> {
         Access::Read
     };
     let mut index = Index::open(&args.index, &|p| p.clone(), access, &log)?;
-    index.explain()?;
+    index.explain(true)?;
     let input = match args.id {
         Some(id) => fetch_one(&args, id)?,
         None => open_input(args.common.input.as_deref())?,
     };
     let mut reader = NdjsonReader::new(input, args.common.skip_invalid);
-    let (docs, raw) = read_docs(&mut reader, &index)?;
     let mut out = create_output(args.common.output.as_deref())?;
-    let mut found = 0usize;
-    for p in &docs {
+    // One document at a time: read, checked, written, dropped (its signature and band keys
+    // are most of what it costs); --add keeps the lines read, as pl-index --partial would.
+    let mut raw = args.add.then(String::new);
+    let mut seen = rustc_hash::FxHashSet::default();
+    let (mut found, mut checked) = (0usize, 0u64);
+    while let Some(p) = read_doc(&mut reader, &index, &mut seen, raw.as_mut())? {
         let started = std::time::Instant::now();
-        let dups = index.check(p)?;
+        let dups = index.check(&p)?;
         if !dups.is_empty() {
             found += 1;
         }
+        checked += 1;
         let mut rec = Map::new();
         rec.insert("id".into(), p.id.into());
         rec.insert(
@@ -102,44 +106,51 @@ pub fn run(args: Args) -> Result<Checked> {
         ));
     }
     out.finish()?;
-    if args.add && !docs.is_empty() {
+    if let Some(raw) = raw.filter(|r| !r.is_empty()) {
         add_docs(&mut index, &args.index, reader.name(), raw, &log)?;
     }
     log.info(format!(
         "{} checked, {found} with near-duplicates",
-        crate::common::count(docs.len() as u64, "document")
+        crate::common::count(checked, "document")
     ));
     Ok(Checked { found })
 }
 
-/// The docs records read, each prepared for the index, and their lines as read (for --add);
-/// an id given twice is refused.
-fn read_docs(reader: &mut NdjsonReader, index: &Index) -> Result<(Vec<Prepared>, String)> {
-    let mut docs: Vec<Prepared> = Vec::new();
-    let mut raw = String::new();
-    let mut seen = rustc_hash::FxHashSet::default();
-    while let Some((line, text)) = reader.next_line()? {
-        let bad = |e: String| anyhow!("{}: line {line}: invalid record: {e}", reader.name());
-        let o = pl_core::fields::parse_object(&text).map_err(|e| bad(e.to_string()))?;
-        let doc = DocRecord::from_obj(o).map_err(|e| bad(e.to_string()))?;
-        if !seen.insert(doc.id) {
-            return Err(anyhow!(
-                "{}: line {line}: id {} repeated",
-                reader.name(),
-                doc.id
-            ));
-        }
-        docs.push(index.engine.prepare_doc(doc).map_err(bad)?);
+/// The next docs record read, prepared for the index (`None` at the end); its line appended
+/// to `raw` (for --add). An id given twice (`seen`: the ids read) is refused.
+fn read_doc(
+    reader: &mut NdjsonReader,
+    index: &Index,
+    seen: &mut rustc_hash::FxHashSet<u64>,
+    raw: Option<&mut String>,
+) -> Result<Option<Prepared>> {
+    let Some((line, text)) = reader.next_line()? else {
+        return Ok(None);
+    };
+    let bad = |e: String| anyhow!("{}: line {line}: invalid record: {e}", reader.name());
+    let o = pl_core::fields::parse_object(&text).map_err(|e| bad(e.to_string()))?;
+    let doc = DocRecord::from_obj(o).map_err(|e| bad(e.to_string()))?;
+    if !seen.insert(doc.id) {
+        return Err(anyhow!(
+            "{}: line {line}: id {} repeated",
+            reader.name(),
+            doc.id
+        ));
+    }
+    let p = index.engine.prepare_doc(doc).map_err(bad)?;
+    if let Some(raw) = raw {
         raw.push_str(&text);
         raw.push('\n');
     }
-    Ok((docs, raw))
+    Ok(Some(p))
 }
 
 /// Adds the checked documents' records (`raw`, read from `name`) to the index in `dir`
 /// (--add), their groups updated.
 fn add_docs(index: &mut Index, dir: &Path, name: &str, raw: String, log: &Log) -> Result<()> {
-    // The same reading as pl-index --partial, of the records already read.
+    // The same reading as pl-index --partial, of the records already read; its pairs stored
+    // as pl-index stores them.
+    index.explain(false)?;
     let input = pl_pipeline::io::Input {
         name: name.to_string(),
         reader: Box::new(std::io::Cursor::new(raw.into_bytes())),

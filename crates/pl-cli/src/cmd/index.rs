@@ -35,6 +35,11 @@ pub struct Args {
     /// an empty or cut input would empty the index).
     #[arg(long, conflicts_with = "partial")]
     pub allow_mass_delete: bool,
+    /// Compare every table of the index with a fresh build of its documents (in a temporary
+    /// folder: as long and as large as a first build), and exit 1 naming each table that
+    /// differs; reads no DOCS, writes nothing.
+    #[arg(long, conflicts_with_all = ["partial", "allow_mass_delete", "input", "output"])]
+    pub verify: bool,
     #[command(flatten)]
     pub params: ParamFlags,
     #[command(flatten)]
@@ -67,14 +72,14 @@ pub struct ParamFlags {
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
     pub bands: Option<usize>,
     /// Bands that must agree (pl-lsh --min-band-matches).
-    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Index parameters (recorded at creation)")]
     pub min_band_matches: Option<u32>,
     /// Largest bucket whose documents are paired, 0 for no limit (pl-lsh --max-bucket).
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
     pub max_bucket: Option<usize>,
     /// Bucket whose weight a pair's shared buckets must reach, 0 for none (pl-lsh
     /// --evidence-bucket).
-    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    #[arg(long, value_parser = crate::cmd::lsh::evidence_bucket, help_heading = "Index parameters (recorded at creation)")]
     pub evidence_bucket: Option<usize>,
     /// Words of each head and tail sketched apart, 0 for none (make's EDGE_WORDS).
     #[arg(long, help_heading = "Index parameters (recorded at creation)")]
@@ -134,7 +139,14 @@ pub struct Changes {
 /// Reads docs records and sorts them against the index: a line seen before (the same bytes)
 /// is not parsed again. Repeated ids are refused.
 pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Result<Changes> {
-    let known = index.sources()?;
+    let stored = index.sources()?;
+    // An index whose rows are not trusted is built again: every document is new to it.
+    let rebuild = index.distrust().is_some();
+    let known = if rebuild {
+        FxHashMap::default()
+    } else {
+        stored.clone()
+    };
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut fresh: Vec<(u64, String)> = Vec::new();
     let mut unchanged = 0;
@@ -149,7 +161,7 @@ pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Res
             None => fresh.push((line, text)),
         }
     }
-    let stored_ids: FxHashSet<u64> = known.values().copied().collect();
+    let stored_ids: FxHashSet<u64> = stored.values().copied().collect();
     let mut changes = Changes {
         docs: Vec::new(),
         relabeled: Vec::new(),
@@ -158,29 +170,13 @@ pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Res
         unchanged,
     };
     let name = reader.name().to_string();
-    let prepared: Vec<Result<(u64, Prepared)>> = {
-        use rayon::prelude::*;
-        let engine = &index.engine;
-        fresh
-            .par_iter()
-            .map(|(line, text)| {
-                let o = pl_core::fields::parse_object(text)
-                    .map_err(|e| anyhow!("{name}: line {line}: invalid record: {e}"))?;
-                let doc = DocRecord::from_obj(o)
-                    .map_err(|e| anyhow!("{name}: line {line}: invalid record: {e}"))?;
-                let p = engine
-                    .prepare_doc(doc)
-                    .map_err(|e| anyhow!("{name}: line {line}: invalid record: {e}"))?;
-                Ok((*line, p))
-            })
-            .collect()
-    };
+    let prepared = prepare_all(&fresh, index, &name);
     let texts = index.texts_of(
         &prepared
             .iter()
             .filter_map(|r| r.as_ref().ok())
             .map(|(_, p)| p.id)
-            .filter(|id| stored_ids.contains(id))
+            .filter(|id| !rebuild && stored_ids.contains(id))
             .collect::<Vec<u64>>(),
     )?;
     for (r, (_, text)) in prepared.into_iter().zip(&fresh) {
@@ -209,6 +205,23 @@ pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Res
     Ok(changes)
 }
 
+/// The docs records `fresh` (line number, text) of the input `name`, each prepared for the
+/// index (in parallel), or the error naming its line.
+fn prepare_all(fresh: &[(u64, String)], index: &Index, name: &str) -> Vec<Result<(u64, Prepared)>> {
+    use rayon::prelude::*;
+    let engine = &index.engine;
+    fresh
+        .par_iter()
+        .map(|(line, text)| {
+            let bad = |e: String| anyhow!("{name}: line {line}: invalid record: {e}");
+            let o = pl_core::fields::parse_object(text).map_err(|e| bad(e.to_string()))?;
+            let doc = DocRecord::from_obj(o).map_err(|e| bad(e.to_string()))?;
+            let p = engine.prepare_doc(doc).map_err(bad)?;
+            Ok((*line, p))
+        })
+        .collect()
+}
+
 /// Refuses a full input that would delete more than half of the `stored` documents: most
 /// likely an empty, cut or wrong file rather than a library that shrank that much.
 fn refuse_mass_delete(input: &str, deleted: usize, stored: u64) -> Result<()> {
@@ -229,7 +242,22 @@ pub fn run(args: Args) -> Result<()> {
         ("-o", args.common.output.as_deref()),
         ("--index", &args.index),
     )?;
-    let mut index = Index::open(&args.index, &|p| args.params.over(p), Access::Create, &log)?;
+    if args.verify {
+        return verify(&args, &log);
+    }
+    // A --partial run adds to a built index: the first build takes every document.
+    let access = if args.partial {
+        Access::Write
+    } else {
+        Access::Create
+    };
+    let mut index = Index::open(&args.index, &|p| args.params.over(p), access, &log)?;
+    if let Some(why) = index.distrust() {
+        log.note(format!(
+            "{}: {why}: built again from the documents given",
+            args.index.join(pl_pipeline::index::DB_FILE).display()
+        ));
+    }
     let mut reader = NdjsonReader::new(
         open_input(args.common.input.as_deref())?,
         args.common.skip_invalid,
@@ -268,4 +296,48 @@ pub fn run(args: Args) -> Result<()> {
         started.elapsed().as_secs_f64()
     ));
     Ok(())
+}
+
+/// `--verify`: the index compared with a fresh build of its documents; an error naming each
+/// table that differs.
+fn verify(args: &Args, log: &crate::common::Log) -> Result<()> {
+    let mut index = Index::open(&args.index, &|p| args.params.over(p), Access::Verify, log)?;
+    let db = args.index.join(pl_pipeline::index::DB_FILE);
+    let (docs, differs) = match (index.verify(log), index.distrust()) {
+        (Err(e), Some(d)) => {
+            return Err(e.context(format!(
+                "{}: {d}; a fresh build of its documents failed",
+                db.display()
+            )))
+        }
+        (r, _) => r?,
+    };
+    let mut why: Vec<String> = differs
+        .iter()
+        .map(|d| {
+            format!(
+                "table {} differs ({} rows, {} in the fresh build)",
+                d.table, d.stored, d.built
+            )
+        })
+        .collect();
+    if let Some(d) = index.distrust() {
+        why.insert(0, d.to_string());
+    }
+    if why.is_empty() {
+        log.note(format!(
+            "{}: every table is what a fresh build of its {} gives",
+            db.display(),
+            crate::common::count(docs, "document")
+        ));
+        return Ok(());
+    }
+    Err(anyhow!(
+        "{}: {} (compared with a fresh build of its {}): run pl-index --index {} DOCS with every \
+         document (not --partial) to build it again",
+        db.display(),
+        why.join("; "),
+        crate::common::count(docs, "document"),
+        args.index.display()
+    ))
 }

@@ -147,13 +147,11 @@ impl Args {
     }
 }
 
-/// `--evidence-bucket`: 0 (off), or a bucket of at least 2 documents.
-fn evidence_bucket(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(1) => Err("a bucket of 1 document pairs nobody: give 0 (off) or 2 or more".into()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
-    }
+/// `--evidence-bucket`: 0 (off), or a bucket of at least 2 documents (the band rule's check,
+/// [`pl_core::lsh::check_evidence_bucket`]; pl-index's flag too).
+pub fn evidence_bucket(s: &str) -> Result<usize, String> {
+    let n = s.parse::<usize>().map_err(|e| e.to_string())?;
+    pl_core::lsh::check_evidence_bucket(n)
 }
 
 /// What pl-lsh writes.
@@ -233,13 +231,13 @@ fn read_numbers(args: &Args, known: &[u64], log: &Log) -> Result<Vec<(u64, u64)>
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let log = crate::common::log("pl-lsh", &args.common);
-    if args.min_band_matches as usize > args.bands {
-        return Err(UsageError(format!(
-            "--min-band-matches {} is more than the {} bands: no pair could be a candidate",
-            args.min_band_matches, args.bands
-        ))
-        .into());
-    }
+    BandRule::checked(
+        args.min_band_matches,
+        args.max_bucket,
+        args.evidence_bucket,
+        args.bands,
+    )
+    .map_err(UsageError)?;
     if args.explain {
         return explain(&args);
     }

@@ -8,7 +8,7 @@ use pl_core::text_records::{DocRecord, NormRecord};
 
 use crate::common::Threaded;
 use pl_pipeline::io::{create_output, open_input};
-use pl_pipeline::ndjson::{max_record, par_map_records, NdjsonReader};
+use pl_pipeline::ndjson::{norm_line, par_map_records, NdjsonReader};
 
 /// Lowercase (Unicode-aware), strip punctuation and collapse whitespace of each document's
 /// `content`, adding `norm` (the normalized text), `words` (its word count) and `fingerprint`
@@ -41,18 +41,8 @@ pub fn run(args: Args) -> Result<()> {
             let fp = fingerprint_hex(fingerprint(&norm));
             let id = doc.id;
             let rec = NormRecord::new(doc, norm, words as u64, fp);
-            let mut line = serde_json::to_vec(&rec).map_err(|e| e.to_string())?;
-            line.push(b'\n');
             // What the next stages would refuse is refused here, where the document is named.
-            if line.len() > max_record() {
-                return Err(format!(
-                    "document {id}: its norm record would be {} bytes, over the {} MiB one \
-                     record may take (--max-doc-mb)",
-                    line.len(),
-                    max_record() >> 20
-                ));
-            }
-            Ok(Some((id, line)))
+            Ok(Some((id, norm_line(id, &rec)?)))
         },
         || {
             n += 1;

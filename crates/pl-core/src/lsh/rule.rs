@@ -48,6 +48,28 @@ impl BandRule {
         }
     }
 
+    /// The rule of the flags, checked as every stage that takes them checks them (pl-lsh,
+    /// `--from-keys`, the index): at least one and at most `bands` bands must agree, and
+    /// `--evidence-bucket` must be 0 or at least 2 ([`check_evidence_bucket`]). The message
+    /// names the flag.
+    pub fn checked(
+        min_matches: u32,
+        max_bucket: usize,
+        evidence_bucket: usize,
+        bands: usize,
+    ) -> Result<BandRule, String> {
+        if min_matches == 0 {
+            return Err("--min-band-matches must be at least 1".into());
+        }
+        if min_matches as usize > bands {
+            return Err(format!(
+                "--min-band-matches {min_matches} is more than the {bands} bands: no pair could be a candidate"
+            ));
+        }
+        check_evidence_bucket(evidence_bucket)?;
+        Ok(BandRule::new(min_matches, max_bucket, evidence_bucket))
+    }
+
     /// The evidence a shared bucket of `size` banded documents gives each of its pairs:
     /// [`EVIDENCE_UNIT`] / (size − 1) (at least 1), none when it pairs nobody.
     pub fn weight(&self, size: usize) -> u64 {
@@ -107,6 +129,18 @@ impl BandRule {
     }
 }
 
+/// `--evidence-bucket`: 0 (no evidence asked) or a bucket of at least 2 documents; a bucket
+/// of 1 pairs nobody, refused with the way out.
+pub fn check_evidence_bucket(n: usize) -> Result<usize, String> {
+    if n == 1 {
+        return Err(
+            "--evidence-bucket 1: a bucket of 1 document pairs nobody: give 0 (off) or 2 or more"
+                .into(),
+        );
+    }
+    Ok(n)
+}
+
 /// [`BandRule::sheet`]: a bucket of n documents (2 ≤ n ≤ `max_bucket`, 0 no limit) weighs
 /// max(1, `evidence_unit` div (n − 1)); a sketch where a pair shares at least
 /// `min_band_matches` such buckets proposes it, and the proposing sketches' weights summed
@@ -128,4 +162,28 @@ pub struct RuleSheet {
     pub number_bucket: usize,
     /// [`NUMBER_MATCHES`].
     pub number_matches: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flags_are_checked_once_for_every_stage() {
+        assert_eq!(BandRule::checked(2, 0, 7, 32), Ok(BandRule::new(2, 0, 7)));
+        for (min, evidence, words) in [
+            (0, 7, "--min-band-matches must be at least 1"),
+            (33, 7, "--min-band-matches 33 is more than the 32 bands"),
+            (
+                1,
+                1,
+                "--evidence-bucket 1: a bucket of 1 document pairs nobody",
+            ),
+        ] {
+            let e = BandRule::checked(min, 50, evidence, 32).unwrap_err();
+            assert!(e.contains(words), "{e}");
+        }
+        assert_eq!(check_evidence_bucket(0), Ok(0));
+        assert_eq!(check_evidence_bucket(2), Ok(2));
+    }
 }

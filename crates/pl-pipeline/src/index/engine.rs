@@ -147,32 +147,37 @@ impl Engine {
                 .to_vec()
         };
         let banding = Banding::new(p.perms, p.bands)?;
-        if p.min_band_matches as usize > p.bands || p.min_band_matches == 0 {
-            bail!(
-                "--min-band-matches {} must be from 1 to the {} bands",
-                p.min_band_matches,
-                p.bands
-            );
-        }
+        // pl-lsh's own check of its flags.
+        let rule = BandRule::checked(p.min_band_matches, p.max_bucket, p.evidence_bucket, p.bands)
+            .map_err(crate::error::UsageError)?;
         Ok(Engine {
             whole,
             parts,
             hasher: MinHasher::with_scheme(p.perms, p.seed, scheme),
             banding,
-            rule: BandRule::new(p.min_band_matches, p.max_bucket, p.evidence_bucket),
+            rule,
             scoring: Scoring::of(&p.score, explain, 512 << 20),
             linkage,
             numbers: p.numbers == 1,
         })
     }
 
-    /// A docs record normalized as pl-normalize does, with its signature, band keys and words.
+    /// A docs record normalized as pl-normalize does, with its signature, band keys and words;
+    /// refused as pl-normalize refuses it when its norm record would be over the one limit
+    /// of a record ([`crate::ndjson::check_norm_record`]).
     pub fn prepare_doc(&self, doc: DocRecord) -> Result<Prepared, String> {
         let mut norm = String::new();
-        normalize(doc.text().map_err(|e| e.to_string())?, &mut norm);
+        let words = normalize(doc.text().map_err(|e| e.to_string())?, &mut norm);
         let meta = DocMeta::from_record(&doc);
-        let line = stored_line(doc.id, &norm)?;
-        Ok(self.prepare(doc.id, line, norm, meta))
+        let id = doc.id;
+        let line = stored_line(id, &norm)?;
+        let fp = pl_core::records::fingerprint_hex(fingerprint(&norm));
+        let rec = NormRecord::new(doc, norm, words as u64, fp);
+        crate::ndjson::check_norm_record(id, &rec)?;
+        let Some(Value::String(norm)) = rec.norm() else {
+            unreachable!("a norm record holds its norm")
+        };
+        Ok(self.prepare(id, line, norm.clone(), meta))
     }
 
     /// A stored norm line, prepared again (its band keys and words); an error says what is
@@ -184,6 +189,9 @@ impl Engine {
             _ => bail!("no \"norm\""),
         };
         let doc = DocRecord::from_obj(o).map_err(|e| anyhow!("{e}"))?;
+        if doc.id != id {
+            bail!("its line is document {}'s", doc.id);
+        }
         let meta = DocMeta::from_record(&doc);
         Ok(self.prepare(id, line, norm, meta))
     }

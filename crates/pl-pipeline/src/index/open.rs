@@ -9,14 +9,14 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use super::{sql, Engine, Index, Params, DB_FILE, FORMAT};
+use super::{guard, sql, Distrust, Engine, Index, Params, DB_FILE, FORMAT};
 use crate::log::Log;
 
 /// The lock file in the index folder that writers hold while they run.
 pub const LOCK_FILE: &str = "index.lock";
 
 /// The tables an index has.
-const TABLES: [&str; 10] = [
+pub(super) const TABLES: [&str; 10] = [
     "meta", "docs", "bands", "words", "tokens", "few", "pairs", "apart", "groups", "members",
 ];
 
@@ -56,6 +56,16 @@ pub enum Access {
     Write,
     /// Like `Write`, creating the index when there is none (pl-index).
     Create,
+    /// Like `Read`, and an index whose rows are not trusted is opened too (pl-index
+    /// --verify).
+    Verify,
+}
+
+impl Access {
+    /// Whether the run only reads.
+    fn reads(self) -> bool {
+        matches!(self, Access::Read | Access::Verify)
+    }
 }
 
 impl Index {
@@ -78,7 +88,7 @@ impl Index {
             );
         }
         let mut lock = None;
-        if access != Access::Read {
+        if !access.reads() {
             if !db.exists() {
                 // The parameters are checked before anything is made.
                 Engine::new(&asked(&Params::default()), false)
@@ -92,15 +102,17 @@ impl Index {
                 create(dir, &asked(&Params::default()))?;
             }
         }
-        let conn = connect(dir, access)?;
-        let (params, built) = recognise(&conn, dir)?;
+        let (conn, shared) = connect(dir, access, log)?;
+        lock = lock.or(shared);
+        let (params, built, format) = recognise(&conn, dir)?;
         if !built && access != Access::Create {
             bail!(
-                "{}: the index's first build did not finish: run pl-index --index {} DOCS again",
+                "{}: the index's first build did not finish: run pl-index --index {} DOCS again, with every document (not --partial)",
                 dir.join(DB_FILE).display(),
                 dir.display()
             );
         }
+        let distrust = trust(&conn, dir, format, access)?;
         if let Some(msg) = params.differs(&asked(&params)) {
             bail!(
                 "{}: the index was {msg}: run with the index's parameters, or build another index in another folder",
@@ -114,9 +126,39 @@ impl Index {
             conn,
             params,
             engine,
+            distrust,
             _lock: lock,
         })
     }
+}
+
+/// Why the rows of the index of `format` that `conn` holds are not trusted ([`guard`]),
+/// refused unless `access` builds it again (pl-index, or reads to verify it); refused for any
+/// when its parameters are not trusted.
+fn trust(conn: &Connection, dir: &Path, format: u32, access: Access) -> Result<Option<Distrust>> {
+    let db = dir.join(DB_FILE);
+    let distrust = match format {
+        FORMAT => sql(dir, guard::distrust(conn))?,
+        older => Some(Distrust::Older(older)),
+    };
+    if let Some(why) = &distrust {
+        if why.meta() {
+            bail!(
+                "{}: {why}: its parameters cannot be trusted: {}",
+                db.display(),
+                rebuild(dir)
+            );
+        }
+        if matches!(access, Access::Read | Access::Write) {
+            bail!(
+                "{}: {why}: its rows cannot be trusted: run pl-index --index {} DOCS with every \
+                 document (not --partial) to build it again",
+                db.display(),
+                dir.display()
+            );
+        }
+    }
+    Ok(distrust)
 }
 
 /// Takes the writers' lock of the index folder, waiting while another writer holds it. The
@@ -132,26 +174,25 @@ fn writers_lock(dir: &Path, log: &Log) -> Result<File> {
     let f = opts
         .open(&path)
         .with_context(|| format!("{}: cannot open the index's lock file", path.display()))?;
-    if !flock(&f, false).with_context(|| format!("{}: cannot lock", path.display()))? {
+    if !flock(&f, libc::LOCK_EX, false)
+        .with_context(|| format!("{}: cannot lock", path.display()))?
+    {
         log.note(format!(
             "{}: another run is writing the index; waiting for it to finish",
             dir.display()
         ));
-        flock(&f, true).with_context(|| format!("{}: cannot lock", path.display()))?;
+        flock(&f, libc::LOCK_EX, true)
+            .with_context(|| format!("{}: cannot lock", path.display()))?;
     }
     Ok(f)
 }
 
-/// An exclusive `flock` on `f`, released when it is closed (or its process ends, however):
-/// `wait` blocks until it is granted; otherwise returns whether it was. (std's `File::lock`
-/// needs Rust 1.89, past this workspace's rust-version.)
-fn flock(f: &File, wait: bool) -> std::io::Result<bool> {
+/// A `flock` of `kind` (`LOCK_EX`, `LOCK_SH`) on `f`, released when it is closed (or its
+/// process ends, however): `wait` blocks until it is granted; otherwise returns whether it
+/// was. (std's `File::lock` needs Rust 1.89, past this workspace's rust-version.)
+fn flock(f: &File, kind: libc::c_int, wait: bool) -> std::io::Result<bool> {
     use std::os::unix::io::AsRawFd;
-    let op = if wait {
-        libc::LOCK_EX
-    } else {
-        libc::LOCK_EX | libc::LOCK_NB
-    };
+    let op = if wait { kind } else { kind | libc::LOCK_NB };
     loop {
         // SAFETY: flock on a descriptor this File owns and keeps open for the call.
         if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
@@ -181,24 +222,25 @@ fn create(dir: &Path, params: &Params) -> Result<()> {
     crate::io::remove_stale_temporaries(dir, DB_FILE);
     let tmp = crate::io::temp_beside(dir, DB_FILE)
         .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
+    // An error names the temporary file it is written to (a full disk stops it there).
+    let named = |e: rusqlite::Error| anyhow!("{}: {e}", tmp.path().display());
     {
-        let mut conn = sql(dir, Connection::open(tmp.path()))?;
-        let tx = sql(dir, conn.transaction())?;
-        sql(dir, tx.execute_batch(SCHEMA))?;
+        let mut conn = Connection::open(tmp.path()).map_err(named)?;
+        let tx = conn.transaction().map_err(named)?;
+        tx.execute_batch(SCHEMA).map_err(named)?;
         for (k, v) in [
             ("format", FORMAT.to_string()),
             ("params", serde_json::to_string(params)?),
             ("docs", "0".to_string()),
             ("built", "0".to_string()),
         ] {
-            sql(
-                dir,
-                tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", [k, &v]),
-            )?;
+            tx.execute("INSERT INTO meta(key, value) VALUES (?1, ?2)", [k, &v])
+                .map_err(named)?;
         }
-        sql(dir, tx.commit())?;
-        conn.close()
-            .map_err(|(_, e)| anyhow!("{}: {e}", db.display()))?;
+        // Last: the guards record what is written after them.
+        guard::make_guards(&tx).map_err(named)?;
+        tx.commit().map_err(named)?;
+        conn.close().map_err(|(_, e)| named(e))?;
     }
     tmp.as_file()
         .sync_all()
@@ -209,9 +251,9 @@ fn create(dir: &Path, params: &Params) -> Result<()> {
     Ok(())
 }
 
-/// The connection: read-only for `Access::Read` (never creating a file), read-write in WAL
-/// mode otherwise.
-fn connect(dir: &Path, access: Access) -> Result<Connection> {
+/// The connection: read-write in WAL mode for a writer; for `Access::Read`, one that never
+/// writes ([`reader`]), with the shared lock it holds when it reads the file as it is.
+fn connect(dir: &Path, access: Access, log: &Log) -> Result<(Connection, Option<File>)> {
     let db = dir.join(DB_FILE);
     let damaged = |e: rusqlite::Error| {
         anyhow!(
@@ -227,69 +269,130 @@ fn connect(dir: &Path, access: Access) -> Result<Connection> {
             rebuild(dir)
         );
     }
-    let flags = if access == Access::Read {
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
-    } else {
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
-    };
-    let mut conn = Connection::open_with_flags(&db, flags).map_err(damaged)?;
-    if access == Access::Read {
-        conn = readable(conn, &db).map_err(damaged)?;
+    if access.reads() {
+        let (conn, shared) = reader(dir, log)?;
+        sql(dir, conn.busy_timeout(std::time::Duration::from_secs(30)))?;
+        return Ok((conn, shared));
     }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(&db, flags).map_err(damaged)?;
     sql(dir, conn.busy_timeout(std::time::Duration::from_secs(30)))?;
-    if access != Access::Read {
-        // SQLite's default 2 MB of pages made an update read the same pages through the
-        // system again and again (a third of its time in the kernel at 100k documents); a
-        // check reads few.
-        sql(
-            dir,
-            conn.pragma_update(None, "cache_size", -(CACHE_KIB as i64)),
-        )?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .map_err(damaged)?;
-        if mode != "wal" {
-            bail!(
-                "{}: cannot use the index in WAL mode ({mode})",
-                db.display()
-            );
-        }
-        sql(dir, conn.pragma_update(None, "synchronous", "NORMAL"))?;
+    // SQLite's default 2 MB of pages made an update read the same pages through the system
+    // again and again (a third of its time in the kernel at 100k documents); a check reads
+    // few.
+    sql(
+        dir,
+        conn.pragma_update(None, "cache_size", -(CACHE_KIB as i64)),
+    )?;
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+        .map_err(damaged)?;
+    if mode != "wal" {
+        bail!(
+            "{}: cannot use the index in WAL mode ({mode})",
+            db.display()
+        );
     }
-    Ok(conn)
+    sql(dir, conn.pragma_update(None, "synchronous", "NORMAL"))?;
+    Ok((conn, None))
 }
 
-/// A read-only connection that can read: SQLite reads a WAL database through its `-shm`
-/// file, which a user who may not write the folder (another user's index) cannot create.
-/// With no write-ahead log beside the database (or an empty one) everything is in the file,
-/// which is then read as it is (SQLite's `immutable`).
-fn readable(conn: Connection, db: &Path) -> rusqlite::Result<Connection> {
+/// A reader's connection. SQLite reads a WAL database through its `-wal` and `-shm` files,
+/// which a read-only connection cannot create, and which the last connection to close
+/// removes: so a user who may write the folder opens it read-write and `query_only` (it
+/// takes part in the write-ahead log's locks: a writer's checkpoint never rewrites a page it
+/// is reading); one who may not (another user's index) opens it read-only, and when that
+/// cannot read it (no `-wal` beside it) reads the file as it is (SQLite's `immutable`) under
+/// a shared lock of the writers' lock file, so that no writer changes the file meanwhile.
+/// (Reading it as it is while a writer checkpointed into it was read as "database disk
+/// image is malformed".)
+fn reader(dir: &Path, log: &Log) -> Result<(Connection, Option<File>)> {
+    let db = dir.join(DB_FILE);
+    let damaged = |e: rusqlite::Error| {
+        anyhow!(
+            "{}: not a readable index ({e}): {}",
+            db.display(),
+            rebuild(dir)
+        )
+    };
     let probe = |c: &Connection| c.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()));
+    let no_mutex = OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if writable(dir) && writable(&db) {
+        let conn = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_WRITE | no_mutex)
+            .map_err(damaged)?;
+        sql(dir, conn.pragma_update(None, "query_only", true))?;
+        probe(&conn).map_err(damaged)?;
+        return Ok((conn, None));
+    }
+    let conn = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY | no_mutex)
+        .map_err(damaged)?;
     let err = match probe(&conn) {
-        Ok(()) => return Ok(conn),
+        Ok(()) => return Ok((conn, None)),
         Err(e) => e,
     };
     let cannot_write = matches!(
         err.sqlite_error_code(),
         Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
     );
-    let wal = db.with_file_name(format!("{DB_FILE}-wal"));
-    if !cannot_write || std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
-        return Err(err);
+    if !cannot_write {
+        return Err(damaged(err));
     }
     drop(conn);
-    let path = std::path::absolute(db).map_err(|e| {
-        rusqlite::Error::InvalidPath(std::path::PathBuf::from(format!("{}: {e}", db.display())))
-    })?;
+    let shared = readers_lock(dir, log)?;
+    let wal = db.with_file_name(format!("{DB_FILE}-wal"));
+    if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+        return Err(damaged(err));
+    }
+    let path = std::path::absolute(&db).with_context(|| format!("{}", db.display()))?;
     let uri = format!("file:{}?immutable=1", uri_escape(&path.to_string_lossy()));
     let conn = Connection::open_with_flags(
         uri,
-        OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI,
-    )?;
-    probe(&conn)?;
-    Ok(conn)
+        OpenFlags::SQLITE_OPEN_READ_ONLY | no_mutex | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .map_err(damaged)?;
+    probe(&conn).map_err(damaged)?;
+    Ok((conn, shared))
+}
+
+/// Whether this user may write `path` (`access(2)`).
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: access reads the NUL-terminated path it is given.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
+/// A shared lock of the writers' lock file, waiting while a writer holds it (said unless
+/// `-q`); `None` when there is no lock file to lock (no writer ever ran here).
+fn readers_lock(dir: &Path, log: &Log) -> Result<Option<File>> {
+    let path = dir.join(LOCK_FILE);
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NOFOLLOW);
+    }
+    let f = match opts.open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(e)
+                .with_context(|| format!("{}: cannot open the index's lock file", path.display()))
+        }
+    };
+    if !flock(&f, libc::LOCK_SH, false)
+        .with_context(|| format!("{}: cannot lock", path.display()))?
+    {
+        log.note(format!(
+            "{}: a run is writing the index; waiting for it to finish",
+            dir.display()
+        ));
+        flock(&f, libc::LOCK_SH, true)
+            .with_context(|| format!("{}: cannot lock", path.display()))?;
+    }
+    Ok(Some(f))
 }
 
 /// A path as a `file:` URI's path: `%`, `?` and `#` escaped.
@@ -308,8 +411,9 @@ fn uri_escape(path: &str) -> String {
 
 /// The parameters of the index `conn` holds (it must have every table, and in `meta` this
 /// build's format and readable parameters), and whether its first build finished (`built`
-/// is 0 from its creation until then; indexes made before it was recorded have none).
-fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool)> {
+/// is 0 from its creation until then; indexes made before it was recorded have none), and
+/// its format.
+fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool, u32)> {
     let db = dir.join(DB_FILE);
     let not_index =
         |why: String| anyhow!("{}: not an index ({why}): {}", db.display(), rebuild(dir));
@@ -337,7 +441,9 @@ fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool)> {
     let format: u32 = format
         .parse()
         .map_err(|_| not_index(format!("format {format:?}")))?;
-    if format != FORMAT {
+    // Format 5 differs only by the guards of its rows: read, not trusted (a full run builds
+    // it again).
+    if format != FORMAT && format != 5 {
         bail!(
             "{}: index format {format}, this build reads format {FORMAT}: build the index again (remove the folder and run pl-index --index {} DOCS)",
             dir.display(),
@@ -348,5 +454,5 @@ fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool)> {
         get("params")?.ok_or_else(|| not_index("no parameters in its meta table".into()))?;
     let params = serde_json::from_str(&params)
         .map_err(|e| not_index(format!("parameters unreadable: {e}")))?;
-    Ok((params, get("built")?.as_deref() != Some("0")))
+    Ok((params, get("built")?.as_deref() != Some("0"), format))
 }

@@ -65,14 +65,14 @@ impl Tx<'_> {
         // exclusively, removed when dropped).
         let norm = crate::io::temp_beside(self.dir, "bulk-norm.ndjson")
             .with_context(|| format!("{}: cannot create a temporary file", self.dir.display()))?;
-        {
+        (|| {
             let mut f = std::io::BufWriter::new(norm.as_file());
             for p in &docs {
                 writeln!(f, "{}", p.line)?;
             }
             f.flush()
-                .with_context(|| format!("{}: write failed", norm.path().display()))?;
-        }
+        })()
+        .with_context(|| format!("{}: write failed", norm.path().display()))?;
         let kept = self.score_file(norm.path(), &docs, &list, log)?;
         summary.pairs_kept = kept;
         Ok(())
@@ -379,11 +379,49 @@ impl Tx<'_> {
         Ok(out)
     }
 
+    /// The postings of the words whose count did not change but whose holders did (one
+    /// document lost the word, another gained it), while the word is in `few`. (They were
+    /// left as they were: `pl-index --verify` found postings of a document that no longer held
+    /// the word, and none of the one that did.)
+    fn repost_uncounted(&self, d: &Delta, counted: &FxHashSet<u64>) -> Result<()> {
+        let mut words: Vec<u64> = d
+            .moves
+            .keys()
+            .copied()
+            .filter(|h| !counted.contains(h))
+            .collect();
+        words.sort_unstable();
+        for h in words {
+            let n: i64 = (self.row("SELECT n FROM words WHERE hash=?1", [h as i64], |r| {
+                r.get(0)
+            }))?
+            .unwrap_or(0);
+            if n == 0 || n > few_max(d.numbers.contains(&h)) {
+                continue;
+            }
+            let (removed, added) = &d.moves[&h];
+            for &id in removed {
+                self.exec(
+                    "DELETE FROM few WHERE hash=?1 AND id=?2",
+                    [h as i64, id as i64],
+                )?;
+            }
+            for &id in added {
+                self.exec(
+                    "INSERT OR IGNORE INTO few(hash, id) VALUES (?1, ?2)",
+                    [h as i64, id as i64],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
     /// The corpus counts changed, the postings of rare words kept, and the holders of every
     /// word whose count moved to another of the scorer's lines added to the affected.
     fn moved_words(&self, d: &mut Delta, summary: &mut Summary, log: &Log) -> Result<()> {
         let changed = self.add_counts("words", &d.words)?;
         self.add_counts("tokens", &d.tokens)?;
+        self.repost_uncounted(d, &changed.iter().map(|c| c.0).collect())?;
         let holders_before = d.affected.len();
         let mut rescan: FxHashMap<u64, bool> = FxHashMap::default();
         for (h, old, new) in changed {
