@@ -18,6 +18,7 @@ mod index_guard;
 mod keyed;
 mod ledger;
 mod methods;
+mod numbers;
 mod outputs;
 mod pipeline;
 mod quality;

@@ -67,8 +67,10 @@ use rescore::Counts;
 
 /// The index's format; another is refused with both numbers and the way out. 2: pairs with
 /// their clustering columns, documents stored as `{"id","norm"}` (1 was the first draft);
-/// 5: the pairs held apart (`apart`).
-pub const FORMAT: u32 = 5;
+/// 5: the pairs held apart (`apart`); 6: texts normalized in NFC with their numbers' signs
+/// and separators and every script's digits (`pl_core::normalize`): a text stored by an
+/// earlier format is another text, and its fingerprint another copy set.
+pub const FORMAT: u32 = 6;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the
