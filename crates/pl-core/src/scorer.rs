@@ -507,10 +507,11 @@ impl Scorer<'_> {
                 .is_some_and(|e| e.matched >= aligned_words(x, y));
         }
         if let (Some(cutoff), Some((x, y))) = (cutoff, docs) {
-            let ratio = fuzzy_ratio_at_least(x.sample, y.sample, cutoff).or_else(|| {
+            let (sx, sy) = samples(x, y);
+            let ratio = fuzzy_ratio_at_least(sx, sy, cutoff).or_else(|| {
                 // Under the cutoff: the numbers may still judge the pair, with its ratio.
                 (cutoff > 0.0 && aligned && say())
-                    .then(|| fuzzy_ratio_at_least(x.sample, y.sample, 0.0))
+                    .then(|| fuzzy_ratio_at_least(sx, sy, 0.0))
                     .flatten()
             });
             match ratio {
@@ -716,6 +717,20 @@ impl Scorer<'_> {
                 .weights
                 .fuzzy_needed(self.similarity(dims.jaccard, dims.containment), t / penalty)
         }
+    }
+}
+
+/// The fuzzy samples of a pair: of the digits views, or of the texts as written when the
+/// digits views are one text (two texts that differ only in their numbers' signs and
+/// separators are never both at 1, which is an exact copy's score).
+fn samples<'a>(x: Doc<'a>, y: Doc<'a>) -> (&'a str, &'a str) {
+    if x.text.len() == y.text.len() && x.text == y.text {
+        (
+            x.written.sample().unwrap_or(x.sample),
+            y.written.sample().unwrap_or(y.sample),
+        )
+    } else {
+        (x.sample, y.sample)
     }
 }
 

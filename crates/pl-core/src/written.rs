@@ -18,6 +18,9 @@ pub struct Written {
     bare: Vec<u64>,
     /// Keys and written forms of the numbers with a sign or a separator, sorted, each once.
     marked: Vec<(u64, Box<str>)>,
+    /// The fuzzy sample of the text as written, when it has marked numbers (the scorer's
+    /// sample is of its digits view).
+    sample: Option<Box<str>>,
 }
 
 impl Written {
@@ -41,6 +44,16 @@ impl Written {
         w.bare.shrink_to_fit();
         w.marked.shrink_to_fit();
         w
+    }
+
+    /// Keeps the fuzzy sample of the text as written (when its digits view differs).
+    pub fn set_sample(&mut self, sample: &str) {
+        self.sample = Some(sample.into());
+    }
+
+    /// The fuzzy sample of the text as written, if it differs from its digits view's.
+    pub fn sample(&self) -> Option<&str> {
+        self.sample.as_deref()
     }
 
     /// The written forms this text has of the digits keyed `k`: its marked ones, and the

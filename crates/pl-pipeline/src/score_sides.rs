@@ -57,8 +57,7 @@ impl SideOptions {
 pub struct Side {
     /// The normalized text: whole for the verifier, else only the fuzzy sample.
     text: String,
-    /// The fuzzy sample: `text[..sample_end]`, or (with --sort-words, or from a text whose
-    /// digits view `text` is) this.
+    /// The fuzzy sample: `text[..sample_end]`, or with --sort-words this.
     sorted_sample: Option<String>,
     sample_end: usize,
     /// Characters in the fuzzy sample.
@@ -493,18 +492,12 @@ impl NormTexts {
 fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
     let norm = std::mem::take(&mut p.norm).into_owned();
     let tokens = &p.tokens;
-    // The fuzzy ratio compares the texts as written, numbers' signs and separators included:
-    // two texts are never both at 1.
     let marked = p.marked.take();
-    let sample = fuzzy_sample(
-        marked.as_deref().unwrap_or(&norm),
-        opts.fuzzy_sample,
-        opts.sort_words,
-    );
+    let sample = fuzzy_sample(&norm, opts.fuzzy_sample, opts.sort_words);
     let sample_chars = sample.chars().count();
-    let (sorted_sample, sample_end) = match (sample, &marked) {
-        (Cow::Borrowed(prefix), None) => (None, prefix.len()),
-        (sample, _) => (Some(sample.into_owned()), 0),
+    let (sorted_sample, sample_end) = match sample {
+        Cow::Owned(sorted) => (Some(sorted), 0),
+        Cow::Borrowed(prefix) => (None, prefix.len()),
     };
     let words = if opts.explain {
         distinctive_words(&norm)
@@ -515,7 +508,10 @@ fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
         Vec::new()
     };
     let (profile, written) = if opts.verify {
-        let written = Written::of(marked.as_deref().unwrap_or(&norm));
+        let mut written = Written::of(marked.as_deref().unwrap_or(&norm));
+        if let Some(m) = &marked {
+            written.set_sample(&fuzzy_sample(m, opts.fuzzy_sample, opts.sort_words));
+        }
         (Profile::new(&norm), written)
     } else {
         Default::default()
