@@ -19,6 +19,7 @@ mod index_trust;
 mod keyed;
 mod ledger;
 mod methods;
+mod numbers;
 mod outputs;
 mod pipeline;
 mod quality;

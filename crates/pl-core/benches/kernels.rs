@@ -101,6 +101,7 @@ fn bench_scorer(c: &mut Criterion, norm: String, rescan: String) {
         sample_chars: t.chars().count(),
         tokens: &[],
         profile: p,
+        written: Box::leak(Box::new(pl_core::written::Written::default())),
         copies: 1,
     };
     let (norm, rescan, sibling): (&'static str, &'static str, &'static str) = (

@@ -293,6 +293,10 @@ pub struct Evidence {
     /// Conflicting numbers standing against each other that differ in one digit only (see
     /// [`Conflict::one_digit`]); not counted in `digit_subs`.
     pub one_digit_subs: usize,
+    /// Numbers of either text the other writes only as another value of the same digits
+    /// ([`crate::written::values_apart`]; counted by the scorer, not the alignment).
+    #[serde(default)]
+    pub values_apart: usize,
     /// The same for conflicting words: another name, other wording.
     pub word_subs: usize,
     /// Known words standing against a word of letters no other document uses (a rare name):

@@ -435,7 +435,7 @@ fn numbers_near<'t>(s: &mut SideCount<'t>, left: &[&'t str], other: &Reading<'_>
 }
 
 /// The share of two texts' words no other document uses: how much OCR damage they show.
-fn damage(pa: &Profile, pb: &Profile, df: &impl Fn(u32) -> u32) -> f64 {
+pub fn damage(pa: &Profile, pb: &Profile, df: &impl Fn(u32) -> u32) -> f64 {
     let unique = |p: &Profile| p.ids().iter().filter(|&&id| df(id) <= 1).count();
     let total = pa.ids().len() + pb.ids().len();
     if total == 0 {

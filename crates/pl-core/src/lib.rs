@@ -31,5 +31,6 @@ pub mod time;
 pub mod trials;
 pub mod trigram;
 pub mod verify;
+pub mod written;
 
 pub use error::{Error, Result};

@@ -13,6 +13,10 @@
 //!    `allow + per_garbled · garbled`: a clean pair must agree exactly, a rough scan may
 //!    disagree in proportion to how much OCR visibly damaged it — siblings from one template
 //!    disagree in clean values with almost nothing garbled around them.
+//!    A number one text writes as another value of the same digits (another sign, the
+//!    decimal point elsewhere: [`crate::written::values_apart`]) drops a pair OCR did not
+//!    damage ([`crate::ledger::damage`] under the rescue's `clean_damage`), whatever the
+//!    order-free evidence says: the alignment reads the digits alone.
 //! 3. **Order-free evidence** ([`crate::ledger`]), only for pairs the verifier rejected: the
 //!    distinctive tokens of both texts compared as sets, wherever they stand. A pair whose rare
 //!    numbers agree far more than any stand against each other is kept after all ([`Rescue`]):
@@ -22,8 +26,9 @@
 
 use crate::distinct::weighted_similarity;
 use crate::evidence::{evidence_until, may_match, Evidence, Profile, Side, CONSTANT_DF};
-use crate::ledger::{ledger, refuses, shares_wide, Ledger, Rescue};
+use crate::ledger::{damage, ledger, refuses, shares_wide, Ledger, Rescue};
 use crate::score::{fuzzy_ratio_at_least, Weights};
+use crate::written::{values_apart, Written};
 
 /// Default conflicts every pair may have.
 pub const DEFAULT_ALLOW: f64 = 0.5;
@@ -242,7 +247,8 @@ impl ScoreParams {
 /// One document of a pair, as the cascade reads it.
 #[derive(Debug, Clone, Copy)]
 pub struct Doc<'a> {
-    /// The normalized text (for the verifier).
+    /// The normalized text's digits view (for the verifier,
+    /// [`crate::normalize::digits_view`]).
     pub text: &'a str,
     /// The fuzzy sample.
     pub sample: &'a str,
@@ -252,6 +258,8 @@ pub struct Doc<'a> {
     pub tokens: &'a [(u64, f64)],
     /// The verifier's profile.
     pub profile: &'a Profile,
+    /// Its numbers as written, signs and separators included.
+    pub written: &'a Written,
     /// Documents of the corpus with this normalized text, this one included: a word is known
     /// to the verifier when a document with another text has it too (a re-upload does not
     /// make a scan's OCR noise a word).
@@ -499,10 +507,11 @@ impl Scorer<'_> {
                 .is_some_and(|e| e.matched >= aligned_words(x, y));
         }
         if let (Some(cutoff), Some((x, y))) = (cutoff, docs) {
-            let ratio = fuzzy_ratio_at_least(x.sample, y.sample, cutoff).or_else(|| {
+            let (sx, sy) = samples(x, y);
+            let ratio = fuzzy_ratio_at_least(sx, sy, cutoff).or_else(|| {
                 // Under the cutoff: the numbers may still judge the pair, with its ratio.
                 (cutoff > 0.0 && aligned && say())
-                    .then(|| fuzzy_ratio_at_least(x.sample, y.sample, 0.0))
+                    .then(|| fuzzy_ratio_at_least(sx, sy, 0.0))
                     .flatten()
             });
             match ratio {
@@ -562,13 +571,26 @@ impl Scorer<'_> {
         let e = evidence_until(
             x.text, x.profile, y.text, y.profile, known, settled, constant,
         );
-        let mut pass = v.passes(&e);
+        let mut e = e;
+        // The same digits written as another value (another sign, the decimal point
+        // elsewhere) in a pair OCR did not damage: two documents, whatever else agrees (OCR
+        // drops a minus sign in a rough scan, where the evidence weighs as it is).
+        let apart = values_apart(x.written, y.written);
+        e.values_apart = apart.moved + apart.sign;
+        let rule = self.config.rescue.unwrap_or_default();
+        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        // A minus sign alone only where nothing else differs: OCR drops and adds them in
+        // scans otherwise clean.
+        let another_value = (apart.moved > 0
+            && damage(x.profile, y.profile, &df) < rule.clean_damage)
+            || (apart.sign > 0 && x.text == y.text);
+        let mut pass = v.passes(&e) && !another_value;
         dims.evidence = Some(e);
         // Explaining shows the order-free evidence of every pair, not only of the rejected
         // ones; it is counted in full then, so it never changes the verdict.
         if let (true, Some(rescue)) = (!pass || self.explain, self.config.rescue) {
             let l = self.ledger_of(x, y, &rescue);
-            if !pass {
+            if !pass && !another_value {
                 pass = rescue.keeps(&l);
                 dims.rescued = pass;
             }
@@ -695,6 +717,20 @@ impl Scorer<'_> {
                 .weights
                 .fuzzy_needed(self.similarity(dims.jaccard, dims.containment), t / penalty)
         }
+    }
+}
+
+/// The fuzzy samples of a pair: of the digits views, or of the texts as written when the
+/// digits views are one text (two texts that differ only in their numbers' signs and
+/// separators are never both at 1, which is an exact copy's score).
+fn samples<'a>(x: Doc<'a>, y: Doc<'a>) -> (&'a str, &'a str) {
+    if x.text.len() == y.text.len() && x.text == y.text {
+        (
+            x.written.sample().unwrap_or(x.sample),
+            y.written.sample().unwrap_or(y.sample),
+        )
+    } else {
+        (x.sample, y.sample)
     }
 }
 

@@ -156,12 +156,14 @@ impl ShingleConfig {
         }
     }
 
-    /// Cuts one normalized text into `sh.hashes`. `None`: the document is left out (short
+    /// Cuts one normalized text's digits view ([`crate::normalize::digits_view`]) into
+    /// `sh.hashes`. `None`: the document is left out (short
     /// with [`Short::Skip`], or empty); `Some(short)`: shingled, `short` when it fell under
     /// `min_words` and became one whole-text shingle.
     pub fn shingle(&self, norm: &str, sh: &mut Shingler) -> Option<bool> {
         sh.hashes.clear();
-        let norm = self.part_of(norm)?;
+        let plain = crate::normalize::digits_view(norm);
+        let norm = self.part_of(&plain)?;
         let short = word_count(norm) < self.min_words;
         if short && (self.short == Short::Skip || norm.is_empty()) {
             return None;

@@ -46,10 +46,12 @@ pub fn pack(a: char, b: char, c: char) -> Trigram {
     ((a as u64) << 42) | ((b as u64) << 21) | c as u64
 }
 
-/// Writes the set of character trigrams of `norm` into `out` (cleared first), sorted
-/// ascending without repeats. A text shorter than three characters has none.
+/// Writes the set of character trigrams of `norm`'s digits view
+/// ([`crate::normalize::digits_view`]) into `out` (cleared first), sorted ascending without
+/// repeats. A text shorter than three characters has none.
 pub fn trigrams(norm: &str, out: &mut Vec<Trigram>) {
     out.clear();
+    let norm = crate::normalize::digits_view(norm);
     let mut it = norm.chars();
     let (Some(mut a), Some(mut b)) = (it.next(), it.next()) else {
         return;

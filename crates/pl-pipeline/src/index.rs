@@ -69,8 +69,10 @@ use rescore::Counts;
 
 /// The index's format; another is refused with both numbers and the way out. 2: pairs with
 /// their clustering columns, documents stored as `{"id","norm"}` (1 was the first draft);
-/// 5: the pairs held apart (`apart`); 6: the rows guarded ([`guard`]; an index of format 5
-/// is not trusted, and a full run builds it again).
+/// 5: the pairs held apart (`apart`); 6: the rows guarded ([`guard`]), and texts normalized
+/// in NFC with their numbers' signs and separators and every script's digits
+/// (`pl_core::normalize`): an index of format 5 is not trusted (its texts are other texts,
+/// their fingerprints other copy sets), and a full run builds it again.
 pub const FORMAT: u32 = 6;
 
 /// Words held by at most this many documents keep their postings (`few`): every document

@@ -12,10 +12,12 @@ use anyhow::{anyhow, Result};
 use pl_core::corpus::CorpusCounts;
 use pl_core::distinct::{distinctive_tokens, distinctive_words, DocFreq};
 use pl_core::evidence::Profile;
+use pl_core::normalize::digits_view;
 use pl_core::records::Fingerprint;
 use pl_core::score::fuzzy_sample;
 use pl_core::scorer::Doc;
 use pl_core::verify::{edge_sample, word_hashes, Vocab};
+use pl_core::written::Written;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -73,6 +75,8 @@ pub struct Side {
     /// The fingerprint of its normalized text, and the documents of the corpus that have it.
     fp: Fingerprint,
     copies: u32,
+    /// Its numbers as written (`text` is the digits view).
+    written: Written,
 }
 
 impl Side {
@@ -87,6 +91,7 @@ impl Side {
             sample_chars: self.sample_chars,
             tokens: &self.tokens,
             profile: &self.profile,
+            written: &self.written,
             copies: self.copies,
         }
     }
@@ -134,6 +139,8 @@ struct Parsed<'a> {
     sampled: bool,
     tokens: Vec<u64>,
     hashes: Vec<u64>,
+    /// The normalized text when its digits view (`norm`) differs from it.
+    marked: Option<Cow<'a, str>>,
 }
 
 fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, String> {
@@ -144,6 +151,12 @@ fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, Strin
     } = norm_record(text, "pass the output of pl-normalize as --norm")?;
     // As pl-shingle reads it: a copy set there is one text here.
     let fp = record_fingerprint(fp.as_deref(), &norm)?;
+    // Everything below reads the digits view; the text itself is kept when it differs, for
+    // its numbers as written.
+    let (norm, marked) = match digits_view(&norm) {
+        Cow::Borrowed(_) => (norm, None),
+        Cow::Owned(plain) => (Cow::Owned(plain), Some(norm)),
+    };
     let mut tokens = Vec::new();
     distinctive_tokens(&norm, &mut tokens);
     // A text too long to align within bounded memory is verified on its two ends.
@@ -162,6 +175,7 @@ fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, Strin
         sampled,
         tokens,
         hashes,
+        marked,
     })
 }
 
@@ -478,6 +492,7 @@ impl NormTexts {
 fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
     let norm = std::mem::take(&mut p.norm).into_owned();
     let tokens = &p.tokens;
+    let marked = p.marked.take();
     let sample = fuzzy_sample(&norm, opts.fuzzy_sample, opts.sort_words);
     let sample_chars = sample.chars().count();
     let (sorted_sample, sample_end) = match sample {
@@ -492,10 +507,14 @@ fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
     } else {
         Vec::new()
     };
-    let profile = if opts.verify {
-        Profile::new(&norm)
+    let (profile, written) = if opts.verify {
+        let mut written = Written::of(marked.as_deref().unwrap_or(&norm));
+        if let Some(m) = &marked {
+            written.set_sample(&fuzzy_sample(m, opts.fuzzy_sample, opts.sort_words));
+        }
+        (Profile::new(&norm), written)
     } else {
-        Profile::default()
+        Default::default()
     };
     let mut text = norm;
     if !opts.verify {
@@ -514,6 +533,7 @@ fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
         ids: Vec::new(),
         fp: p.fp,
         copies: 1,
+        written,
     }
 }
 
@@ -523,6 +543,7 @@ fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
 /// are the ledger's numbers. The persistent index keeps these counts instead of reading the
 /// whole corpus again.
 pub fn counted_words(norm: &str, opts: &SideOptions) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+    let norm = &*digits_view(norm);
     let mut tokens = Vec::new();
     distinctive_tokens(norm, &mut tokens);
     let (mut hashes, mut numbers) = (Vec::new(), Vec::new());
@@ -540,6 +561,7 @@ pub fn counted_words(norm: &str, opts: &SideOptions) -> (Vec<u64>, Vec<u64>, Vec
 /// The hashes of the ledger's numbers in a norm text as the verifier reads it (cut to
 /// `max_words`, its two ends), sorted, each once: what pl-lsh --numbers pairs documents by.
 pub fn number_hashes(norm: &str, max_words: usize) -> Vec<u64> {
+    let norm = &*digits_view(norm);
     let sample = edge_sample(norm, max_words);
     text_numbers(sample.as_deref().unwrap_or(norm))
 }

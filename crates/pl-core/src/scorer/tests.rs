@@ -5,6 +5,7 @@ struct Owned {
     text: String,
     tokens: Vec<(u64, f64)>,
     profile: Profile,
+    written: Written,
 }
 
 fn corpus(texts: &[&str]) -> (Vec<Owned>, Vocab) {
@@ -19,6 +20,7 @@ fn corpus(texts: &[&str]) -> (Vec<Owned>, Vocab) {
                 text: t.to_string(),
                 tokens: tok.into_iter().map(|t| (t, 1.0)).collect(),
                 profile: p,
+                written: Written::of(t),
             }
         })
         .collect();
@@ -32,6 +34,7 @@ fn doc(o: &Owned) -> Doc<'_> {
         sample_chars: o.text.chars().count(),
         tokens: &o.tokens,
         profile: &o.profile,
+        written: &o.written,
         copies: 1,
     }
 }

@@ -136,7 +136,7 @@ impl std::fmt::Display for Distrust {
             Distrust::Unguarded => write!(f, "its guard triggers were removed or changed"),
             Distrust::Older(n) => write!(
                 f,
-                "built by an older pl-index (format {n}), whose rows are not guarded"
+                "built by an older pl-index (format {n}), whose rows are not guarded and whose texts were normalized another way"
             ),
         }
     }

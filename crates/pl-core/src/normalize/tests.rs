@@ -1,0 +1,279 @@
+use super::*;
+
+/// The definition, one character at a time over the NFC text (with the next character seen
+/// ahead): what the fast path must equal.
+fn normalize_by_chars(text: &str, out: &mut String) -> usize {
+    out.clear();
+    let chars: Vec<char> = text.nfc().collect();
+    let mut words = 0;
+    let mut in_word = false;
+    for (k, &c) in chars.iter().enumerate() {
+        let next_digit = chars
+            .get(k + 1)
+            .is_some_and(|&n| decimal_digit(n).is_some());
+        let after_digit = in_word && out.ends_with(|p: char| p.is_ascii_digit());
+        let kept: String = match class(c) {
+            Class::Space => {
+                in_word = false;
+                continue;
+            }
+            Class::Digit(d) => char::from(d).to_string(),
+            Class::Alnum => c.to_lowercase().collect(),
+            Class::Mark if in_word => c.to_string(),
+            Class::Sep(s) | Class::Dash(s) if after_digit && next_digit => {
+                char::from(s).to_string()
+            }
+            Class::Dash(s) if !in_word && next_digit => char::from(s).to_string(),
+            _ => continue,
+        };
+        if !in_word {
+            if words > 0 {
+                out.push(' ');
+            }
+            words += 1;
+            in_word = true;
+        }
+        out.push_str(&kept);
+    }
+    words
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_fast_path_is_the_definition(text in "(\\PC|[ \\t\\n\\r\\x0b\\x0c.,:/+%€$ÄØßİẞ\u{85}\u{a0}\u{308}\u{2212}\u{2013}\u{66b}\u{660}-\u{669}\u{ff10}-\u{ff19}a-zA-Z0-9-])*") {
+        let (mut fast, mut slow) = (String::from("stale"), String::new());
+        let n = normalize(&text, &mut fast);
+        proptest::prop_assert_eq!(n, normalize_by_chars(&text, &mut slow));
+        proptest::prop_assert_eq!(fast, slow);
+    }
+
+    /// Two texts that differ in one number only (its value, its sign, where its decimal point
+    /// or date separators stand) never normalize alike, so never share a fingerprint.
+    #[test]
+    fn another_number_is_another_text(
+        before in "[a-z]{1,8}( [a-z]{1,8}){0,4}",
+        after in "[a-z]{1,8}( [a-z]{1,8}){0,4}",
+        (x, y) in crate::normalize::tests::two_numbers(),
+    ) {
+        let (mut a, mut b) = (String::new(), String::new());
+        normalize(&format!("{before} {x} {after}"), &mut a);
+        normalize(&format!("{before} {y} {after}"), &mut b);
+        proptest::prop_assert_ne!(fingerprint(&a), fingerprint(&b), "{} / {}", a, b);
+    }
+}
+
+/// Two different numbers as a document writes them: digits with an optional minus, decimal
+/// point or comma, or date separators; the second is the first with its value, its sign or a
+/// separator's place changed.
+pub(crate) fn two_numbers() -> impl proptest::strategy::Strategy<Value = (String, String)> {
+    use proptest::prelude::*;
+    let number = ("[0-9]{2,7}", proptest::bool::ANY, 0usize..4, "[.,/-]");
+    (number, 0usize..3, "[0-9]", 1usize..6).prop_filter_map(
+        "the change leaves the number as it was",
+        |((digits, minus, sep_at, sep), change, digit, place)| {
+            let write = |digits: &str, minus: bool, at: usize| {
+                let at = at.min(digits.len() - 1);
+                let (int, frac) = digits.split_at(digits.len() - at);
+                let sign = if minus { "-" } else { "" };
+                if at == 0 {
+                    format!("{sign}{int}")
+                } else {
+                    format!("{sign}{int}{sep}{frac}")
+                }
+            };
+            let x = write(&digits, minus, sep_at);
+            let y = match change {
+                0 => {
+                    let mut d = digits.clone().into_bytes();
+                    let p = place % d.len();
+                    d[p] = digit.as_bytes()[0];
+                    write(std::str::from_utf8(&d).unwrap(), minus, sep_at)
+                }
+                1 => write(&digits, !minus, sep_at),
+                _ => write(&digits, minus, (sep_at + place) % digits.len().max(1)),
+            };
+            (x != y).then_some((x, y))
+        },
+    )
+}
+
+fn norm(s: &str) -> (String, usize) {
+    let mut out = String::new();
+    let n = normalize(s, &mut out);
+    (out, n)
+}
+
+fn n(s: &str) -> String {
+    norm(s).0
+}
+
+#[test]
+fn lowercases_and_strips_punctuation() {
+    assert_eq!(norm("Hello, World!"), ("hello world".into(), 2));
+}
+
+#[test]
+fn keeps_letters_of_other_scripts() {
+    assert_eq!(
+        norm("ÄRGER über Straße, café; Øre"),
+        ("ärger über straße café øre".into(), 5)
+    );
+}
+
+#[test]
+fn collapses_whitespace_and_trims() {
+    assert_eq!(norm("  a \t\n b\r\n\nc  "), ("a b c".into(), 3));
+}
+
+#[test]
+fn punctuation_inside_a_word_of_letters_joins_it() {
+    assert_eq!(
+        norm("e-mail o'neil Straße."),
+        ("email oneil straße".into(), 3)
+    );
+}
+
+#[test]
+fn punctuation_only_is_empty() {
+    assert_eq!(norm(" -- !! "), (String::new(), 0));
+}
+
+#[test]
+fn a_number_keeps_its_decimal_point_and_sign() {
+    let totals = ["174.65", "1746.5", "-174.65", "17.465", "17465"];
+    let normalized: Vec<String> = totals
+        .iter()
+        .map(|t| n(&format!("Total: {t} EUR")))
+        .collect();
+    assert_eq!(normalized[0], "total 174.65 eur");
+    assert_eq!(normalized[2], "total -174.65 eur");
+    let distinct: std::collections::BTreeSet<&String> = normalized.iter().collect();
+    assert_eq!(distinct.len(), totals.len(), "{normalized:?}");
+}
+
+#[test]
+fn dates_keep_their_separators() {
+    let dates = [
+        "1/12/2024",
+        "11/2/2024",
+        "1.12.2024",
+        "11.2.2024",
+        "1/2",
+        "12",
+        "2024-01-12",
+    ];
+    let normalized: Vec<String> = dates.iter().map(|d| n(d)).collect();
+    assert_eq!(normalized, dates.map(String::from));
+}
+
+#[test]
+fn separators_count_only_between_digits() {
+    // A sentence's full stop, a list's dash, a label's colon: dropped.
+    assert_eq!(
+        n("Paid 12. Due: 3 - 4 items, 5."),
+        "paid 12 due 3 4 items 5"
+    );
+    assert_eq!(n("1..2 3,-4 5:"), "1.2 3-4 5");
+    assert_eq!(n("ref A-12 v1.2"), "ref a12 v1.2");
+}
+
+#[test]
+fn thousands_separators_stay_as_written() {
+    assert_eq!(n("1,000.00 1.000,00 1000.00"), "1,000.00 1.000,00 1000.00");
+}
+
+#[test]
+fn a_dash_before_a_digit_is_a_minus_and_between_digits_a_range() {
+    assert_eq!(n("10-12 -12 10 -12 (−12) –5"), "10-12 -12 10 -12 -12 -5");
+    assert_eq!(n("10\u{2212}12"), "10-12", "U+2212 between digits");
+    assert_ne!(n("10-12"), n("-12"));
+    assert_ne!(n("10 -12"), n("10-12"));
+}
+
+#[test]
+fn plus_percent_and_currency_symbols_are_dropped() {
+    assert_eq!(n("+49 30 12% $12 12€ £3"), "49 30 12 12 12 3");
+}
+
+#[test]
+fn nfd_and_nfc_normalize_alike() {
+    assert_eq!(n("Mu\u{308}ller"), "müller");
+    assert_eq!(n("Mu\u{308}ller"), n("Müller"));
+    assert_eq!(n("Cafe\u{301} RE\u{301}SUME\u{301}"), n("Café RÉSUMÉ"));
+    // No precomposed form: the mark stays with its letter, not dropped.
+    assert_eq!(n("q\u{308}a qa"), "q\u{308}a qa");
+    assert_ne!(n("q\u{308}a"), n("qa"));
+    // A mark with no letter before it is dropped.
+    assert_eq!(n("\u{308}x"), "x");
+}
+
+#[test]
+fn decimal_digits_of_every_script_are_ascii_digits() {
+    assert_eq!(
+        n("١٧٤٫٦٥"),
+        "174.65",
+        "Arabic-Indic, with the Arabic decimal separator"
+    );
+    assert_eq!(n("۱۲"), "12", "Extended Arabic-Indic");
+    assert_eq!(n("१२३"), "123", "Devanagari");
+    assert_eq!(
+        n("１２．５ １，５ １／２ １２：３０"),
+        "12.5 1,5 1/2 12:30",
+        "fullwidth"
+    );
+    assert_ne!(n("１２．５"), n("125"));
+    assert_eq!(
+        n("\u{1D7D9}\u{1D7DA}"),
+        "12",
+        "mathematical double-struck digits"
+    );
+    assert_ne!(n("Total ١٧٤٫٦٥"), n("Total 12"));
+    assert_eq!(n("Total ١٧٤٫٦٥"), n("Total 174.65"));
+    assert_eq!(n("٫"), "", "a separator alone");
+}
+
+#[test]
+fn superscripts_and_fractions_are_not_digits() {
+    // `10²` is 100, not 102; `1½` is not 12: they stay as written.
+    assert_eq!(n("10² 1½ ①"), "10² 1½ ①");
+    assert_ne!(n("10²"), n("102"));
+    assert_eq!(n("1\u{2044}2"), "1/2", "the fraction slash is a slash");
+}
+
+#[test]
+fn every_decimal_digit_has_its_value() {
+    // Every Nd character: its run of ten starts at a 0 and counts up to 9.
+    let mut seen = 0;
+    for c in (0..=0x10FFFF_u32).filter_map(char::from_u32) {
+        let Some(d) = decimal_digit(c) else { continue };
+        seen += 1;
+        if d == 0 {
+            for k in 1..10 {
+                let next = char::from_u32(c as u32 + k).unwrap();
+                assert_eq!(decimal_digit(next), Some(k as u8), "U+{:04X}", c as u32 + k);
+            }
+        }
+    }
+    assert!(seen >= 650, "{seen} decimal digits");
+    assert_eq!(decimal_digit('\u{0660}'), Some(0));
+    assert_eq!(decimal_digit('\u{0669}'), Some(9));
+    assert_eq!(decimal_digit('\u{FF17}'), Some(7));
+    assert_eq!(
+        decimal_digit('\u{1D7CE}'),
+        Some(0),
+        "mathematical bold zero"
+    );
+    assert_eq!(
+        decimal_digit('\u{1D7FF}'),
+        Some(9),
+        "the last of five runs in a row"
+    );
+    assert_eq!(decimal_digit('²'), None);
+    assert_eq!(decimal_digit('a'), None);
+}
+
+#[test]
+fn fingerprint_depends_on_text() {
+    assert_ne!(fingerprint("a b"), fingerprint("a c"));
+    assert_eq!(fingerprint("a b"), fingerprint("a b"));
+}

@@ -1,0 +1,188 @@
+//! Numbers as a document writes them: their sign and separators, which normalization keeps
+//! (`174.65`, `-174.65`, `1/12/2024`) and the similarity stages do not read
+//! ([`crate::normalize::digits_view`]: OCR reads `.` for `,`, drops a separator or a minus
+//! sign, and the shingles, the alignment and the ledger were made for the digits alone).
+//! What they tell apart is asked of a pair once: [`values_apart`], the same digits written
+//! as another value (another sign, the decimal point elsewhere), which the verifier holds
+//! against a clean pair ([`crate::scorer`]).
+
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The numbers of one text as it writes them, keyed by their digits (the hash of the word the
+/// digits view holds): those written bare (digits, letters, no sign or separator) by key, and
+/// those written with a sign or a separator, with their written form. What one text costs:
+/// 8 bytes per distinct bare number, 24 and its length per distinct marked one.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Written {
+    /// Keys of the numbers written bare, sorted, each once.
+    bare: Vec<u64>,
+    /// Keys and written forms of the numbers with a sign or a separator, sorted, each once.
+    marked: Vec<(u64, Box<str>)>,
+    /// The fuzzy sample of the text as written, when it has marked numbers (the scorer's
+    /// sample is of its digits view).
+    sample: Option<Box<str>>,
+}
+
+impl Written {
+    /// The numbers (words holding a digit) of a normalized text.
+    pub fn of(norm: &str) -> Written {
+        let mut w = Written::default();
+        for word in crate::verify::words(norm) {
+            if !word.bytes().any(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            if word.bytes().any(is_mark) {
+                w.marked.push((key(word), word.into()));
+            } else {
+                w.bare.push(xxh3_64(word.as_bytes()));
+            }
+        }
+        w.bare.sort_unstable();
+        w.bare.dedup();
+        w.marked.sort_unstable();
+        w.marked.dedup();
+        w.bare.shrink_to_fit();
+        w.marked.shrink_to_fit();
+        w
+    }
+
+    /// Keeps the fuzzy sample of the text as written (when its digits view differs).
+    pub fn set_sample(&mut self, sample: &str) {
+        self.sample = Some(sample.into());
+    }
+
+    /// The fuzzy sample of the text as written, if it differs from its digits view's.
+    pub fn sample(&self) -> Option<&str> {
+        self.sample.as_deref()
+    }
+
+    /// The written forms this text has of the digits keyed `k`: its marked ones, and the
+    /// key's own digits when it has them bare (`None` there: the bare form is what any other
+    /// form reads as, without its marks).
+    fn readings(&self, k: u64) -> impl Iterator<Item = Option<&str>> + '_ {
+        let from = self.marked.partition_point(|(m, _)| *m < k);
+        let marked = self.marked[from..]
+            .iter()
+            .take_while(move |(m, _)| *m == k)
+            .map(|(_, w)| Some(&**w));
+        let bare = self.bare.binary_search(&k).is_ok().then_some(None);
+        marked.chain(bare)
+    }
+}
+
+/// The marked numbers of either text that the other has only as another value: every form
+/// the other text writes the same digits in is [`another_value`] of it (a text that also has
+/// the same reading, or a compatible one, is not counted). Two texts that differ in a total's
+/// decimal point count 1 on each side.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Apart {
+    /// Numbers whose separators stand elsewhere in every reading the other text has.
+    pub moved: usize,
+    /// Numbers with the other sign in every reading the other text has, separators aside.
+    pub sign: usize,
+}
+
+/// The [`Apart`] counts of two texts' numbers.
+pub fn values_apart(a: &Written, b: &Written) -> Apart {
+    let (x, y) = (one_way(a, b), one_way(b, a));
+    Apart {
+        moved: x.moved + y.moved,
+        sign: x.sign + y.sign,
+    }
+}
+
+fn one_way(a: &Written, b: &Written) -> Apart {
+    let mut apart = Apart::default();
+    for (k, w) in &a.marked {
+        let mut readings = b.readings(*k).peekable();
+        if readings.peek().is_none() {
+            continue;
+        }
+        // Written bare: the same digits without sign or separator.
+        let (mut all, mut sign_only) = (true, true);
+        for r in readings {
+            let r = r.unwrap_or("");
+            if r.is_empty() {
+                all &= w.starts_with('-');
+                continue;
+            }
+            all &= another_value(w, r);
+            sign_only &= places(w) == places(r);
+        }
+        if all && sign_only {
+            apart.sign += 1;
+        } else if all {
+            apart.moved += 1;
+        }
+    }
+    apart
+}
+
+/// Where a number's separators stand, its sign aside.
+fn places(w: &str) -> Vec<usize> {
+    separator_places(split_sign(w).1)
+}
+
+/// The key of a number: the hash of its digits view (sign and separators removed).
+fn key(word: &str) -> u64 {
+    let plain: Vec<u8> = word.bytes().filter(|&c| !is_mark(c)).collect();
+    xxh3_64(&plain)
+}
+
+/// A sign or a separator, as normalization writes them.
+fn is_mark(c: u8) -> bool {
+    matches!(c, b'.' | b',' | b'/' | b':' | b'-')
+}
+
+/// Whether two numbers are the same digits written as two values: one has a minus sign and
+/// the other not (`-174.65`, `174.65`), or their separators stand in places neither explains
+/// by the other (`174.65`, `1746.5`, `17.465`; `1/12/2024`, `11/2/2024`). A separator's
+/// place is counted in characters from the number's end, whatever the separator: OCR reads
+/// `.` for `,` or `:` and the other way round, and drops one now and then (`174.65`,
+/// `174,65` and `17465` are one value read three ways). Tokens with other characters than
+/// the same letters and digits in the same order, or without a digit, are not.
+pub fn another_value(a: &str, b: &str) -> bool {
+    if a == b || !a.bytes().any(|c| c.is_ascii_digit()) || !b.bytes().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let (sa, ra) = split_sign(a);
+    let (sb, rb) = split_sign(b);
+    if !skeleton(ra).eq(skeleton(rb)) {
+        return false;
+    }
+    if sa != sb {
+        return true;
+    }
+    let (pa, pb) = (separator_places(ra), separator_places(rb));
+    !(pa.iter().all(|p| pb.contains(p)) || pb.iter().all(|p| pa.contains(p)))
+}
+
+/// A token's characters other than its separators.
+fn skeleton(t: &str) -> impl Iterator<Item = u8> + '_ {
+    t.bytes().filter(|c| !is_mark(*c))
+}
+
+/// A token's minus sign (a `-` it starts with) and the rest.
+fn split_sign(t: &str) -> (bool, &str) {
+    match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    }
+}
+
+/// Where a token's separators stand: each one's count of characters after it.
+fn separator_places(t: &str) -> Vec<usize> {
+    let mut after = 0;
+    let mut places = Vec::new();
+    for c in t.bytes().rev() {
+        if is_mark(c) {
+            places.push(after);
+        } else {
+            after += 1;
+        }
+    }
+    places
+}
+
+#[cfg(test)]
+mod tests;
