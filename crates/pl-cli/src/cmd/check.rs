@@ -1,6 +1,7 @@
 //! pl-check: documents → their near-duplicates in the persistent index.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
@@ -12,6 +13,8 @@ use crate::common::{Common, Log, ServerFlags, UsageError};
 use pl_pipeline::index::{Access, Index, Prepared};
 use pl_pipeline::io::{create_output, open_input};
 use pl_pipeline::ndjson::{write_obj, NdjsonReader};
+use pl_pipeline::queue::{Queue, Taken};
+use rustc_hash::FxHashSet;
 
 /// Exit status when some document has a near-duplicate in the index.
 pub const FOUND: u8 = 3;
@@ -54,6 +57,13 @@ pub struct Args {
     /// PAPERLESS_TOKEN or --token-file), instead of reading docs records.
     #[arg(long, value_name = "N", conflicts_with = "input")]
     pub id: Option<u64>,
+    /// With --add: the documents are first queued in the index folder (queue/), and the
+    /// index's writers' lock, which another pl-index or pl-check --add may hold, is waited
+    /// for only until SECS seconds after pl-check started (the fetch included). When it is
+    /// still held then, the documents are checked against the index as it stands and stay
+    /// queued: the next pl-index or pl-check --add adds them. (The consume hook's mode.)
+    #[arg(long, value_name = "SECS", requires = "add", value_parser = wait_secs)]
+    pub wait: Option<f64>,
     #[command(flatten)]
     pub server: ServerFlags,
     #[command(flatten)]
@@ -62,28 +72,33 @@ pub struct Args {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<Checked> {
+    let started = Instant::now();
     let log = crate::common::log("pl-check", &args.common);
     pl_pipeline::io::refuse_inside(
         ("-o", args.common.output.as_deref()),
         ("--index", &args.index),
     )?;
-    let access = if args.add {
-        Access::Write
-    } else {
-        Access::Read
-    };
-    let mut index = Index::open(&args.index, &|p| p.clone(), access, &log)?;
-    index.explain()?;
+    // Read (fetched) before the index is opened: no writers' lock is held while Paperless
+    // answers (a slow server made the hooks waiting behind it time out).
     let input = match args.id {
         Some(id) => fetch_one(&args, id)?,
         None => open_input(args.common.input.as_deref())?,
     };
     let mut reader = NdjsonReader::new(input, args.common.skip_invalid);
-    let (docs, raw) = read_docs(&mut reader, &index)?;
+    let records = read_records(&mut reader)?;
+    let (mut index, writing) = open_index(&args, &records, started, &log)?;
+    index.explain()?;
+    let own: FxHashSet<u64> = records.iter().map(|r| r.doc.id).collect();
+    let taken = if writing {
+        Some(add_queued(&mut index, &own, &log)?)
+    } else {
+        None
+    };
+    let (docs, raw) = prepare(records, &index, reader.name())?;
     let mut out = create_output(args.common.output.as_deref())?;
     let mut found = 0usize;
     for p in &docs {
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let dups = index.check(p)?;
         if !dups.is_empty() {
             found += 1;
@@ -102,8 +117,11 @@ pub fn run(args: Args) -> Result<Checked> {
         ));
     }
     out.finish()?;
-    if args.add && !docs.is_empty() {
+    if writing && !docs.is_empty() {
         add_docs(&mut index, &args.index, reader.name(), raw, &log)?;
+    }
+    if let Some(t) = taken {
+        t.done()?;
     }
     log.info(format!(
         "{} checked, {found} with near-duplicates",
@@ -112,12 +130,18 @@ pub fn run(args: Args) -> Result<Checked> {
     Ok(Checked { found })
 }
 
-/// The docs records read, each prepared for the index, and their lines as read (for --add);
-/// an id given twice is refused.
-fn read_docs(reader: &mut NdjsonReader, index: &Index) -> Result<(Vec<Prepared>, String)> {
-    let mut docs: Vec<Prepared> = Vec::new();
-    let mut raw = String::new();
-    let mut seen = rustc_hash::FxHashSet::default();
+/// One docs record read: its line number, the record and the line itself.
+struct Read {
+    line: u64,
+    doc: DocRecord,
+    text: String,
+}
+
+/// The docs records read (checked, each id once); they are prepared once the index's
+/// parameters are known ([`prepare`]).
+fn read_records(reader: &mut NdjsonReader) -> Result<Vec<Read>> {
+    let mut out = Vec::new();
+    let mut seen = FxHashSet::default();
     while let Some((line, text)) = reader.next_line()? {
         let bad = |e: String| anyhow!("{}: line {line}: invalid record: {e}", reader.name());
         let o = pl_core::fields::parse_object(&text).map_err(|e| bad(e.to_string()))?;
@@ -129,11 +153,82 @@ fn read_docs(reader: &mut NdjsonReader, index: &Index) -> Result<(Vec<Prepared>,
                 doc.id
             ));
         }
-        docs.push(index.engine.prepare_doc(doc).map_err(bad)?);
-        raw.push_str(&text);
+        out.push(Read { line, doc, text });
+    }
+    Ok(out)
+}
+
+/// The records prepared for the index, and their lines as read (for --add).
+fn prepare(records: Vec<Read>, index: &Index, name: &str) -> Result<(Vec<Prepared>, String)> {
+    let mut docs = Vec::with_capacity(records.len());
+    let mut raw = String::new();
+    for r in records {
+        let bad = |e: String| anyhow!("{name}: line {}: invalid record: {e}", r.line);
+        docs.push(index.engine.prepare_doc(r.doc).map_err(bad)?);
+        raw.push_str(&r.text);
         raw.push('\n');
     }
     Ok((docs, raw))
+}
+
+/// The index opened for the run, and whether for writing (--add). With --wait the records
+/// are queued first, durably, and the writers' lock is waited for only until `--wait`
+/// seconds after the start: when another run still holds it then, the index is opened to
+/// read, the documents are checked, and they stay queued for the next writer.
+fn open_index(args: &Args, records: &[Read], started: Instant, log: &Log) -> Result<(Index, bool)> {
+    let same = |p: &pl_pipeline::index::Params| p.clone();
+    if !args.add {
+        return Ok((Index::open(&args.index, &same, Access::Read, log)?, false));
+    }
+    let Some(wait) = args.wait else {
+        return Ok((Index::open(&args.index, &same, Access::Write, log)?, true));
+    };
+    if !args.index.join(pl_pipeline::index::DB_FILE).is_file() {
+        // No index: its refusal, nothing queued in a folder that is not one.
+        return Ok((Index::open(&args.index, &same, Access::Write, log)?, true));
+    }
+    let queue = Queue::of(&args.index);
+    for r in records {
+        queue.put(r.doc.id, &r.text)?;
+    }
+    let until = started + Duration::from_secs_f64(wait);
+    if let Some(ix) = Index::open_until(&args.index, &same, Access::Write, Some(until), log)? {
+        return Ok((ix, true));
+    }
+    log.note(format!(
+        "{}: another run held the index's writers' lock past --wait {wait} s: {} queued in {} \
+         for the next pl-index or pl-check --add, checked without being added",
+        args.index.display(),
+        crate::common::count(records.len() as u64, "document"),
+        queue.dir().display()
+    ));
+    Ok((Index::open(&args.index, &same, Access::Read, log)?, false))
+}
+
+/// Adds the records the index's queue holds (but those of the documents `own`, which the
+/// caller adds itself), as pl-index --partial would; the queue's files are removed by
+/// [`Taken::done`] once the caller's update is committed. Damaged entries are set aside and
+/// named.
+pub fn add_queued(index: &mut Index, own: &FxHashSet<u64>, log: &Log) -> Result<Taken> {
+    let queue = Queue::of(&index.dir);
+    let taken = queue.take()?;
+    for (p, why) in &taken.bad {
+        log.note(format!(
+            "{}: not a queued docs record ({why}): set aside, not added",
+            p.display()
+        ));
+    }
+    let lines: String = taken
+        .records
+        .iter()
+        .filter(|(id, _)| !own.contains(id))
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    if !lines.is_empty() {
+        let dir = index.dir.clone();
+        add_docs(index, &dir, &queue.dir().display().to_string(), lines, log)?;
+    }
+    Ok(taken)
 }
 
 /// Adds the checked documents' records (`raw`, read from `name`) to the index in `dir`
@@ -179,4 +274,12 @@ fn fetch_one(args: &Args, id: u64) -> Result<pl_pipeline::io::Input> {
         name: format!("document {id}"),
         reader: Box::new(std::io::Cursor::new(rec.line)),
     })
+}
+
+/// --wait: seconds, from 0 to a day.
+fn wait_secs(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=86400.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?} is not a number of seconds from 0 to 86400")),
+    }
 }
