@@ -5,11 +5,14 @@
 # naming and linking the original(s). Nothing is deleted. The hook never fails or blocks a
 # consumption: every step is under a time limit, and any error is logged in one line and
 # swallowed (exit 0). Whatever a server or pl-check says is logged with the token replaced by
-# <token> (raw, JSON- or URL-escaped), and the tagging step follows no redirect (the token
-# must not travel to another address).
+# <token> (raw, JSON- or URL-escaped, in any letter case; before anything is cut short), and
+# the tagging step follows no redirect (the token must not travel to another address). The
+# document is fetched before the index's writers' lock is taken; when another run (a cron
+# pl-index) holds the lock past 3/4 of the time limit, the document is checked without being
+# added and stays queued in the index folder (queue/) for the next pl-index or hook.
 #
 # Paperless runs it with DOCUMENT_ID (and DOCUMENT_FILE_NAME, DOCUMENT_SOURCE_PATH, ...) in its
-# environment. Its own settings come from the environment or from an env file, PL_HOOK_ENV
+# environment: a decimal document id, anything else is refused (logged escaped, one line). Its own settings come from the environment or from an env file, PL_HOOK_ENV
 # (default: hook.env beside this script), of shell assignments:
 #   PL_INDEX        the index folder (pl-index --index), required
 #   PL_BIN          where pl-check is (default: beside this script, else on PATH)
@@ -27,9 +30,13 @@ ENV_FILE=${PL_HOOK_ENV:-$HERE/hook.env}
 # shellcheck disable=SC1090
 if [ -f "$ENV_FILE" ]; then set -a; . "$ENV_FILE"; set +a; fi
 LOGFILE=${PL_HOOK_LOG:-}
+LOG_ID='?'  # the document's id once it is known to be one (never raw input)
+# One log line: a control character in a message (a newline would make two lines) is
+# logged as '?'.
 log() {
   local line
-  line="$(date -u +%Y-%m-%dT%H:%M:%SZ) paperless-dedupe hook: document ${DOCUMENT_ID:-?}: $*"
+  line="$(date -u +%Y-%m-%dT%H:%M:%SZ) paperless-dedupe hook: document $LOG_ID: $*"
+  line=${line//[[:cntrl:]]/?}
   echo "$line" >&2
   [ -n "$LOGFILE" ] && echo "$line" >> "$LOGFILE" 2>/dev/null
   return 0
@@ -37,10 +44,17 @@ log() {
 done_ok() { exit 0; }
 trap 'log "unexpected error (line $LINENO); consumption goes on"; done_ok' ERR
 
-ID=${DOCUMENT_ID:-${1:-}}
-case "$ID" in
-  ''|*[!0-9]*) log "no DOCUMENT_ID in the environment: nothing checked"; done_ok ;;
-esac
+ID=${DOCUMENT_ID-${1:-}}
+if [ -z "$ID" ]; then log "no DOCUMENT_ID in the environment: nothing checked"; done_ok; fi
+# A document id is a decimal number (1 to 19 digits, no sign, no leading zero); anything else
+# is refused, shown escaped on the one line (printf %q) and cut to 40 characters.
+if ! [[ $ID =~ ^[1-9][0-9]{0,18}$ ]]; then
+  shown=$(printf '%q' "$ID")
+  (( ${#shown} > 40 )) && shown="${shown:0:40}..."
+  log "DOCUMENT_ID is not a document id (a decimal number): $shown: nothing checked"
+  done_ok
+fi
+LOG_ID=$ID
 [ -n "${PL_INDEX:-}" ] || { log "PL_INDEX is not set (in $ENV_FILE): nothing checked"; done_ok; }
 if [ -n "${PL_BIN:-}" ]; then CHECK="$PL_BIN/pl-check"
 elif [ -x "$HERE/pl-check" ]; then CHECK="$HERE/pl-check"
@@ -56,14 +70,18 @@ if [[ ${PL_HOOK_TIMEOUT:-} =~ ^[0-9]{1,4}$ ]] && (( 10#$PL_HOOK_TIMEOUT >= 1 && 
 elif [ -n "${PL_HOOK_TIMEOUT:-}" ]; then
   log "PL_HOOK_TIMEOUT is not a whole number of seconds from 1 to 3600: the default, 20 s, is used"
 fi
+# With --add, pl-check queues the document in the index folder first, then waits for the
+# index's writers' lock (a cron pl-index, another hook) until 3/4 of the step's time: past
+# that it checks without adding, and the document stays queued for the next pl-index or
+# pl-check --add (never dropped once fetched).
 ADD=()
-[ "${PL_HOOK_ADD:-1}" = 1 ] && ADD=(--add)
+[ "${PL_HOOK_ADD:-1}" = 1 ] && ADD=(--add --wait $((TIMEOUT * 3 / 4)))
 TMP=$(mktemp -d) || { log "no temporary folder: nothing checked"; done_ok; }
 trap 'rm -rf "$TMP"' EXIT
 
 # Python shared by both steps: the token (from PL_TOKEN_FILE or PAPERLESS_TOKEN, never argv)
 # and `one_line`, which makes any text one log line with every form of the token in it
-# replaced: raw, with escapes before any of its characters (JSON's \" \\ \/, a Python repr's,
+# replaced, in any letter case: raw, with escapes before any of its characters (JSON's \" \\ \/, a Python repr's,
 # doubled), as \uXXXX or \xXX, URL-encoded (%XX) or as an HTML entity.
 read -r -d '' REDACT_PY <<'PY' || true
 import os, re
@@ -86,18 +104,23 @@ def token_pattern(token):
                 "%%%02x" % n, "%%%02X" % n, "&#%d;" % n, "&#x%x;" % n, "&#x%X;" % n]
         alts += {'"': ["&quot;"], "&": ["&amp;"], "<": ["&lt;"], ">": ["&gt;"], "'": ["&#39;", "&apos;"]}.get(c, [])
         parts.append("(?:" + "|".join(alts) + ")")
-    return re.compile("".join(parts)) if parts else None
+    # In any case: a server may echo the header upper- or lower-cased.
+    return re.compile("".join(parts), re.IGNORECASE) if parts else None
 
 
 TOKEN_RE = token_pattern(read_token())
 
 
+def redact(text):
+    """`text` with every form of the token replaced; always before any cut, which could
+    leave a prefix of the token no longer recognised."""
+    return TOKEN_RE.sub("<token>", text) if TOKEN_RE is not None else text
+
+
 def one_line(text, limit=300):
-    if TOKEN_RE is not None:
-        text = TOKEN_RE.sub("<token>", text)
+    text = redact(text)
     text = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-    if TOKEN_RE is not None:
-        text = TOKEN_RE.sub("<token>", text)
+    text = redact(text)
     return text if len(text) <= limit else text[:limit] + "..."
 PY
 
@@ -118,17 +141,28 @@ print(one_line(last))" "$@" 2>/dev/null || echo "(its message is not shown: pyth
 rc=0
 timeout -k 2 "$TIMEOUT" "$CHECK" --index "$PL_INDEX" --id "$ID" "${ADD[@]}" "${TOKEN_ARGS[@]}" \
   --timeout 10 --retries 1 -q > "$TMP/check.json" 2> "$TMP/check.err" || rc=$?
+# Still queued (the index was busy, or pl-check was stopped after its fetch): said on the line.
+QUEUED=
+if [ ${#ADD[@]} -gt 0 ]; then
+  for f in "$PL_INDEX/queue/$(printf %020d "$ID")".*.ndjson; do
+    [ -e "$f" ] && QUEUED="; queued in the index folder: the next pl-index or pl-check --add adds it"
+    break
+  done
+fi
 case $rc in
-  0) log "no near-duplicate"; done_ok ;;
+  0) log "no near-duplicate$QUEUED"; done_ok ;;
   3) ;;
-  124|137) log "pl-check took more than ${TIMEOUT} s: skipped"; done_ok ;;
-  *) log "pl-check failed (exit $rc): $(last_line "$TMP/check.err")"; done_ok ;;
+  124|137)
+    if [ -n "$QUEUED" ]; then log "pl-check took more than ${TIMEOUT} s: not checked$QUEUED"
+    else log "pl-check took more than ${TIMEOUT} s: skipped"; fi
+    done_ok ;;
+  *) log "pl-check failed (exit $rc): $(last_line "$TMP/check.err")$QUEUED"; done_ok ;;
 esac
 
 # A near-duplicate: the tag and the note, through the API (token read from its file here).
 # Every failure ends the step with one line on stdout, already redacted.
 read -r -d '' API_PY <<'PY' || true
-import http.client, json, sys, urllib.error, urllib.parse, urllib.request
+import http.client, json, sys, time, urllib.error, urllib.parse, urllib.request
 
 check_path, doc_id, tag_name, public = sys.argv[1:5]
 base = os.environ["PAPERLESS_URL"].rstrip("/")
@@ -142,7 +176,15 @@ MAX_ANSWER = 4 << 20
 
 
 class Failure(Exception):
-    pass
+    def __init__(self, msg, status=None):
+        super().__init__(msg)
+        self.status = status
+
+
+def cut(text, n=200):
+    """A server's text for a message: redacted first, then cut to n characters."""
+    text = redact(text)
+    return text if len(text) <= n else text[:n] + "..."
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -169,7 +211,8 @@ def call(method, path, body=None):
         with OPENER.open(req, data=data, timeout=10) as r:
             raw = r.read(MAX_ANSWER + 1)
     except urllib.error.HTTPError as e:
-        raise Failure(f"{method} {path}: HTTP {e.code}: {e.read(300).decode('utf-8', 'replace')}")
+        raise Failure(f"{method} {path}: HTTP {e.code}: {cut(e.read(1 << 16).decode('utf-8', 'replace'))}",
+                      e.code)
     except urllib.error.URLError as e:
         raise Failure(f"{method} {path}: {e.reason}")
     except TimeoutError:
@@ -182,7 +225,24 @@ def call(method, path, body=None):
     try:
         return json.loads(text) if text.strip() else None
     except ValueError:
-        raise Failure(f"{method} {path}: the answer is not JSON: {text[:200]}")
+        raise Failure(f"{method} {path}: the answer is not JSON: {cut(text)}")
+
+
+def tag_id():
+    """The tag's id, created if missing. Hooks run at once may all find no tag and create
+    it: the server refuses all creations but one (400, a unique name), and those search
+    again and use the one created."""
+    for attempt in range(4):
+        found = call("GET", "/api/tags/?name__iexact=" + urllib.parse.quote(tag_name))
+        tags = [t for t in found.get("results", []) if t.get("name", "").lower() == tag_name.lower()]
+        if tags:
+            return tags[0]["id"]
+        try:
+            return call("POST", "/api/tags/", {"name": tag_name, "matching_algorithm": 0})["id"]
+        except Failure as e:
+            if e.status != 400 or attempt == 3:
+                raise
+        time.sleep(0.2 * (attempt + 1))
 
 
 def tag_and_note():
@@ -190,9 +250,7 @@ def tag_and_note():
     dups = rec.get("duplicates", [])
     if not dups:
         return "no near-duplicate"
-    found = call("GET", "/api/tags/?name__iexact=" + urllib.parse.quote(tag_name))
-    tags = [t for t in found.get("results", []) if t.get("name", "").lower() == tag_name.lower()]
-    tag = tags[0]["id"] if tags else call("POST", "/api/tags/", {"name": tag_name})["id"]
+    tag = tag_id()
     call("POST", "/api/documents/bulk_edit/",
          {"documents": [int(doc_id)], "method": "add_tag", "parameters": {"tag": tag}})
     lines = [f"Possible duplicate (paperless-dedupe) of {len(dups)} document(s) already in the library:"]
@@ -221,7 +279,7 @@ timeout -k 2 "$TIMEOUT" python3 -c "$REDACT_PY
 $API_PY" "$TMP/check.json" "$ID" "${PL_HOOK_TAG:-possible-duplicate}" \
   "${PL_PUBLIC_URL:-$PAPERLESS_URL}" > "$TMP/api.out" 2> "$TMP/api.err" || rc=$?
 case $rc in
-  0) log "$(tail -n 1 "$TMP/api.out")" ;;
+  0) log "$(tail -n 1 "$TMP/api.out")$QUEUED" ;;
   124|137) log "tagging took more than ${TIMEOUT} s: skipped" ;;
   *) log "tagging failed (exit $rc): $(last_line "$TMP/api.out" "$TMP/api.err")" ;;
 esac

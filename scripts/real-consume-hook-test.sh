@@ -140,6 +140,24 @@ run_hook "$DUP" "$W/slow.env"
 kill "$SILENT" 2>/dev/null || true
 grep -q "took more than" "$W/hook.log" || fail "a timeout was not logged"
 run_hook "" && grep -q "no DOCUMENT_ID" "$W/hook.log" || fail "a missing DOCUMENT_ID was not logged"
+lines=$(wc -l < "$W/hook.log")
+run_hook $'7\nforged line'
+[ "$(wc -l < "$W/hook.log")" = $((lines + 1)) ] && grep -q "DOCUMENT_ID is not a document id" "$W/hook.log" \
+  || fail "a DOCUMENT_ID with a newline was not refused on one line"
+
+step "a hook outlasted by another writer checks, tags and leaves the document queued"
+flock -o "$W/index/index.lock" sleep 30 &  # -o: flock holds the lock, not its child
+HOLDER=$!
+sleep 0.5
+sed "s|^PL_HOOK_TIMEOUT=.*|PL_HOOK_TIMEOUT=4|" "$W/hook.env" > "$W/busy.env"
+run_hook "$DUP" "$W/busy.env"
+kill "$HOLDER" 2>/dev/null || true
+wait "$HOLDER" 2>/dev/null || true
+tail -n 1 "$W/hook.log" | grep -q "tagged possible-duplicate.*queued in the index folder" \
+  || fail "a hook waiting for the index's lock did not tag and queue its document"
+ls "$W/index/queue/" | grep -q "^0*$DUP\." || fail "document $DUP is not queued"
+"$BIN/pl-index" --index "$W/index" --partial -q -o /dev/null < /dev/null
+[ -z "$(ls "$W/index/queue/")" ] || fail "the next pl-index left the queue: $(ls "$W/index/queue/")"
 no_token_in "$W/hook.log" "$W/hook.stderr" "$LOG"
 sed 's/^/   log: /' "$W/hook.log"
 

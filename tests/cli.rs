@@ -392,6 +392,51 @@ fn pl_cat_table_refuses_a_binary_stream() {
     );
 }
 
+#[test]
+fn pl_cat_table_shows_the_control_characters_of_titles_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs.ndjson");
+    let titles = [
+        "\x1b]0;owned\x07retitled",
+        "\x1b[2Jcleared\r  #9  confidence 1.000  forged",
+        "invoice\u{202e}fdp.exe\u{9b}31m\u{7f}",
+    ];
+    let lines: String = titles
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let created = if i == 0 { "2024\n-01-01" } else { "2024-01-01" };
+            format!(
+                "{}\n",
+                serde_json::json!({"id": i + 1, "title": t, "content": "x", "created": created})
+            )
+        })
+        .collect();
+    std::fs::write(&docs, lines).unwrap();
+    let groups = r#"{"group":1,"confidence":0.9,"primary":1,"members":[1,2,3]}"#;
+    let out = ok(run(
+        "pl-cat",
+        &["--table", "--docs", docs.to_str().unwrap()],
+        groups.as_bytes(),
+    ));
+    let table = String::from_utf8(out).unwrap();
+    assert!(
+        !table
+            .chars()
+            .any(|c| c != '\n' && pl_core::terminal::acts_on_terminal(c)),
+        "{table:?}"
+    );
+    assert_eq!(table.lines().count(), 5, "one line per member: {table}");
+    for shown in [
+        "\\x1b]0;owned\\x07retitled",
+        "\\x1b[2Jcleared\\x0d  #9  confidence 1.000  forged",
+        "invoice\\u{202e}fdp.exe\\u{009b}31m\\x7f",
+        "2024\\x0a-01",
+    ] {
+        assert!(table.contains(shown), "{shown} in {table}");
+    }
+}
+
 /// Every file under `dir`, relative to it.
 fn files_under(dir: &Path) -> BTreeSet<String> {
     let mut out = BTreeSet::new();

@@ -25,6 +25,8 @@ const CORE: &str = "SECRET123";
 struct Setup {
     dir: tempfile::TempDir,
     server: Server,
+    /// The text of document 1 (the rescan of 105).
+    rescan: Value,
 }
 
 impl Setup {
@@ -57,7 +59,87 @@ impl Setup {
         let ids = server.add(json!([{"title": "rescan", "content": rescan["content"]}]));
         assert_eq!(ids, vec![1]);
         std::fs::write(dir.path().join("token"), format!("{TOKEN}\n")).unwrap();
-        Setup { dir, server }
+        Setup {
+            dir,
+            server,
+            rescan: rescan["content"].clone(),
+        }
+    }
+
+    /// Puts `n` more rescans of 105 on the server (documents 2, 3, ...).
+    fn more_rescans(&self, n: usize) {
+        let docs: Vec<Value> = (0..n)
+            .map(|i| json!({"title": format!("rescan {}", i + 2), "content": self.rescan}))
+            .collect();
+        let ids = self.server.add(json!(docs));
+        assert_eq!(ids, (2..2 + n as u64).collect::<Vec<_>>());
+    }
+
+    /// The ids the index holds.
+    fn indexed(&self) -> Vec<u64> {
+        let db = rusqlite::Connection::open_with_flags(
+            self.path("index").join("index.sqlite"),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap();
+        let mut st = db.prepare("SELECT id FROM docs ORDER BY id").unwrap();
+        let ids = st.query_map([], |r| r.get::<_, i64>(0)).unwrap();
+        ids.map(|i| i.unwrap() as u64).collect()
+    }
+
+    /// The files the index's queue holds.
+    fn queued(&self) -> Vec<String> {
+        std::fs::read_dir(self.path("index").join("queue"))
+            .map(|rd| {
+                rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether document `id` on the server has the tag `possible-duplicate`.
+    fn tagged(&self, id: u64) -> bool {
+        let (_, tags) = self.server.http(
+            "GET",
+            "/api/tags/?name__iexact=possible-duplicate",
+            None,
+            true,
+        );
+        let Some(tag) = tags["results"][0]["id"].as_u64() else {
+            return false;
+        };
+        let (_, doc) = self
+            .server
+            .http("GET", &format!("/api/documents/{id}/"), None, true);
+        doc["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t.as_u64() == Some(tag))
+    }
+
+    /// Runs the hook for documents `ids` at once with the env file `name` (created with
+    /// `extra`); each one's log lines (its own log file).
+    fn hooks_at_once(&self, name: &str, extra: &str, ids: &[u64]) -> Vec<Vec<String>> {
+        let runs: Vec<_> = ids
+            .iter()
+            .map(|id| {
+                let env = self.env_file(&format!("{name}{id}"), extra);
+                Hook::start_as(&env, &id.to_string())
+            })
+            .collect();
+        runs.into_iter()
+            .zip(ids)
+            .map(|(h, id)| {
+                let out = h.wait(Duration::from_secs(120));
+                assert_eq!(out.status.code(), Some(0));
+                let log = std::fs::read_to_string(self.path(&format!("{name}{id}.log")))
+                    .unwrap_or_default();
+                assert_no_core(&log);
+                assert_no_core(&String::from_utf8_lossy(&out.stderr));
+                log.lines().map(str::to_owned).collect()
+            })
+            .collect()
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -89,8 +171,8 @@ impl Setup {
         let log = std::fs::read_to_string(self.path(&format!("{name}.log"))).unwrap_or_default();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "the hook never fails: {stderr}");
-        assert!(!stderr.contains(CORE), "token on stderr: {stderr}");
-        assert!(!log.contains(CORE), "token in the log: {log}");
+        assert_no_core(&stderr);
+        assert_no_core(&log);
         (out, log.lines().map(str::to_owned).collect())
     }
 
@@ -101,18 +183,35 @@ impl Setup {
     }
 }
 
+/// Neither the token's core nor its first five characters, in any letter case (a cut
+/// before redacting left a prefix).
+fn assert_no_core(text: &str) {
+    let lower = text.to_lowercase();
+    for part in [CORE, &CORE[..5]] {
+        assert!(
+            !lower.contains(&part.to_lowercase()),
+            "{part:?} of the token in: {text}"
+        );
+    }
+}
+
 /// A running hook, in its own process group: killed with everything it started on drop.
 struct Hook(Option<Child>);
 
 impl Hook {
     fn start(env: &Path) -> Hook {
+        Hook::start_as(env, "1")
+    }
+
+    /// The hook for DOCUMENT_ID `id`.
+    fn start_as(env: &Path, id: &str) -> Hook {
         use std::os::unix::process::CommandExt;
         let child = Command::new("bash")
             .arg(repo().join("scripts/paperless-consume-hook.sh"))
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("PL_HOOK_ENV", env)
-            .env("DOCUMENT_ID", "1")
+            .env("DOCUMENT_ID", id)
             .env("DOCUMENT_FILE_NAME", "document-1.pdf")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -246,5 +345,197 @@ fn hook_logs_a_timeout_in_its_tagging_step_in_one_line() {
     );
     for l in &log {
         assert!(!l.contains("Traceback") && !l.contains("File \""), "{l}");
+    }
+}
+
+#[test]
+fn five_hooks_on_a_slow_server_are_all_checked_indexed_and_tagged() {
+    let s = Setup::new();
+    s.more_rescans(4);
+    // The tag exists (its creation is another test's race).
+    s.server
+        .add(json!([{"title": "tagged", "content": "x", "tags": ["possible-duplicate"]}]));
+    // Each hook's fetch of its document answered after 3 s: no lock may be held meanwhile.
+    s.fault(json!({"kind": "delay", "path": "/api/documents/", "seconds": 3, "count": 5}));
+    let logs = s.hooks_at_once("slow", "PL_HOOK_ADD=1\nPL_HOOK_TIMEOUT=8", &[1, 2, 3, 4, 5]);
+    for (i, log) in logs.iter().enumerate() {
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert!(
+            log[0].contains("tagged possible-duplicate"),
+            "hook {}: {log:?}",
+            i + 1
+        );
+        assert!(!log[0].contains("queued"), "{log:?}");
+    }
+    assert_eq!(s.indexed(), vec![1, 2, 3, 4, 5, 101, 102, 103, 104, 105]);
+    assert!((1..=5).all(|id| s.tagged(id)));
+    assert_eq!(s.queued(), Vec::<String>::new());
+}
+
+#[test]
+fn a_hook_outlasted_by_another_writer_checks_and_leaves_the_document_queued() {
+    let s = Setup::new();
+    s.more_rescans(1);
+    // A cron pl-index holding the writers' lock far longer than the hook's time limit.
+    let lock = s.path("index").join("index.lock");
+    // (-o: the lock is flock's own, not its child's, so killing flock ends it.)
+    let mut holder = Command::new("flock")
+        .arg("-o")
+        .arg(&lock)
+        .args(["sleep", "60"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let (_, log) = s.hook("busy", "PL_HOOK_ADD=1\nPL_HOOK_TIMEOUT=4");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        log[0].contains(
+            "tagged possible-duplicate and noted 1 original(s): 105; queued in the index folder"
+        ),
+        "{log:?}"
+    );
+    assert!(
+        !s.indexed().contains(&1),
+        "not added while the lock was held"
+    );
+    let queued = s.queued();
+    assert_eq!(queued.len(), 1, "{queued:?}");
+    assert!(queued[0].starts_with("00000000000000000001."), "{queued:?}");
+    // The next writer (another hook) adds it, then its own document, and empties the queue.
+    let env = s.env_file("next", "PL_HOOK_ADD=1");
+    let out = Hook::start_as(&env, "2").wait(Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(0));
+    let log = std::fs::read_to_string(s.path("next.log")).unwrap();
+    assert!(log.contains("tagged possible-duplicate"), "{log}");
+    assert!(!log.contains("queued"), "{log}");
+    assert_eq!(s.indexed(), vec![1, 2, 101, 102, 103, 104, 105]);
+    assert_eq!(s.queued(), Vec::<String>::new());
+}
+
+#[test]
+fn hooks_creating_the_tag_at_once_all_tag_their_document() {
+    let s = Setup::new();
+    s.more_rescans(4);
+    // The five hooks' tag searches answered at once: all five find no tag and create it.
+    s.fault(
+        json!({"kind": "gather", "path": "/api/tags/?name__iexact", "seconds": 15, "count": 5}),
+    );
+    let logs = s.hooks_at_once("race", "", &[1, 2, 3, 4, 5]);
+    for log in &logs {
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert!(log[0].contains("tagged possible-duplicate"), "{log:?}");
+    }
+    let posts = s
+        .server
+        .log()
+        .iter()
+        .filter(|r| r["method"] == "POST" && r["path"] == "/api/tags/")
+        .count();
+    assert!(
+        posts >= 2,
+        "the creations raced ({posts}): {:?}",
+        s.server
+            .log()
+            .iter()
+            .map(|r| format!("{} {}", r["method"], r["path"]))
+            .collect::<Vec<_>>()
+    );
+    assert!((1..=5).all(|id| s.tagged(id)));
+    let (_, tags) = s.server.http("GET", "/api/tags/", None, true);
+    assert_eq!(tags["count"], 1, "one tag: {tags}");
+}
+
+#[test]
+fn an_echo_of_the_token_in_another_case_or_cut_is_never_logged() {
+    let s = Setup::new();
+    // Upper-cased, from pl-check's own request and from the tagging step.
+    for (i, path) in ["/api/documents/1/", "/api/documents/bulk_edit/"]
+        .iter()
+        .enumerate()
+    {
+        s.server.ctl(json!({"action": "clear_faults"}));
+        s.fault(json!({"kind": "echo", "status": 403, "path": path, "upper": true, "count": 2}));
+        let (_, log) = s.hook(&format!("upper{i}"), "");
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert!(log[0].contains("failed"), "{log:?}");
+        assert!(
+            log[0].contains("<token>"),
+            "the server's text, redacted: {log:?}"
+        );
+    }
+    // A body that is not JSON, the token across the 200 characters a message shows.
+    // (The token starts 32 characters into the JSON: at 182, 192 and 195.)
+    for pad in [150, 160, 163] {
+        s.server.ctl(json!({"action": "clear_faults"}));
+        s.fault(
+            json!({"kind": "echo", "status": 200, "path": "/api/tags/?name__iexact",
+            "pad": pad, "ctype": "text/plain"}),
+        );
+        let (_, log) = s.hook(&format!("cut{pad}"), "");
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert!(log[0].contains("is not JSON"), "{log:?}");
+    }
+}
+
+#[test]
+fn a_document_id_that_is_not_a_number_is_refused_on_one_escaped_line() {
+    let s = Setup::new();
+    for (i, id) in [
+        "1\n2026-01-01T00:00:00Z forged: tagged",
+        "12abc",
+        " 1",
+        "-1",
+        "1e3",
+        "01",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let env = s.env_file(&format!("id{i}"), "");
+        let out = Hook::start_as(&env, id).wait(Duration::from_secs(60));
+        assert_eq!(out.status.code(), Some(0));
+        let log = std::fs::read_to_string(s.path(&format!("id{i}.log"))).unwrap();
+        assert_eq!(log.lines().count(), 1, "{id:?}: {log}");
+        assert!(
+            log.contains("document ?: DOCUMENT_ID is not a document id (a decimal number)"),
+            "{log}"
+        );
+        if i == 0 {
+            assert!(log.contains("$'1\\n2026-01-01T"), "escaped: {log}");
+        }
+    }
+    assert!(s.server.log().is_empty(), "nothing was asked of the server");
+}
+
+#[test]
+fn pl_check_never_repeats_the_token_in_any_case_or_escape() {
+    let s = Setup::new();
+    for (i, f) in [
+        json!({"kind": "echo", "status": 403, "path": "/api/documents/1/", "upper": true}),
+        json!({"kind": "echo", "status": 400, "path": "/api/documents/1/", "upper": true, "escape_slash": true}),
+        json!({"kind": "echo", "status": 403, "path": "/api/tags/", "upper": true, "pad": 250, "ctype": "text/plain"}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        s.server.ctl(json!({"action": "clear_faults"}));
+        s.fault(f.clone());
+        let out = Command::new(crate::util::bin("pl-check"))
+            .args(["--index", s.path("index").to_str().unwrap(), "--id", "1", "--retries", "0"])
+            .arg("--token-file")
+            .arg(s.path("token"))
+            .env("PAPERLESS_URL", s.server.url())
+            .env_remove("PAPERLESS_TOKEN")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{i}: {err}");
+        assert_no_core(&err);
+        assert_no_core(&String::from_utf8_lossy(&out.stdout));
+        if i < 2 {
+            assert!(err.contains("<token>"), "{i}: the server's text, redacted: {err}");
+        }
     }
 }

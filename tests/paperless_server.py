@@ -43,6 +43,9 @@ Control (no auth), POST /__control__ with a JSON object {"action": ...}:
            kind slow     {"seconds": s, "status"?}  act at once, sleep, then answer (a write
                                                     lands, its answer comes late), or answer
                                                     that status instead (a 500 after landing)
+           kind gather   {"seconds": s}             hold each of the `count` matching requests
+                                                    until all have come (at most s seconds),
+                                                    then answer them all at once
            kind 429      {"retry_after": s}         429 with Retry-After
            kind truncate                            send half the body, then close
            kind close                               close the connection without an answer
@@ -51,7 +54,8 @@ Control (no auth), POST /__control__ with a JSON object {"action": ...}:
            kind huge     {"mb": n}                  a 200 JSON answer of n MiB
            kind echo     {"status": 401}            a hostile server: that status with the
                          Authorization header repeated in the JSON detail, in an X-Echo header
-                         and (3xx) in the Location
+                         and (3xx) in the Location; "upper": true echoes it upper-cased,
+                         "pad": n puts n characters before the body and "ctype" sets its type
            kind mutate   {"page": p, "delete": [ids], "add": [docs]}  change the library just
                          before answering a document list request for page p
   clear_faults
@@ -619,6 +623,12 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "delay":
             time.sleep(f.get("seconds", 5))
             return False
+        if kind == "gather":
+            try:
+                f["barrier"].wait(timeout=f.get("seconds", 10))
+            except threading.BrokenBarrierError:
+                pass
+            return False
         if kind == "html":
             self.send(200, LOGIN_PAGE, ctype="text/html; charset=utf-8")
             return True
@@ -650,6 +660,8 @@ class Handler(BaseHTTPRequestHandler):
             return True
         if kind == "echo":
             auth = self.headers.get("Authorization", "")
+            if f.get("upper"):
+                auth = auth.upper()
             status = f.get("status", 401)
             hdrs = [("X-Echo", auth)]
             if 300 <= status < 400:
@@ -657,7 +669,8 @@ class Handler(BaseHTTPRequestHandler):
             body = json.dumps({"detail": f"Invalid token: {auth}"}, separators=(",", ":"))
             if f.get("escape_slash"):
                 body = body.replace("/", "\\/")  # as PHP's and some Java encoders write JSON
-            self.send(status, body.encode(), headers=hdrs)
+            body = "x" * f.get("pad", 0) + body
+            self.send(status, body.encode(), ctype=f.get("ctype", "application/json"), headers=hdrs)
             return True
         if kind == "redirect":
             self.send_response(f.get("status", 302))
@@ -721,6 +734,8 @@ class Handler(BaseHTTPRequestHandler):
             if a == "fault":
                 f = {k: v for k, v in b.items() if k != "action"}
                 f.setdefault("count", 1)
+                if f.get("kind") == "gather":
+                    f["barrier"] = threading.Barrier(f["count"])
                 LIB.faults.append(f)
                 return self.send(200, {"result": "OK"})
             if a == "clear_faults":

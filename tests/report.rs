@@ -463,16 +463,28 @@ fn serve_outlasts_slow_clients_and_bounds_the_bodies_it_holds() {
     assert_eq!(status, 200);
     assert!(page.contains("<html"), "the page");
     drop(slow);
-    // Five bodies of 64 MiB announced at once (none sent yet): four fit the budget of
-    // 256 MiB; the fifth is answered 503 at once, unread.
-    let put = format!(
-        "PUT /decisions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\n\r\n",
-        64 << 20
-    );
+    // A body over what the page's decisions can need is answered 413 at once, unread; the
+    // answer says the limit.
+    let put = |n: usize| {
+        format!("PUT /decisions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {n}\r\n\r\n")
+    };
+    let mut big = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    big.write_all(put(63 << 20).as_bytes()).unwrap();
+    let got = answer(&mut big, std::time::Duration::from_secs(10));
+    assert!(got.starts_with("HTTP/1.1 413"), "{got}");
+    let limit: usize = got
+        .split("need at most ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{got}"));
+    assert!(limit < 1 << 20, "a small page's limit: {limit}");
+    // Five bodies of the limit announced at once (none sent yet): four fit the budget; the
+    // fifth is answered 503 at once, unread.
     let mut puts: Vec<TcpStream> = (0..5)
         .map(|_| {
             let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            s.write_all(put.as_bytes()).unwrap();
+            s.write_all(put(limit).as_bytes()).unwrap();
             s
         })
         .collect();
@@ -487,9 +499,49 @@ fn serve_outlasts_slow_clients_and_bounds_the_bodies_it_holds() {
             break;
         }
     }
+    let busy = format!("request bodies being read would pass {} bytes", 4 * limit);
     assert!(
-        answers.iter().any(|a| a.starts_with("HTTP/1.1 503")
-            && a.contains("request bodies being read would pass 256 MiB")),
+        answers
+            .iter()
+            .any(|a| a.starts_with("HTTP/1.1 503") && a.contains(&busy)),
         "{answers:?}"
     );
+}
+
+#[test]
+fn serve_refuses_a_line_of_more_values_than_a_decision_has_before_parsing_it() {
+    let dir = tmp("serve-values");
+    let (docs, groups) = corpus(&dir);
+    let file = dir.join("decisions.ndjson");
+    let (child, port) = serve_on(&groups, &docs, &file);
+    let _served = Served(child, dir.clone());
+    let put = |body: &str| {
+        http(
+            port,
+            &format!(
+                "PUT /decisions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    // Small integers, within the page's byte limit, in the members and in a field nobody
+    // reads: refused by their count (a decision of a two-member group has few values).
+    let many = vec!["1"; 400].join(",");
+    for body in [
+        format!(r#"{{"group":1,"decision":"duplicate","primary":2,"members":[{many}]}}"#),
+        format!(r#"{{"group":1,"decision":"duplicate","primary":2,"members":[2,3],"x":[{many}]}}"#),
+    ] {
+        let (status, text) = put(&body);
+        assert_eq!(status, 400, "{text}");
+        assert!(
+            text.contains("line 1: 4")
+                && text
+                    .contains("more than a decision of this report has (72 at most): not parsed"),
+            "{text}"
+        );
+    }
+    assert!(!file.exists(), "nothing saved");
+    // The page's own decision is saved.
+    let ok = r#"{"group":1,"decision":"duplicate","primary":2,"members":[2,3],"modified":{"2":"2026-01-01T00:00:00Z","3":null},"confidence":0.95,"decided_at":"2026-11-29T02:37:13.123Z"}"#;
+    assert_eq!(put(ok).0, 200);
 }

@@ -70,6 +70,31 @@ pub fn parse_object(text: &str) -> Result<Obj, FieldError> {
     }
 }
 
+/// An upper bound of the values (containers, elements, keys and their values) a JSON text
+/// parses into, found in one pass without parsing it: one, and one for each comma, colon and
+/// opening bracket outside strings. What parsing it can cost is then known before it is
+/// parsed (a body of a million small integers is a million values).
+pub fn values_bound(text: &str) -> usize {
+    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b',' | b':' | b'[' | b'{' => n += 1,
+                _ => {}
+            }
+        }
+    }
+    n
+}
+
 /// Reads a required non-negative integer `id`.
 pub fn get_id(o: &Obj) -> Result<u64, FieldError> {
     get_u64(o, "id")
@@ -128,6 +153,33 @@ pub fn get_f64(o: &Obj, key: &str) -> Result<f64, FieldError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_values_bound_is_never_under_what_parsing_makes() {
+        fn nodes(v: &Value) -> usize {
+            1 + match v {
+                Value::Array(a) => a.iter().map(nodes).sum(),
+                Value::Object(o) => o.values().map(|v| 1 + nodes(v)).sum(),
+                _ => 0,
+            }
+        }
+        for text in [
+            "1",
+            "[]",
+            "{}",
+            r#"{"a":[1,2,3],"b":{"c":"x,y:[{"},"d":"\\\",[","e":[[],[{}]]}"#,
+            "[1,1,1,1,1,1,1,1,1,1]",
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let bound = values_bound(text);
+            assert!(bound >= nodes(&v), "{text}: {bound} < {}", nodes(&v));
+            assert!(
+                bound <= 2 * nodes(&v),
+                "{text}: {bound} far over {}",
+                nodes(&v)
+            );
+        }
+    }
 
     #[test]
     fn fields_name_what_is_wrong() {

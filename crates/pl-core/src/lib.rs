@@ -26,6 +26,7 @@ pub mod scorer;
 pub mod sha256;
 pub mod shingle;
 pub mod stream;
+pub mod terminal;
 pub mod text_records;
 pub mod time;
 pub mod trials;

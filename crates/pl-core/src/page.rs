@@ -236,7 +236,36 @@ impl PageGroups {
     pub fn get(&self, g: u64) -> Option<&PageMembers> {
         self.0.get(&g)
     }
+
+    /// The most bytes decisions of these groups can need as the page writes them (every group
+    /// decided, one line each): per group [`LINE_BYTES`], and per member [`MEMBER_BYTES`] and
+    /// its `modified` six times over (every character `\u`-escaped). A body over it is not
+    /// the page's.
+    pub fn body_limit(&self) -> usize {
+        self.0
+            .values()
+            .map(|(members, modified)| {
+                let texts: usize = modified.values().flatten().map(|s| 6 * s.len()).sum();
+                LINE_BYTES + MEMBER_BYTES * members.len() + texts
+            })
+            .sum()
+    }
+
+    /// The most values ([`crate::fields::values_bound`]) one decision line of these groups
+    /// needs: the record's own fields and, per member of the largest group, its id in
+    /// `members` and its key and value in `modified`.
+    pub fn line_values(&self) -> usize {
+        let largest = self.0.values().map(|(m, _)| m.len()).max().unwrap_or(0);
+        64 + 4 * largest
+    }
 }
+
+/// The bytes a decision line needs besides its members: the keys, the group, verdict,
+/// primary, confidence and decided_at (a date the page writes).
+pub const LINE_BYTES: usize = 512;
+/// The bytes a member needs in a decision line: its id in `members`, and as a key of
+/// `modified` with the quotes, colon, commas and a `null`.
+pub const MEMBER_BYTES: usize = 64;
 
 /// What is wrong with a line of decisions the page sent.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -259,6 +288,9 @@ pub enum ChangeError {
     /// Members other than the report's.
     #[error("line {0}: group {1}: members differ from the report's")]
     OtherMembers(usize, u64),
+    /// A line holding more values than a decision of the page's largest group does.
+    #[error("line {0}: {1} values or more, more than a decision of this report has ({2} at most): not parsed")]
+    TooManyValues(usize, usize, usize),
 }
 
 /// Parses NDJSON decisions against the report's groups; `modified` comes from the docs.
@@ -268,17 +300,24 @@ pub fn parse_decisions(text: &str, groups: &PageGroups) -> Result<Vec<Decision>,
 }
 
 /// Parses NDJSON decisions against the report's groups, by group: `None` for a group taken
-/// back (`"decision":"pending"`). A group named twice is refused.
+/// back (`"decision":"pending"`). A group named twice is refused. What parsing a line costs is
+/// bounded before it is parsed: a line with more values than a decision of the largest group
+/// ([`PageGroups::line_values`]) is refused unread.
 pub fn parse_changes(
     text: &str,
     groups: &PageGroups,
 ) -> Result<BTreeMap<u64, Option<Decision>>, ChangeError> {
     let mut out: BTreeMap<u64, Option<Decision>> = BTreeMap::new();
+    let most = groups.line_values();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let n = i + 1;
+        let values = crate::fields::values_bound(line);
+        if values > most {
+            return Err(ChangeError::TooManyValues(n, values, most));
+        }
         let o = parse_object(line).map_err(|e| ChangeError::Object(n, e))?;
         if o.get("decision").and_then(Value::as_str) == Some("pending") {
             let g = o
@@ -349,6 +388,37 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("members differ"));
+    }
+
+    #[test]
+    fn what_a_body_and_a_line_may_cost_follows_the_page() {
+        let data = json!({
+            "groups": [{"group": 1, "members": [1, 2]}, {"group": 2, "members": [3, 4, 5]}],
+            "docs": {"1": {"modified": "2024-01-01T00:00:00Z"}}
+        });
+        let groups = PageGroups::of(&data);
+        assert_eq!(
+            groups.body_limit(),
+            2 * LINE_BYTES + 5 * MEMBER_BYTES + 6 * "2024-01-01T00:00:00Z".len()
+        );
+        assert_eq!(groups.line_values(), 64 + 4 * 3);
+        // The page's own line for its largest group, every member's `modified` set, fits
+        // both bounds.
+        let full = json!({"group": 2, "decision": "duplicate", "primary": 3, "members": [3, 4, 5],
+            "modified": {"3": "2024-01-01T00:00:00.000000+00:00", "4": null, "5": null},
+            "confidence": 0.987654321, "decided_at": "2026-11-29T02:37:13.123Z"})
+        .to_string();
+        assert!(full.len() < groups.body_limit());
+        assert!(parse_changes(&full, &groups).is_ok());
+        // Small integers by the thousand in a field nobody reads: refused before parsing.
+        let padded = format!(
+            r#"{{"group":1,"decision":"duplicate","primary":1,"members":[1,2],"x":[{}]}}"#,
+            vec!["0"; 1000].join(",")
+        );
+        assert_eq!(
+            parse_changes(&padded, &groups).unwrap_err(),
+            ChangeError::TooManyValues(1, 1013, 76)
+        );
     }
 
     #[test]

@@ -37,33 +37,18 @@ impl Token {
     }
 
     /// What a token is replaced with wherever a server repeats it.
-    pub const REDACTED: &'static str = "<token>";
+    pub const REDACTED: &'static str = crate::redact::REDACTED;
 
     /// `bytes` with every occurrence of the token replaced by [`Token::REDACTED`]: a server
     /// that echoes the Authorization header in a body or header must not make us print or
-    /// write it.
+    /// write it. Any letter case and the escaped forms count ([`crate::redact`]).
     pub fn redact(&self, bytes: Vec<u8>) -> Vec<u8> {
-        let finder = memchr::memmem::Finder::new(self.0.as_bytes());
-        if finder.find(&bytes).is_none() {
-            return bytes;
-        }
-        let mut out = Vec::with_capacity(bytes.len());
-        let mut last = 0;
-        for at in finder.find_iter(&bytes) {
-            out.extend_from_slice(&bytes[last..at]);
-            out.extend_from_slice(Self::REDACTED.as_bytes());
-            last = at + self.0.len();
-        }
-        out.extend_from_slice(&bytes[last..]);
-        out
+        crate::redact::redact(self.0.as_bytes(), bytes)
     }
 
     /// [`Token::redact`] for a text.
     pub fn redact_str(&self, s: String) -> String {
-        if !s.contains(&self.0) {
-            return s;
-        }
-        s.replace(&self.0, Self::REDACTED)
+        crate::redact::redact_str(self.0.as_bytes(), s)
     }
 
     /// Reads the token from a file (its first line).

@@ -11,6 +11,7 @@ pub mod client;
 pub mod dir;
 pub mod error;
 pub mod record;
+pub mod redact;
 pub mod retry;
 pub mod sync;
 pub mod write;

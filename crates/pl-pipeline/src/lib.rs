@@ -11,6 +11,7 @@ pub mod io;
 pub mod log;
 pub mod ndjson;
 pub mod params;
+pub mod queue;
 pub mod reorder;
 pub mod score_sides;
 pub mod scoring;

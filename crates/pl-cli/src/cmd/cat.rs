@@ -8,6 +8,7 @@ use clap::Parser;
 use pl_core::page::GroupLines;
 use pl_core::records::{Record, ShingleRec, SigRec};
 use pl_core::stream::{is_binary, Kind, StreamReader};
+use pl_core::terminal::visible;
 use pl_core::text_records::GroupRecord;
 use serde_json::Value;
 
@@ -18,7 +19,8 @@ use pl_pipeline::ndjson::NdjsonReader;
 
 /// Print a stream as NDJSON: a binary shingle or signature stream becomes one JSON record per
 /// line (with its parameters inline, readable back by every stage); NDJSON passes through
-/// checked. With --table, a groups stream (pl-cluster output) is printed as a table.
+/// checked. With --table, a groups stream (pl-cluster output) is printed as a table (the
+/// control characters of titles and dates shown as escapes such as `\x1b`).
 #[derive(Debug, Parser)]
 #[command(name = "pl-cat", version)]
 pub struct Args {
@@ -126,6 +128,8 @@ fn table(args: &Args, mut reader: NdjsonReader, out: &mut Output) -> Result<()> 
                 .map(|(t, d)| (t.as_str(), d.as_str()))
                 .unwrap_or(("", ""));
             let mark = if m == primary { "keep" } else { "    " };
+            // A title (an emailed file's name) may hold what a terminal obeys.
+            let (date, title) = (visible(date), visible(title));
             writeln!(out, "  {mark} {m:>7}  {date:<10}  {title}")?;
         }
         groups += 1;

@@ -276,9 +276,13 @@ pub fn run(args: Args) -> Result<()> {
         &log,
     )?;
     summary.unchanged = unchanged;
+    // What hooks queued while another run held the lock (pl-check --add --wait): consumed
+    // after this run's input was fetched, so added even when a full run's input lacks them.
+    let queued = crate::cmd::check::add_queued(&mut index, &Default::default(), &log)?;
     let mut out = create_output(args.common.output.as_deref())?;
     index.groups(&mut out)?;
     out.finish()?;
+    queued.done()?;
     log.info(format!(
         "{}: {} added, {} changed, {} relabeled, {} deleted, {} unchanged; {} documents rescored ({} words crossed a count line), {} pairs scored, {} kept; {} groups{} in {:.2} s",
         args.index.display(),

@@ -79,6 +79,19 @@ impl Index {
         access: Access,
         log: &Log,
     ) -> Result<Index> {
+        Ok(Index::open_until(dir, asked, access, None, log)?
+            .expect("a writer with no deadline waits for the lock"))
+    }
+
+    /// [`Index::open`], where a writer waits for the writers' lock only `until` that time
+    /// (`None`: as long as it takes): `Ok(None)` when another run still held it then.
+    pub fn open_until(
+        dir: &Path,
+        asked: &dyn Fn(&Params) -> Params,
+        access: Access,
+        until: Option<std::time::Instant>,
+        log: &Log,
+    ) -> Result<Option<Index>> {
         let db = dir.join(DB_FILE);
         if !db.exists() && access != Access::Create {
             bail!(
@@ -97,7 +110,10 @@ impl Index {
                     format!("{}: cannot create the index folder", dir.display())
                 })?;
             }
-            lock = Some(writers_lock(dir, log)?);
+            match writers_lock(dir, until, log)? {
+                Some(f) => lock = Some(f),
+                None => return Ok(None),
+            }
             if !db.exists() {
                 create(dir, &asked(&Params::default()))?;
             }
@@ -121,14 +137,14 @@ impl Index {
         }
         let engine = Engine::new(&params, false)
             .with_context(|| format!("{}: parameters", dir.display()))?;
-        Ok(Index {
+        Ok(Some(Index {
             dir: dir.to_path_buf(),
             conn,
             params,
             engine,
             distrust,
             _lock: lock,
-        })
+        }))
     }
 }
 
@@ -161,9 +177,10 @@ fn trust(conn: &Connection, dir: &Path, format: u32, access: Access) -> Result<O
     Ok(distrust)
 }
 
-/// Takes the writers' lock of the index folder, waiting while another writer holds it. The
-/// lock file is opened without following a link planted at its name.
-fn writers_lock(dir: &Path, log: &Log) -> Result<File> {
+/// Takes the writers' lock of the index folder, waiting while another writer holds it (only
+/// `until` that time when given: `None` then). The lock file is opened without following a
+/// link planted at its name.
+fn writers_lock(dir: &Path, until: Option<std::time::Instant>, log: &Log) -> Result<Option<File>> {
     let path = dir.join(LOCK_FILE);
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true).write(true).create(true);
@@ -174,9 +191,19 @@ fn writers_lock(dir: &Path, log: &Log) -> Result<File> {
     let f = opts
         .open(&path)
         .with_context(|| format!("{}: cannot open the index's lock file", path.display()))?;
-    if !flock(&f, libc::LOCK_EX, false)
-        .with_context(|| format!("{}: cannot lock", path.display()))?
-    {
+    let locked = || {
+        flock(&f, libc::LOCK_EX, false).with_context(|| format!("{}: cannot lock", path.display()))
+    };
+    if let Some(until) = until {
+        while !locked()? {
+            if std::time::Instant::now() >= until {
+                return Ok(None);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        return Ok(Some(f));
+    }
+    if !locked()? {
         log.note(format!(
             "{}: another run is writing the index; waiting for it to finish",
             dir.display()
@@ -184,7 +211,7 @@ fn writers_lock(dir: &Path, log: &Log) -> Result<File> {
         flock(&f, libc::LOCK_EX, true)
             .with_context(|| format!("{}: cannot lock", path.display()))?;
     }
-    Ok(f)
+    Ok(Some(f))
 }
 
 /// A `flock` of `kind` (`LOCK_EX`, `LOCK_SH`) on `f`, released when it is closed (or its

@@ -12,12 +12,17 @@
 //!   The file is rewritten atomically (temporary file + rename) under a lock.
 //!
 //! Bounded: at most [`MAX_CONNECTIONS`] connections at once, a request head of at most
-//! [`MAX_HEAD`] bytes, a body of at most [`MAX_BODY`], [`IO_TIMEOUT`] of silence, and the whole
-//! request (head and body) within [`REQUEST_DEADLINE`] (else 408). When every connection is
-//! taken, a new one closes the oldest still sending its request (a client trickling its head
-//! cannot hold the server: a page's request arrives at once), or, when all are past that, is
-//! answered 503. The bodies being read, all connections together, hold at most
-//! [`BODY_BUDGET`] bytes: a body that would pass it is answered 503 unread.
+//! [`MAX_HEAD`] bytes, [`IO_TIMEOUT`] of silence, and the whole request (head and body) within
+//! [`REQUEST_DEADLINE`] (else 408). A body holds at most what the page's groups can need, every
+//! one decided (`PageGroups::body_limit`, and never over [`MAX_BODY`]; else 413, unread), and
+//! each of its lines is refused before it is parsed when it holds more JSON values than a
+//! decision of the page's largest group (`PageGroups::line_values`: a body of small integers
+//! parsed cost 40 times its size), so a body costs about twice its bytes while it is read
+//! and parsed. When every connection is taken, a new one closes the oldest still sending its
+//! request (a client trickling its head cannot hold the server: a page's request arrives at
+//! once), or, when all are past that, is answered 503. The bodies being read, all
+//! connections together, hold at most [`BODIES_AT_ONCE`] bodies of the limit: a body that
+//! would pass that is answered 503 unread.
 //!
 //! Only requests whose `Host` is this address are answered (a DNS-rebinding page cannot
 //! reach it), a `PUT` with another `Origin` is refused, and `PUT` is not a method a page on
@@ -41,7 +46,8 @@ use crate::common::Log;
 use pl_pipeline::io::create_output;
 use pl_pipeline::ndjson::write_obj;
 
-/// Largest request body accepted (a decisions set for a very large library fits easily).
+/// Largest request body accepted, whatever the page (a decisions set for a very large library
+/// fits easily); a smaller page takes less (`PageGroups::body_limit`).
 const MAX_BODY: usize = 64 << 20;
 /// Largest request line and headers together.
 const MAX_HEAD: u64 = 16 << 10;
@@ -52,8 +58,8 @@ const IO_TIMEOUT: Duration = Duration::from_secs(10);
 /// The whole request, head and body, must have arrived by then (a local page sends even a
 /// [`MAX_BODY`] body in well under a second).
 const REQUEST_DEADLINE: Duration = Duration::from_secs(20);
-/// Request bytes held at once by all the bodies being read: four bodies of [`MAX_BODY`].
-const BODY_BUDGET: usize = 4 * MAX_BODY;
+/// Request bodies of the page's limit held at once by all the connections being read.
+const BODIES_AT_ONCE: usize = 4;
 
 /// What the handlers share.
 struct State {
@@ -71,8 +77,12 @@ struct State {
     reading: Mutex<BTreeMap<u64, TcpStream>>,
     /// Arrivals so far (the next connection's number).
     arrivals: AtomicU64,
-    /// Bytes of the bodies being read (at most [`BODY_BUDGET`]).
+    /// Bytes of the bodies being read (at most `budget`).
     bodies: AtomicUsize,
+    /// The largest body this page's decisions need (at most [`MAX_BODY`]).
+    body_limit: usize,
+    /// [`BODIES_AT_ONCE`] bodies of `body_limit`.
+    budget: usize,
 }
 
 /// A connection's place in [`State::reading`], given up when its request is read (or it ends).
@@ -85,13 +95,13 @@ impl Drop for Reading<'_> {
     }
 }
 
-/// `n` bytes of [`BODY_BUDGET`], given back on drop.
+/// `n` bytes of the bodies' budget, given back on drop.
 struct BodyBytes<'a>(&'a AtomicUsize, usize);
 
 impl<'a> BodyBytes<'a> {
-    fn take(used: &'a AtomicUsize, n: usize) -> Option<BodyBytes<'a>> {
+    fn take(used: &'a AtomicUsize, budget: usize, n: usize) -> Option<BodyBytes<'a>> {
         used.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |u| {
-            (u + n <= BODY_BUDGET).then_some(u + n)
+            (u + n <= budget).then_some(u + n)
         })
         .ok()
         .map(|_| BodyBytes(used, n))
@@ -141,6 +151,7 @@ pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
         .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
     let port = listener.local_addr()?.port();
     let groups = PageGroups::of(data);
+    let body_limit = groups.body_limit().clamp(1 << 10, MAX_BODY);
     // The decisions file must be readable now, not at the first save.
     load(&file, &groups).with_context(|| file.display().to_string())?;
     let state = Arc::new(State {
@@ -157,6 +168,8 @@ pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
         reading: Mutex::new(BTreeMap::new()),
         arrivals: AtomicU64::new(0),
         bodies: AtomicUsize::new(0),
+        body_limit,
+        budget: BODIES_AT_ONCE * body_limit,
     });
     // Always printed (also with -q): it is the only way to learn a free port's number.
     eprintln!(
@@ -346,14 +359,17 @@ fn put_decisions(
     let Some(n) = n else {
         return respond(w, 411, "text/plain", b"Content-Length required\n");
     };
-    if n > MAX_BODY {
-        let msg = format!("too large: a body holds at most {} MiB\n", MAX_BODY >> 20);
+    if n > st.body_limit {
+        let msg = format!(
+            "too large: the decisions of this report's groups need at most {} bytes\n",
+            st.body_limit
+        );
         return respond(w, 413, "text/plain", msg.as_bytes());
     }
-    let Some(_held) = BodyBytes::take(&st.bodies, n) else {
+    let Some(_held) = BodyBytes::take(&st.bodies, st.budget, n) else {
         let msg = format!(
-            "busy: the request bodies being read would pass {} MiB; try again\n",
-            BODY_BUDGET >> 20
+            "busy: the request bodies being read would pass {} bytes; try again\n",
+            st.budget
         );
         return respond(w, 503, "text/plain", msg.as_bytes());
     };

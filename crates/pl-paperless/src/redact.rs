@@ -1,0 +1,119 @@
+//! Finding the API token in what a server sends back, in the forms a server may echo it: in
+//! any letter case (a header upper-cased), with a backslash before any of its characters
+//! (JSON's `\"` `\\` `\/`), as a JSON `\u00XX` escape, or URL-encoded (`%XX`), each character
+//! in any of these forms. Everything is redacted before it is cut, shown or parsed: a cut
+//! could leave a prefix of the token that no longer matches.
+
+/// What the token is replaced with.
+pub const REDACTED: &str = "<token>";
+
+/// `bytes` with every form of `token` (ASCII, not empty) replaced by [`REDACTED`].
+pub fn redact(token: &[u8], bytes: Vec<u8>) -> Vec<u8> {
+    if token.is_empty() {
+        return bytes;
+    }
+    let first = token[0];
+    let mut out: Option<Vec<u8>> = None;
+    let mut last = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let may_start = b.eq_ignore_ascii_case(&first) || b == b'\\' || b == b'%';
+        match may_start.then(|| match_at(&bytes, i, token)).flatten() {
+            Some(end) => {
+                let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
+                o.extend_from_slice(&bytes[last..i]);
+                o.extend_from_slice(REDACTED.as_bytes());
+                last = end;
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    match out {
+        None => bytes,
+        Some(mut o) => {
+            o.extend_from_slice(&bytes[last..]);
+            o
+        }
+    }
+}
+
+/// [`redact`] for a text.
+pub fn redact_str(token: &[u8], s: String) -> String {
+    let bytes = redact(token, s.into_bytes());
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Where a form of `token` starting at `at` ends, if one does.
+fn match_at(h: &[u8], mut at: usize, token: &[u8]) -> Option<usize> {
+    for &c in token {
+        at = one_char(h, at, c)?;
+    }
+    Some(at)
+}
+
+/// Where one character `c` of the token, in one of its forms, starting at `at` ends. The
+/// escapes are tried first (`\u005c` is a backslash, not a backslash and `u005c`).
+fn one_char(h: &[u8], at: usize, c: u8) -> Option<usize> {
+    let byte = |i: usize| h.get(i).copied();
+    let mut j = at;
+    while byte(j) == Some(b'\\') {
+        j += 1;
+    }
+    if j > at {
+        let code = |len: usize| h.get(j + 1..j + 1 + len).and_then(hex);
+        match byte(j) {
+            Some(b'u' | b'U') if code(4) == Some(u32::from(c)) => return Some(j + 5),
+            Some(b'x' | b'X') if code(2) == Some(u32::from(c)) => return Some(j + 3),
+            Some(b) if c != b'\\' && b.eq_ignore_ascii_case(&c) => return Some(j + 1),
+            _ => {}
+        }
+    }
+    if byte(at)?.eq_ignore_ascii_case(&c) {
+        // A backslash of the token is also matched by a run of them (escaped, doubled).
+        return Some(if c == b'\\' { j } else { at + 1 });
+    }
+    if byte(at)? == b'%' {
+        return (hex(h.get(at + 1..at + 3)?)? == u32::from(c)).then_some(at + 3);
+    }
+    None
+}
+
+/// Hex digits (either case) as a number.
+fn hex(s: &[u8]) -> Option<u32> {
+    s.iter()
+        .try_fold(0u32, |n, &d| Some(n * 16 + char::from(d).to_digit(16)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(token: &str, s: &str) -> String {
+        redact_str(token.as_bytes(), s.to_string())
+    }
+
+    #[test]
+    fn every_echoed_form_in_any_case_is_redacted() {
+        let t = r#"SeCr3t"\/k"#;
+        for echo in [
+            r#"SeCr3t"\/k"#,
+            r#"SECR3T"\/K"#,
+            r#"secr3t"\/k"#,
+            r#"SeCr3t\"\\\/k"#,
+            r#"SECR3T\"\\\/K"#,
+            r#"SeCr3t\u0022\u005c\u002Fk"#,
+            "SeCr3t%22%5C%2fk",
+            "%53%65%43r3t%22%5c/K",
+        ] {
+            let got = r(t, &format!("detail: Token {echo}, again"));
+            assert_eq!(got, "detail: Token <token>, again", "{echo}");
+        }
+        assert_eq!(r("s3cr3t", "s3cr3ts3cr3t S3CR3T"), "<token><token> <token>");
+        assert_eq!(r("s3cr3t", "nothing s3cr3 here"), "nothing s3cr3 here");
+        assert_eq!(r("s3cr3t", "ünïcode s3cr3t"), "ünïcode <token>");
+        let b = b"x\\\\\\".to_vec();
+        assert_eq!(redact(b"s3", b.clone()), b, "a trailing run of backslashes");
+    }
+}
