@@ -21,7 +21,8 @@ doc_json() and truth_json() (scripts/ocr_corpus.py does).
 Modules, in the order a document is made: words, people, formatting, prose (the
 banks and how text is drawn from them); templates/ (recurring vendor documents),
 letters, contracts, manuals (one-offs); archive (picks what comes next and makes
-originals and copies); kinds and noise (how a copy differs); stream (id order);
+originals and copies); kinds and noise (how a copy differs); near (near-negatives:
+household letters, the month before's statement, editions); stream (id order);
 output (the NDJSON records); stats and cli (the command line). Tests: tests/.
 """
 

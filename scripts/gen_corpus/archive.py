@@ -14,6 +14,7 @@ from .kinds import (add_page, add_stamp, applicable, COPIES_PER_GROUP, COPIES_WE
                     MEAN_COPIES, remove_page, reorder_header)
 from .letters import build_letter, CIRCULAR_SENDERS, letter_body
 from .manuals import build_manual
+from .near import make_near, near_kind
 from .noise import NOISE_LEVELS, NOISE_WEIGHTS, ocr_noise
 from .people import city_line, FIRST_F, FIRST_M, full_name, LAST, person, street_line
 from .templates import TEMPLATES
@@ -80,8 +81,10 @@ class Pool:
 
 
 class Archive:
-    def __init__(self, n_docs: int, seed: int, dup_rate: float, max_noise: float, text_noise: bool = True):
+    def __init__(self, n_docs: int, seed: int, dup_rate: float, max_noise: float, text_noise: bool = True,
+                 near_share: float = 0.0):
         self.seed = seed
+        self.near_share = near_share  # 0: no near-negative, and none of their draws
         self.text_noise = text_noise  # False: copies keep clean text (scripts/ocr_corpus.py scans them)
         self.rng = Random(seed)
         self.dup_rate = dup_rate
@@ -155,7 +158,7 @@ class Archive:
         created = self.created_for(added)
         cat = CATEGORIES[min(len(CATEGORIES) - 1, bisect.bisect(CATEGORY_CUM, rng.random() * CATEGORY_CUM[-1]))]
         lang = pick(rng, LANGS)
-        family = corr = None
+        family = corr = fam = None
         if cat in TEMPLATES:
             fam = self.family(cat, lang)
             fam.count += 1
@@ -169,13 +172,39 @@ class Archive:
             lines, title, file, corr = build_manual(self, rng, lang, created)
         content = "\n".join(lines)
         words = len(content.split())
-        return dict(id=doc_id, cluster=doc_id, kind="original", noise=0.0, family=family, cat=cat, lang=lang,
+        return dict(id=doc_id, cluster=doc_id, kind="original", noise=0.0, family=family, cat=cat, lang=lang, _fam=fam,
                     title=title, content=content, created=created, added=added,
                     modified=self.modified(added), correspondent=corr if rng.random() < 0.85 else None,
                     document_type=DOC_TYPES[cat][LANGS.index(lang)] if rng.random() < 0.9 else None,
                     tags=self.tags(cat, lang, created),
                     asn=self.next_asn() if rng.random() < 0.45 else None, file=file,
                     pages=max(1, -(-words // 330)), words=words)
+
+    def plan_near(self, orig: dict) -> str | None:
+        """Whether the original gets a near-negative (near.py), and which; an original without a
+        family gets one, so that the pair counts as a hard negative. Draws nothing at share 0."""
+        if self.near_share <= 0:
+            return None
+        kind = near_kind(self, orig)
+        if kind is None or self.rng.random() >= self.near_share:
+            return None
+        if orig["family"] is None:
+            if orig["cat"] == "letter":
+                self.letter_families += 1
+                orig["family"] = f"letter-{self.letter_families}"
+            else:
+                orig["family"] = f"{orig['cat']}-{orig['id']}"
+        return kind
+
+    def make_near_negative(self, orig: dict, kind: str, doc_id: int) -> dict:
+        """A new paper (its own cluster) of the original's family that differs only as `kind` says."""
+        added = self.tick()
+        doc = dict(orig, id=doc_id, cluster=doc_id, kind="original", noise=0.0, added=added,
+                   modified=self.modified(added), near=kind, near_of=orig["cluster"],
+                   asn=self.next_asn() if self.rng.random() < 0.45 else None)
+        doc.update(make_near(self, self.rng, orig, kind))
+        doc["words"] = len(doc["content"].split())
+        return doc
 
     def letter(self, lang: str, created: dt.date):
         """A free-form letter; some go to several people ("same letter to two people")."""

@@ -29,18 +29,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out-truth", help="ground-truth NDJSON (omit to skip)")
     ap.add_argument("--dup-rate", type=float, default=0.3, help="fraction of originals that get copies")
     ap.add_argument("--max-noise", type=float, default=0.10, help="highest OCR noise level used")
+    ap.add_argument("--near-negatives", type=float, default=0.0, metavar="SHARE",
+                    help="share of letters, statements, terms and contracts that get a near-negative: the letter "
+                         "to the other household member, the statement of the month before, another edition (default 0)")
     ap.add_argument("--stats", action="store_true", help="print counts per kind and family to stderr")
     args = ap.parse_args(argv)
     if args.docs < 1:
         ap.error("--docs must be at least 1")
     if not 0.0 <= args.dup_rate <= 1.0:
         ap.error("--dup-rate must be within [0, 1]")
+    if not 0.0 <= args.near_negatives <= 1.0:
+        ap.error("--near-negatives must be within [0, 1]")
     if args.out_docs == "-" and args.out_truth == "-":
         ap.error("only one output can go to stdout")
     docs_out, truth_out = open_out(args.out_docs), open_out(args.out_truth)
     stats = Stats() if args.stats else None
     try:
-        for d in generate(args.docs, args.seed, args.dup_rate, args.max_noise):
+        for d in generate(args.docs, args.seed, args.dup_rate, args.max_noise,
+                          near_negatives=args.near_negatives):
             docs_out.write(doc_json(d) + "\n")
             if truth_out:
                 truth_out.write(truth_json(d) + "\n")

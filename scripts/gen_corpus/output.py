@@ -20,5 +20,8 @@ def doc_json(d: dict) -> str:
 
 
 def truth_json(d: dict) -> str:
-    return json.dumps({"id": d["id"], "cluster": d["cluster"], "kind": d["kind"], "noise": d["noise"],
-                       "family": d["family"]}, ensure_ascii=False, separators=(",", ":"))
+    """A near-negative (near.py) also names its kind and the cluster it was made from."""
+    t = {"id": d["id"], "cluster": d["cluster"], "kind": d["kind"], "noise": d["noise"], "family": d["family"]}
+    if d.get("near"):
+        t.update(near=d["near"], near_of=d["near_of"])
+    return json.dumps(t, ensure_ascii=False, separators=(",", ":"))
