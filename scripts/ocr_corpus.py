@@ -19,7 +19,10 @@ right-aligned, a rule above the totals); each scan may add `marks` (a received s
 handwritten note such as "Bearbeitet: <name>", strokes, a signature, drawn over the text), be
 `rotated` (1.5-4 degrees) or `cropped` (a strip of one edge cut off), and draws a fourth
 severity, `severe`. The truth's `layout` names them, e.g. `table+marks+rotated`. Without --hard
-the output is what it was before these layouts existed.
+the output is what it was before these layouts existed. With --mixed SHARE (examples/ocr-holdout/)
+that share of papers is laid out the --hard way and the rest plainly (layout `ocr`); with
+--near-negatives SHARE the generator adds near-negatives (gen_corpus/near.py), each printed with
+the font and layout of the paper it was made from.
 
 Deterministic by seed; Tesseract runs single-threaded per page (OMP_THREAD_LIMIT=1), pages in
 --jobs processes. Each page's OCR text is cached by a hash of what was drawn and how, so a
@@ -189,11 +192,12 @@ def stamp_line(orig: str, copy: str) -> tuple[str, str]:
     return b[i], "\n".join(b[:i] + b[i + 1:])
 
 
-def hard_pages(d: dict, text: str, font: ImageFont.FreeTypeFont, p: dict, seed: int) -> tuple[list, str]:
+def hard_pages(d: dict, root: int, text: str, font: ImageFont.FreeTypeFont, p: dict, seed: int) -> tuple[list, str]:
     """The pages of a --hard scan, (lines, what to draw) each, and the name of its layout: the
-    paper's (drawn per cluster, so every scan of a paper has it) and the scan's faults."""
+    paper's (drawn per cluster, or per the cluster a near-negative was made from, so every scan
+    of a paper has it) and the scan's faults."""
     lines = text.split("\n")
-    prng = Random(f"{seed}:paper:{d['cluster']}")
+    prng = Random(f"{seed}:paper:{root}")
     fits = [(name, w) for name, w in zip(layouts.PAPERS, layouts.PAPER_WEIGHTS) if layouts.applicable(name, lines, font)]
     paper = prng.choices([name for name, _ in fits], [w for _, w in fits])[0]
     pages = layouts.compose(lines, font, paper, prng)
@@ -209,29 +213,33 @@ def hard_pages(d: dict, text: str, font: ImageFont.FreeTypeFont, p: dict, seed: 
     return jobs, "+".join([paper] + faults)
 
 
-def plan(docs: list[dict], seed: int, cache: str, hard: bool = False) -> list[dict]:
-    """One scan per document (re-uploads reuse their original's), its pages as OCR jobs."""
+def plan(docs: list[dict], seed: int, cache: str, hard: bool = False, mixed: float = 0.0) -> list[dict]:
+    """One scan per document (re-uploads reuse their original's), its pages as OCR jobs. A
+    near-negative is printed like the paper it was made from (same font, same --hard layout);
+    with `mixed`, that share of papers is laid out the --hard way, the rest as without it."""
     by_id = {d["id"]: d for d in docs}
     scans = []
     for d in docs:
+        root = d.get("near_of") or d["cluster"]
+        is_hard = hard or (mixed > 0 and Random(f"{seed}:mixed:{root}").random() < mixed)
         rng = Random(f"{seed}:scan:{d['id']}")
-        if hard:
+        if is_hard:
             severity = rng.choices(HARD_SEVERITIES, HARD_SEVERITY_WEIGHTS)[0]
         else:
             severity = rng.choices(SEVERITIES, SEVERITY_WEIGHTS)[0]
         p = scan_params(rng, severity)
-        font_path = FONTS[Random(f"{seed}:font:{d['cluster']}").randrange(len(FONTS))]
+        font_path = FONTS[Random(f"{seed}:font:{root}").randrange(len(FONTS))]
         text, stamp = d["content"], None
         if d["kind"] == "stamp":
             stamp_text, text = stamp_line(by_id[d["cluster"]]["content"], d["content"])
             stamp = dict(text=stamp_text, pt=rng.choice((14, 16, 20)), angle=rng.uniform(-12, 12),
                          ink=rng.randint(90, 150), x=rng.uniform(0.4, 1.0), y=rng.uniform(0.0, 0.35))
         font = ImageFont.truetype(font_path, FONT_PT)
-        if hard:
-            pages, layout = hard_pages(d, text, font, p, seed)
+        if is_hard:
+            pages, layout = hard_pages(d, root, text, font, p, seed)
         else:
             pages = [(lines, None) for lines in paginate(text.split("\n"), font, (PAGE_IN[0] - 2 * MARGIN_IN) * 72)]
-            layout = None
+            layout = "ocr" if mixed > 0 else None
         jobs = [(lines, font_path, stamp if i == 0 else None, p, rng.randrange(1 << 32), cache, extra)
                 for i, (lines, extra) in enumerate(pages)]
         scans.append(dict(doc=d, severity=severity, params=p, printed=text, jobs=jobs, layout=layout))
@@ -254,9 +262,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hard", action="store_true",
                     help="layouts that change Tesseract's segmentation, marks, rotated and cropped scans, "
                          "a severe degradation level; the truth gets `layout`")
+    ap.add_argument("--mixed", type=float, default=0.0, metavar="SHARE",
+                    help="that share of papers laid out as with --hard, the rest as without it (layout `ocr`)")
+    ap.add_argument("--near-negatives", type=float, default=0.0, metavar="SHARE",
+                    help="the generator's --near-negatives: household letters, next statements, editions")
     a = ap.parse_args(argv)
-    docs = list(gen_corpus.generate(a.docs, a.seed, a.dup_rate, 0.10, text_noise=False))
-    scans = plan(docs, a.seed, a.cache, a.hard)
+    docs = list(gen_corpus.generate(a.docs, a.seed, a.dup_rate, 0.10, text_noise=False,
+                                    near_negatives=a.near_negatives))
+    scans = plan(docs, a.seed, a.cache, a.hard, a.mixed)
     todo = [(s, j) for s in scans if s["doc"]["kind"] != "reupload" for j in s["jobs"]]
     print(f"ocr-corpus: {len(docs)} documents, {len(todo)} pages to read", file=sys.stderr)
     texts: dict[int, list[str]] = {}
