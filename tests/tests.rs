@@ -10,6 +10,7 @@ mod copies;
 mod docs;
 mod edges;
 mod errors;
+mod explain;
 mod fetch;
 mod fused;
 mod hook;

@@ -68,18 +68,38 @@ impl Default for Verifier {
 }
 
 impl Verifier {
-    /// The conflict weight of the evidence.
+    /// The conflict weight of the evidence: the sum of its [`Verifier::terms`].
     pub fn weight(&self, e: &Evidence) -> f64 {
-        let clean = (e.garbled as f64) <= CLEAN_DAMAGE * e.matched as f64;
-        let rare = if clean { e.rare_word_subs } else { 0 };
+        self.parts(e)
+            .iter()
+            .fold(0.0, |sum, &(_, count, each)| sum + count as f64 * each)
+    }
+
+    /// Each kind of conflict: its name, count and weight. A clean scan ([`is_clean`]) weighs
+    /// a one-digit misread twice and counts a rare word standing against a known one.
+    fn parts(&self, e: &Evidence) -> [(&'static str, usize, f64); 5] {
+        let clean = is_clean(e);
         let one_digit = if clean {
             2.0 * self.one_digit_weight
         } else {
             self.one_digit_weight
         };
-        e.digit_subs as f64
-            + one_digit * e.one_digit_subs as f64
-            + self.word_weight * (e.word_subs + rare + e.outnumbered_subs) as f64
+        let rare = if clean { e.rare_word_subs } else { 0 };
+        [
+            ("number against another", e.digit_subs, 1.0),
+            ("number misread in one digit", e.one_digit_subs, one_digit),
+            ("known word against another", e.word_subs, self.word_weight),
+            (
+                "rare word against a known one, clean scan",
+                rare,
+                self.word_weight,
+            ),
+            (
+                "known word outnumbered",
+                e.outnumbered_subs,
+                self.word_weight,
+            ),
+        ]
     }
 
     /// The conflict weight the evidence's damage allows.
@@ -304,6 +324,8 @@ pub struct Dims {
     pub rescued: bool,
     /// Two rare numbers in both texts: the verifier decides, whatever the score.
     pub by_numbers: bool,
+    /// A number the other text writes as another value, in a pair OCR did not damage.
+    pub another_value: bool,
 }
 
 /// Why a pair was dropped.
@@ -553,25 +575,8 @@ impl Scorer<'_> {
     /// Whether the pair survives the verifier: the alignment's evidence, and the ledger's for
     /// a pair it rejects (both recorded in `dims`).
     fn verified(&self, v: Verifier, x: Doc, y: Doc, dims: &mut Dims) -> bool {
-        let copies = |side: Side| match side {
-            Side::A => x.copies,
-            Side::B => y.copies,
-        };
-        let known = |id: u32, side: Side| {
-            self.doc_counts
-                .get(id as usize)
-                .is_some_and(|&n| n > copies(side).max(1))
-        };
-        let settled = |e: &Evidence| v.settled_fail(e);
-        let constant = |id: u32| {
-            self.doc_counts
-                .get(id as usize)
-                .is_some_and(|&n| n >= CONSTANT_DF)
-        };
-        let e = evidence_until(
-            x.text, x.profile, y.text, y.profile, known, settled, constant,
-        );
-        let mut e = e;
+        // Explaining counts in full: the explanation does not depend on where a count stops.
+        let mut e = self.align(x, y, (!self.explain).then_some(v));
         // The same digits written as another value (another sign, the decimal point
         // elsewhere) in a pair OCR did not damage: two documents, whatever else agrees (OCR
         // drops a minus sign in a rough scan, where the evidence weighs as it is).
@@ -586,6 +591,7 @@ impl Scorer<'_> {
             || (apart.sign > 0 && x.text == y.text);
         let mut pass = v.passes(&e) && !another_value;
         dims.evidence = Some(e);
+        dims.another_value = another_value;
         // Explaining shows the order-free evidence of every pair, not only of the rejected
         // ones; it is counted in full then, so it never changes the verdict.
         if let (true, Some(rescue)) = (!pass || self.explain, self.config.rescue) {
@@ -596,7 +602,38 @@ impl Scorer<'_> {
             }
             dims.ledger = Some(l);
         }
+        // A rescued pair's words matched decide whether its numbers judge it under the
+        // threshold: counted in full, so that no verdict depends on where a count stopped.
+        let rescued = dims.rescued;
+        if let Some(e) = dims.evidence.as_mut().filter(|e| rescued && e.stopped) {
+            let values_apart = e.values_apart;
+            *e = self.align(x, y, None);
+            e.values_apart = values_apart;
+        }
         pass
+    }
+
+    /// The alignment's evidence on a pair, stopped once `stop_for` settles it (`None`: in
+    /// full).
+    fn align(&self, x: Doc, y: Doc, stop_for: Option<Verifier>) -> Evidence {
+        let copies = |side: Side| match side {
+            Side::A => x.copies,
+            Side::B => y.copies,
+        };
+        let known = |id: u32, side: Side| {
+            self.doc_counts
+                .get(id as usize)
+                .is_some_and(|&n| n > copies(side).max(1))
+        };
+        let settled = |e: &Evidence| stop_for.is_some_and(|v| v.settled_fail(e));
+        let constant = |id: u32| {
+            self.doc_counts
+                .get(id as usize)
+                .is_some_and(|&n| n >= CONSTANT_DF)
+        };
+        evidence_until(
+            x.text, x.profile, y.text, y.profile, known, settled, constant,
+        )
     }
 
     /// Whether a pair the verifier dropped is held apart ([`Ledger::apart`]): for a scorer
@@ -742,6 +779,10 @@ fn length_bound(a: usize, b: usize) -> f64 {
     }
     1.0 - a.abs_diff(b) as f64 / (a + b) as f64
 }
+
+mod explain;
+
+pub use explain::{is_clean, Computation, Term};
 
 #[cfg(test)]
 mod tests;

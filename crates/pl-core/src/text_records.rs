@@ -235,6 +235,9 @@ pub struct ScoreRecord {
     /// at most six documents hold are in both texts (the verifier decided it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by_numbers: Option<bool>,
+    /// `--explain`: the verdict's computation, term by term.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computation: Option<crate::scorer::Computation>,
     /// `--rejected`: the step that dropped the pair.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped: Option<String>,
@@ -491,6 +494,7 @@ mod tests {
             rescued: Some(true),
             dropped: Some("score".into()),
             by_numbers: Some(true),
+            computation: Some(crate::scorer::Computation::default()),
             ..ScoreRecord::default()
         };
         agree("scores", keys(score));

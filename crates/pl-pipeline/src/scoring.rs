@@ -13,7 +13,7 @@ use pl_core::evidence::Side as ConflictSide;
 use pl_core::minhash::{estimate_jaccard, exact_jaccard};
 use pl_core::records::SigRec;
 use pl_core::score::{containment_estimate, exact_containment, round6};
-use pl_core::scorer::{Config, Dims, Reason, Scorer, Similarity, Step, Verdict};
+use pl_core::scorer::{Computation, Config, Dims, Reason, Scorer, Similarity, Step, Verdict};
 use pl_core::text_records::{ApartRecord, ScoreRecord};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -469,6 +469,7 @@ impl Scoring {
             r.by_numbers = Some(true);
         }
         if self.explain {
+            r.computation = Computation::of(&self.config, d);
             r.ledger = d.ledger.clone();
             if let (Some(x), Some(y)) = (sides.get(&c.a), sides.get(&c.b)) {
                 let only = |p: &[String], q: &[String]| -> Option<Vec<String>> {
