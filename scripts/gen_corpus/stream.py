@@ -24,6 +24,7 @@ def generate(n_docs: int, seed: int, dup_rate: float = 0.3, max_noise: float = 0
     pending: list = []  # (due position, sequence, original, kind); kind "near:<kind>" for a near-negative
     seq = 0
     emitted = 0
+    papers: dict = {}  # an original's text -> its cluster (same_paper)
     while emitted < n_docs:
         left = n_docs - emitted
         if pending and (pending[0][0] <= emitted or left <= len(pending)):
@@ -32,11 +33,11 @@ def generate(n_docs: int, seed: int, dup_rate: float = 0.3, max_noise: float = 0
             if not kind.startswith("near:"):
                 yield arc.make_copy(orig, kind, emitted)
                 continue
-            orig = arc.make_near_negative(orig, kind[5:], emitted)
+            orig = same_paper(arc.make_near_negative(orig, kind[5:], emitted), papers)
             yield orig
         else:
             emitted += 1
-            orig = arc.make_original(emitted)
+            orig = same_paper(arc.make_original(emitted), papers)
             near = arc.plan_near(orig) if left - 1 - len(pending) > 0 else None
             yield orig
             if near:
@@ -45,3 +46,14 @@ def generate(n_docs: int, seed: int, dup_rate: float = 0.3, max_noise: float = 0
         for kind in arc.plan_copies(orig, n_docs - emitted - len(pending)):
             seq += 1
             heapq.heappush(pending, (emitted + rint(arc.rng, 0, MAX_DELAY), seq, orig, kind))
+
+
+def same_paper(orig: dict, papers: dict) -> dict:
+    """An original whose text another original already has is that paper again (the
+    household letter made from a letter that went to both members is the other member's
+    letter, word for word): it joins that cluster, and its copies with it. Draws nothing,
+    so the documents are the same; only the truth differs."""
+    cluster = papers.setdefault(orig["content"], orig["cluster"])
+    if cluster != orig["cluster"]:
+        orig["cluster"] = cluster
+    return orig
