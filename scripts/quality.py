@@ -221,6 +221,39 @@ def near_table(rows_by_name, truth):
 
 # --- one corpus --------------------------------------------------------------------------------
 
+THRESHOLDS = [0.3, 0.5, 0.65, 0.8, 0.9, 0.95, 1.0]
+
+
+def threshold_curve(docs, truth, work, bin_dir):
+    """The default pipeline at each of THRESHOLDS (a copy of the default run, so that make
+    reruns only pl-score and pl-cluster): a row per threshold with pl-eval's pairs, the groups
+    and the groups whose confidence is under the threshold."""
+    rows = []
+    for t in THRESHOLDS:
+        cwork = f"{work}/threshold-{t}"
+        subprocess.run(["rm", "-rf", cwork], check=True)
+        subprocess.run(["cp", "-a", f"{work}/default", cwork], check=True)
+        make("groups", cwork, docs, [f"THRESHOLD={t}"], bin_dir)
+        groups = f"{cwork}/groups.ndjson"
+        ev = json.loads(subprocess.run([f"{bin_dir}/pl-eval", "--truth", truth, groups], check=True,
+                                       capture_output=True, text=True).stdout)
+        conf = [g["confidence"] for g in read_ndjson(groups)]
+        rows.append(dict(threshold=t, pairs=ev["pairs"], groups=len(conf), below=sum(c < t for c in conf)))
+    return rows
+
+
+def curve_table(rows):
+    out = ["### Over THRESHOLD", "",
+           "The default pipeline rescored at each threshold (`make THRESHOLD=T groups`). A group stands "
+           "under the threshold when pairs kept by their rare numbers (`by_numbers`) hold it: they skip "
+           "the threshold today (issue 57).", "",
+           "| THRESHOLD | groups | under the threshold | pair precision | pair recall |", "|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['threshold']} | {r['groups']:,} | {r['below']:,} | {r['pairs']['precision']:.4f} | "
+                   f"{r['pairs']['recall']:.4f} |")
+    return out + [""]
+
+
 def run_configs(docs, truth, work, bin_dir):
     """Every configuration on one corpus: a row per configuration."""
     rows = []
@@ -361,10 +394,15 @@ def corpus_section(title, intro, docs, truth_path, work, bin_dir, ocr):
                            note="The worse scan of the two (a re-upload keeps its original's scan).")
     if near_links(truth):
         out += near_table(by_name, truth)
+    curve = threshold_curve(docs, truth_path, work, bin_dir)
+    out += curve_table(curve)
     default = by_name["default"]
     judged = targets(default["ev"], default["groups"], truth, pairs, ocr)
     summary = dict(docs=docs, truth=truth_path, documents=len(truth), true_pairs=len(pairs),
-                   default=default["ev"], targets=judged)
+                   default=default["ev"], targets=judged,
+                   threshold_curve=[dict(threshold=r["threshold"], groups=r["groups"], below=r["below"],
+                                         precision=r["pairs"]["precision"], recall=r["pairs"]["recall"])
+                                    for r in curve])
     if near_links(truth):
         summary["near_negatives"] = near_counts(default["groups"], truth)
     return out, judged, summary
