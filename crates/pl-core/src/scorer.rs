@@ -79,7 +79,7 @@ impl Verifier {
         };
         e.digit_subs as f64
             + one_digit * e.one_digit_subs as f64
-            + self.word_weight * (e.word_subs + rare + e.outnumbered_subs) as f64
+            + self.word_weight * (e.word_subs + rare + e.outnumbered_subs + e.addressee_subs) as f64
     }
 
     /// The conflict weight the evidence's damage allows.
