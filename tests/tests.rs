@@ -3,6 +3,7 @@
 mod server;
 mod util;
 
+mod addressee;
 mod apply;
 mod batches;
 mod cli;

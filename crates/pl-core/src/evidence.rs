@@ -30,9 +30,9 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::diff::Hunk;
 use crate::verify::{explained, fold_char, fold_chars, fold_into, words};
 
-/// What the verifier keeps of one document: its word ids in text order (from one
-/// [`crate::verify::Vocab`]), its distinct word ids sorted, and the sorted hashes of its
-/// words' OCR-folded forms, to ask whether a word is anywhere in it.
+/// What the verifier keeps of one document: its word ids in text order (from one Vocab),
+/// its distinct ids sorted, the sorted hashes of its words' OCR-folded forms (is a word
+/// anywhere in it?), and where it names a recipient or signer ([`addressee::slots`]).
 #[derive(Debug, Default, Clone)]
 pub struct Profile {
     /// Word ids, in text order.
@@ -56,6 +56,7 @@ pub struct Profile {
     /// with 4 bytes not among them is not inside the text ([`Profile::may_hold_inside`]).
     /// Empty (nothing ruled out) when they would take more than twice the text's bytes.
     digit_grams: Vec<u32>,
+    slots: Vec<addressee::Slot>,
 }
 
 impl Profile {
@@ -94,6 +95,7 @@ impl Profile {
             numbers,
             folded_numbers,
             digit_grams: digit_grams(norm),
+            slots: addressee::slots(norm),
         }
     }
 
@@ -312,6 +314,9 @@ pub struct Evidence {
     /// holds the word (A, B); `outnumbered_subs` is what their count gate keeps of them.
     #[serde(skip)]
     pub outnumbered_in: [usize; 2],
+    /// Names facing each other where a letter names its recipient or signer ([`addressee`]).
+    #[serde(default)]
+    pub addressee_subs: usize,
     /// Meaningful words (numbers, known words) one text has and the other has nowhere, in
     /// blocks away from both texts' start and end: content added or left out in the middle,
     /// as another edition of a text does (a page, a cover sheet or a stamp sits at an edge).
@@ -408,6 +413,7 @@ pub fn evidence_until(
         evidence_in_order(a, pa, b, pb, known, decided, constant)
     };
     weigh_outnumbered(&mut e, [(a, pa), (b, pb)]);
+    e.addressee_subs = addressee::substitutions([(a, pa), (b, pb)], known);
     e
 }
 
@@ -783,6 +789,7 @@ impl<'a, I: Iterator<Item = &'a str>> SeenWords<'a, I> {
     }
 }
 
+mod addressee;
 mod near;
 mod outnumbered;
 pub(crate) use near::LONG_TOKEN;

@@ -77,7 +77,7 @@ impl Verifier {
 
     /// Each kind of conflict: its name, count and weight. A clean scan ([`is_clean`]) weighs
     /// a one-digit misread twice and counts a rare word standing against a known one.
-    fn parts(&self, e: &Evidence) -> [(&'static str, usize, f64); 5] {
+    fn parts(&self, e: &Evidence) -> [(&'static str, usize, f64); 6] {
         let clean = is_clean(e);
         let one_digit = if clean {
             2.0 * self.one_digit_weight
@@ -97,6 +97,11 @@ impl Verifier {
             (
                 "known word outnumbered",
                 e.outnumbered_subs,
+                self.word_weight,
+            ),
+            (
+                "another addressee or signer",
+                e.addressee_subs,
                 self.word_weight,
             ),
         ]
