@@ -240,6 +240,7 @@ fn every_flag_the_readme_and_docs_name_exists() {
     let others = [
         "--dup-rate",
         "--max-noise",
+        "--near-negatives",
         "--out-docs",
         "--out-truth",
         "--docs",
