@@ -56,6 +56,8 @@ pub struct Profile {
     /// with 4 bytes not among them is not inside the text ([`Profile::may_hold_inside`]).
     /// Empty (nothing ruled out) when they would take more than twice the text's bytes.
     digit_grams: Vec<u32>,
+    /// The text's stamps and annotations ([`crate::stamp::spans`]).
+    pub(crate) stamps: Vec<crate::stamp::Stamp>,
 }
 
 impl Profile {
@@ -94,6 +96,7 @@ impl Profile {
             numbers,
             folded_numbers,
             digit_grams: digit_grams(norm),
+            stamps: crate::stamp::spans(norm),
         }
     }
 
