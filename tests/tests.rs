@@ -25,4 +25,5 @@ mod pipeline;
 mod quality;
 mod report;
 mod robustness;
+mod stamps;
 mod why;
