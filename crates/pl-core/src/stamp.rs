@@ -23,7 +23,9 @@
 //! 2. **The pair** ([`Unstamped::of`]): a stamp of one text is taken out of it when the
 //!    other text does not hold its keyword (as written or OCR-folded). A keyword both texts
 //!    hold is their own text — a letter that says "received" in its prose, or two scans of
-//!    one stamped paper — and stays, with everything after it, as evidence. With a stamp,
+//!    one stamped paper — and stays, with everything after it, as evidence. So does a damaged
+//!    form another document of the corpus writes the same way: it is a word (`bearbeiten`,
+//!    `gearbeitet`, `anlage`), not a keyword OCR garbled. With a stamp,
 //!    the words it overprints go too: within [`OVERPRINT`] words of it, the words the other
 //!    text has nowhere that are garble: no other document of the corpus holds them, and they are
 //!    letters or a number's fragment (under four characters). Known words and longer numbers there
@@ -150,6 +152,8 @@ pub struct Stamp {
     pub keyword: u32,
     /// The keyword was split in two words (`geb ucht`).
     pub split: bool,
+    /// The keyword is written as in [`KEYWORDS`] (else it is a damaged form).
+    pub exact: bool,
 }
 
 /// The stamps of a text (the verifier's normalized digits view), in text order, apart.
@@ -170,6 +174,7 @@ pub fn spans(text: &str) -> Vec<Stamp> {
                     words: start as u32..end as u32,
                     keyword: i as u32,
                     split: len == 2,
+                    exact: len == 1 && KEYWORDS.iter().any(|(k, _)| *k == w[i]),
                 });
                 i = end.max(i + 1);
             }
@@ -364,7 +369,9 @@ fn without_stamps(x: Doc, y: Doc, known: impl Fn(u32) -> bool) -> Option<(String
         } else {
             holds(k, &mut buf)
         };
-        if own {
+        // A damaged form that another document writes so is a word (`bearbeiten`,
+        // `gearbeitet`, `anlage`), not a stamp OCR garbled.
+        if own || (!s.exact && !s.split && known(ids[k])) {
             continue;
         }
         any = true;

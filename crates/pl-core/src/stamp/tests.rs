@@ -181,3 +181,15 @@ fn a_stamp_word_both_texts_hold_is_their_text() {
     // Neither has a stamp.
     assert!(unstamped([LETTER, LETTER], &[]).is_none());
 }
+
+#[test]
+fn a_damaged_keyword_other_documents_write_is_a_word() {
+    // `anlage` is one letter from `ablage`, `gearbeitet` from `bearbeitet`: when other
+    // documents write them so, they are words of the text, not a garbled stamp.
+    for (word, stamp) in [("anlage", "anlage"), ("gearbeitet", "gearbeitet becker")] {
+        let b = LETTER.replace("falkensee", &format!("falkensee {stamp}"));
+        assert_eq!(stamps(&b).len(), 1, "{b}");
+        assert!(unstamped([&b, LETTER], &[word]).is_none(), "{word} known");
+        assert!(unstamped([&b, LETTER], &[]).is_some(), "{word} unknown");
+    }
+}
