@@ -27,4 +27,5 @@ mod pipeline;
 mod quality;
 mod report;
 mod robustness;
+mod stamps;
 mod why;

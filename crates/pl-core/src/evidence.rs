@@ -57,6 +57,8 @@ pub struct Profile {
     /// Empty (nothing ruled out) when they would take more than twice the text's bytes.
     digit_grams: Vec<u32>,
     slots: Vec<addressee::Slot>,
+    /// The text's stamps and annotations ([`crate::stamp::spans`]).
+    pub(crate) stamps: Vec<crate::stamp::Stamp>,
 }
 
 impl Profile {
@@ -96,6 +98,7 @@ impl Profile {
             folded_numbers,
             digit_grams: digit_grams(norm),
             slots: addressee::slots(norm),
+            stamps: crate::stamp::spans(norm),
         }
     }
 
@@ -190,28 +193,6 @@ impl Profile {
     pub(crate) fn has_folded(&self, word: &str, buf: &mut Scratch) -> bool {
         self.folded.binary_search(&fold_hash(word, buf)).is_ok()
     }
-}
-
-/// The 4-byte pieces of `bytes` that hold a digit, as numbers.
-fn digit_pieces(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    bytes
-        .windows(4)
-        .filter(|g| g.iter().any(u8::is_ascii_digit))
-        .map(|g| u32::from_le_bytes([g[0], g[1], g[2], g[3]]))
-}
-
-/// [`Profile::digit_grams`] of a text.
-fn digit_grams(norm: &str) -> Vec<u32> {
-    let squeezed: Vec<u8> = norm.bytes().filter(|&c| c != b' ').collect();
-    let mut grams: Vec<u32> = digit_pieces(&squeezed).collect();
-    grams.sort_unstable();
-    grams.dedup();
-    // Bounded: a text of numbers alone could have four for each of its bytes.
-    if grams.len() * 4 > 2 * norm.len() {
-        return Vec::new();
-    }
-    grams.shrink_to_fit();
-    grams
 }
 
 /// Working memory reused across the words of a pair: the verifier looks up thousands of
@@ -790,8 +771,10 @@ impl<'a, I: Iterator<Item = &'a str>> SeenWords<'a, I> {
 }
 
 mod addressee;
+mod grams;
 mod near;
 mod outnumbered;
+use grams::{digit_grams, digit_pieces};
 pub(crate) use near::LONG_TOKEN;
 use near::{near_any, Around, Near};
 use outnumbered::{name_standing, weigh_outnumbered};

@@ -25,6 +25,7 @@ pub mod score;
 pub mod scorer;
 pub mod sha256;
 pub mod shingle;
+pub mod stamp;
 pub mod stream;
 pub mod terminal;
 pub mod text_records;

@@ -28,6 +28,7 @@ use crate::distinct::weighted_similarity;
 use crate::evidence::{evidence_until, may_match, Evidence, Profile, Side, CONSTANT_DF};
 use crate::ledger::{damage, ledger, refuses, shares_wide, Ledger, Rescue};
 use crate::score::{fuzzy_ratio_at_least, Weights};
+use crate::stamp::Unstamped;
 use crate::written::{values_apart, Written};
 
 /// Default conflicts every pair may have.
@@ -518,6 +519,8 @@ impl Scorer<'_> {
         // its to judge whatever the score.
         let mut aligned = false;
         if let (Some(v), Some((x, y))) = (cfg.verifier, docs) {
+            let unstamped = Unstamped::of(x, y, |id, side| self.known(id, side, (x, y)));
+            let (x, y) = unstamped.as_ref().map_or((x, y), |u| u.docs(x, y));
             if let Some(rescue) = self.refused(x, y) {
                 dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
                 // Explaining shows what the ledger counted; the verdict is the same.
@@ -621,15 +624,7 @@ impl Scorer<'_> {
     /// The alignment's evidence on a pair, stopped once `stop_for` settles it (`None`: in
     /// full).
     fn align(&self, x: Doc, y: Doc, stop_for: Option<Verifier>) -> Evidence {
-        let copies = |side: Side| match side {
-            Side::A => x.copies,
-            Side::B => y.copies,
-        };
-        let known = |id: u32, side: Side| {
-            self.doc_counts
-                .get(id as usize)
-                .is_some_and(|&n| n > copies(side).max(1))
-        };
+        let known = |id: u32, side: Side| self.known(id, side, (x, y));
         let settled = |e: &Evidence| stop_for.is_some_and(|v| v.settled_fail(e));
         let constant = |id: u32| {
             self.doc_counts
@@ -639,6 +634,18 @@ impl Scorer<'_> {
         evidence_until(
             x.text, x.profile, y.text, y.profile, known, settled, constant,
         )
+    }
+
+    /// Whether a document with another text than `side`'s holds word `id` (a re-upload does
+    /// not make a scan's OCR noise a word).
+    fn known(&self, id: u32, side: Side, (x, y): (Doc, Doc)) -> bool {
+        let copies = match side {
+            Side::A => x.copies,
+            Side::B => y.copies,
+        };
+        self.doc_counts
+            .get(id as usize)
+            .is_some_and(|&n| n > copies.max(1))
     }
 
     /// Whether a pair the verifier dropped is held apart ([`Ledger::apart`]): for a scorer
