@@ -4,8 +4,6 @@
 //! every alignment in full) keeps exactly the pairs a plain run keeps (which stops a count
 //! once it is settled).
 
-use std::collections::BTreeSet;
-
 use serde_json::Value;
 
 use crate::util::*;
@@ -13,14 +11,6 @@ use crate::util::*;
 const PREP: &str = "pl-normalize -q < DOCS > norm.ndjson && pl-shingle -q norm.ndjson \
     | pl-minhash -q > sigs.bin && pl-lsh -q sigs.bin > cands.ndjson";
 const SCORE: &str = "pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson";
-
-fn kept(records: &[Value]) -> BTreeSet<(u64, u64)> {
-    records
-        .iter()
-        .filter(|r| r.get("apart").is_none())
-        .map(pair_of)
-        .collect()
-}
 
 /// What the computation's steps give: the alignment passes or the ledger rescues, no value
 /// is written otherwise, the score reaches the threshold or the numbers judge the pair.
@@ -46,8 +36,8 @@ fn check_fixture(fixture: &str) {
     )));
     let rejected = ndjson(&std::fs::read(d.path().join("rejected.ndjson")).unwrap());
     assert_eq!(
-        kept(&explained),
-        kept(&plain),
+        kept_pairs(&explained),
+        kept_pairs(&plain),
         "{fixture}: explaining changed a verdict"
     );
     let mut computed = 0;

@@ -3,7 +3,7 @@
 //! one of them is a true duplicate; `--no-rescue` drops exactly those. Pairs whose numbers
 //! disagree with none agreeing are held apart, and pl-cluster keeps them out of one group.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
@@ -11,15 +11,6 @@ use crate::util::*;
 
 const PREP: &str = "pl-normalize -q < DOCS > norm.ndjson && pl-shingle -q norm.ndjson \
     | pl-minhash -q > sigs.bin && pl-lsh -q sigs.bin > cands.ndjson";
-
-/// The kept pairs of pl-score's records (not those held apart).
-fn pairs(records: &[Value]) -> BTreeSet<(u64, u64)> {
-    records
-        .iter()
-        .filter(|r| r.get("apart").is_none())
-        .map(pair_of)
-        .collect()
-}
 
 /// The fixture's truth: each document's cluster.
 fn ocr_truth() -> BTreeMap<u64, u64> {
@@ -97,11 +88,11 @@ fn the_ledger_rescues_only_true_duplicates_and_explains_why() {
         assert!(!keeps_by_balance(&r["ledger"]), "{r}");
     }
     // --explain adds fields, not pairs; without the ledger exactly the rescued pairs are gone.
-    assert_eq!(pairs(&explained), pairs(&plain));
-    let rescued_pairs = pairs(&rescued.iter().map(|&r| r.clone()).collect::<Vec<_>>());
-    let kept = pairs(&plain);
+    assert_eq!(kept_pairs(&explained), kept_pairs(&plain));
+    let rescued_pairs = kept_pairs(&rescued.iter().map(|&r| r.clone()).collect::<Vec<_>>());
+    let kept = kept_pairs(&plain);
     assert_eq!(
-        pairs(&strict),
+        kept_pairs(&strict),
         kept.difference(&rescued_pairs).copied().collect()
     );
     assert!(strict.iter().all(|r| r.get("rescued").is_none()));
@@ -163,7 +154,7 @@ fn pairs_held_apart_keep_siblings_out_of_one_group() {
         every.len()
     );
     assert!(apart.iter().all(|p| every.contains(p)));
-    assert_eq!(pairs(&scores), pairs(&all));
+    assert_eq!(kept_pairs(&scores), kept_pairs(&all));
     // Each was dropped by the verifier, or by its numbers before it (five or more standing
     // against each other), and its ledger says why.
     let dropped: BTreeMap<(u64, u64), &Value> = rejected.iter().map(|r| (pair_of(r), r)).collect();

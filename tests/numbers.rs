@@ -29,36 +29,6 @@ fn invoices(fills: &[&str]) -> String {
         .collect()
 }
 
-/// `make groups` on `docs` (the default pipeline), its groups.
-fn make_groups(docs: &str) -> Vec<Value> {
-    let d = tempfile::tempdir().unwrap();
-    write(d.path(), "docs.ndjson", docs.as_bytes());
-    let out = std::process::Command::new("make")
-        .arg("-s")
-        .arg("-C")
-        .arg(repo())
-        .arg("groups")
-        .arg(format!("WORK={}", d.path().join("work").display()))
-        .arg(format!("DOCS={}", d.path().join("docs.ndjson").display()))
-        .arg(format!("BIN={}", bin_dir().display()))
-        .arg("CARGO_BUILD=true")
-        .env_remove("PAPERLESS_URL")
-        .output()
-        .unwrap();
-    ok(out);
-    ndjson(&std::fs::read(d.path().join("work/groups.ndjson")).unwrap())
-}
-
-/// `pl-index` on `docs` in a new index, its groups.
-fn index_groups(docs: &str) -> Vec<Value> {
-    let d = tempfile::tempdir().unwrap();
-    write(d.path(), "docs.ndjson", docs.as_bytes());
-    ndjson(&ok(sh(
-        d.path(),
-        "pl-index -q --index ix docs.ndjson -o /dev/stdout",
-    )))
-}
-
 /// The fingerprints pl-normalize gives `docs`, in order.
 fn fingerprints(docs: &str) -> Vec<String> {
     ndjson(&ok(run("pl-normalize", &["-q"], docs.as_bytes())))

@@ -246,3 +246,42 @@ pub fn http(port: u16, request: &str) -> (u16, String) {
     let body = r.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
     (status, body)
 }
+
+/// `make groups` (the default pipeline) on a docs file's text, its groups.
+pub fn make_groups(docs: &str) -> Vec<serde_json::Value> {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "docs.ndjson", docs.as_bytes());
+    let out = Command::new("make")
+        .arg("-s")
+        .arg("-C")
+        .arg(repo())
+        .arg("groups")
+        .arg(format!("WORK={}", d.path().join("work").display()))
+        .arg(format!("DOCS={}", d.path().join("docs.ndjson").display()))
+        .arg(format!("BIN={}", bin_dir().display()))
+        .arg("CARGO_BUILD=true")
+        .env_remove("PAPERLESS_URL")
+        .output()
+        .unwrap();
+    ok(out);
+    ndjson(&std::fs::read(d.path().join("work/groups.ndjson")).unwrap())
+}
+
+/// `pl-index` on a docs file's text in a new index, its groups.
+pub fn index_groups(docs: &str) -> Vec<serde_json::Value> {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "docs.ndjson", docs.as_bytes());
+    ndjson(&ok(sh(
+        d.path(),
+        "pl-index -q --index ix docs.ndjson -o /dev/stdout",
+    )))
+}
+
+/// The kept pairs of pl-score's records (not those held apart).
+pub fn kept_pairs(records: &[serde_json::Value]) -> std::collections::BTreeSet<(u64, u64)> {
+    records
+        .iter()
+        .filter(|r| r.get("apart").is_none())
+        .map(pair_of)
+        .collect()
+}
