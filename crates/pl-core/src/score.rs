@@ -116,6 +116,15 @@ pub fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
+/// The highest fuzzy ratio two samples' lengths allow: the Indel distance is at least the
+/// difference of the lengths.
+pub fn length_bound(a: usize, b: usize) -> f64 {
+    if a + b == 0 {
+        return 1.0;
+    }
+    1.0 - a.abs_diff(b) as f64 / (a + b) as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

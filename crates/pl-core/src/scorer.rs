@@ -27,7 +27,7 @@
 use crate::distinct::weighted_similarity;
 use crate::evidence::{evidence_until, may_match, Evidence, Profile, Side, CONSTANT_DF};
 use crate::ledger::{damage, ledger, refuses, shares_wide, Ledger, Rescue};
-use crate::score::{fuzzy_ratio_at_least, Weights};
+use crate::score::{fuzzy_ratio_at_least, length_bound, Weights};
 use crate::stamp::Unstamped;
 use crate::written::{values_apart, Written};
 
@@ -659,6 +659,10 @@ impl Scorer<'_> {
             apart: true,
             ..rescue
         };
+        // The texts the verifier read (as in `score`): a pair held apart while scoring
+        // (`--apart-all`, pl-spark) and one decided at the end are judged alike.
+        let unstamped = Unstamped::of(x, y, |id, side| self.known(id, side, (x, y)));
+        let (x, y) = unstamped.as_ref().map_or((x, y), |u| u.docs(x, y));
         self.ledger_of(x, y, &rule).apart
     }
 
@@ -781,15 +785,6 @@ fn samples<'a>(x: Doc<'a>, y: Doc<'a>) -> (&'a str, &'a str) {
     } else {
         (x.sample, y.sample)
     }
-}
-
-/// The highest fuzzy ratio two samples' lengths allow: the Indel distance is at least the
-/// difference of the lengths.
-fn length_bound(a: usize, b: usize) -> f64 {
-    if a + b == 0 {
-        return 1.0;
-    }
-    1.0 - a.abs_diff(b) as f64 / (a + b) as f64
 }
 
 mod explain;
