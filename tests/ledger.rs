@@ -193,17 +193,7 @@ fn pairs_held_apart_keep_siblings_out_of_one_group() {
         .collect();
     std::fs::write(d.path().join("kept.ndjson"), kept_only).unwrap();
     let groups = |f: &str| -> Vec<Vec<u64>> {
-        ndjson(&ok(sh(d.path(), &format!("pl-cluster -q {f}"))))
-            .iter()
-            .map(|g| {
-                g["members"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|m| m.as_u64().unwrap())
-                    .collect()
-            })
-            .collect()
+        group_members(&ndjson(&ok(sh(d.path(), &format!("pl-cluster -q {f}")))))
     };
     let truth = ocr_truth();
     let count = |groups: &[Vec<u64>]| -> (usize, usize) {

@@ -37,21 +37,6 @@ fn fingerprints(docs: &str) -> Vec<String> {
         .collect()
 }
 
-/// The members of every group.
-fn members(groups: &[Value]) -> Vec<Vec<u64>> {
-    groups
-        .iter()
-        .map(|g| {
-            g["members"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| m.as_u64().unwrap())
-                .collect()
-        })
-        .collect()
-}
-
 fn distinct(v: &[String]) -> usize {
     v.iter().collect::<BTreeSet<_>>().len()
 }
@@ -82,7 +67,7 @@ fn statements_differing_in_their_date_are_not_copies() {
     assert_eq!(distinct(&fingerprints(&docs)), 4);
     // One date written two ways is one value (OCR reads `/` for `.`), never two dates.
     for groups in [make_groups(&docs), index_groups(&docs)] {
-        let m = members(&groups);
+        let m = group_members(&groups);
         assert!(m.iter().all(|g| g == &[1, 3] || g == &[2, 4]), "{m:?}");
         assert!(groups
             .iter()
@@ -103,7 +88,7 @@ fn one_invoice_in_nfc_and_nfd_is_an_exact_copy() {
         .unwrap()
         .ends_with("ansprechpartner müller"));
     let groups = make_groups(&docs);
-    assert_eq!(members(&groups), [[1, 2]]);
+    assert_eq!(group_members(&groups), [[1, 2]]);
     assert_eq!(groups[0]["confidence"], 1.0);
 }
 
@@ -147,7 +132,7 @@ fn other_ways_of_writing_numbers() {
         let docs = invoices(&[a, b]);
         let fp = fingerprints(&docs);
         let groups = make_groups(&docs);
-        assert_eq!(members(&groups), [[1, 2]], "{a} / {b}");
+        assert_eq!(group_members(&groups), [[1, 2]], "{a} / {b}");
         if fp[0] != fp[1] {
             assert!(groups[0]["confidence"].as_f64().unwrap() < 1.0, "{a} / {b}");
         }

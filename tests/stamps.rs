@@ -1,7 +1,7 @@
 //! A receipt stamp over a scanned letter is an inserted block, not a conflict (issue 57, 5):
 //! the stamped scan joins its original's group, through `make groups` and `pl-index` alike.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::util::*;
 
@@ -35,16 +35,6 @@ fn docs(contents: &[String]) -> String {
         .collect()
 }
 
-fn members(groups: &[Value]) -> Vec<Vec<u64>> {
-    groups
-        .iter()
-        .map(|g| {
-            let m = g["members"].as_array().unwrap();
-            m.iter().map(|m| m.as_u64().unwrap()).collect()
-        })
-        .collect()
-}
-
 #[test]
 fn a_stamp_over_the_address_joins_the_scan_to_its_original() {
     // The stamp overprints the street: Tesseract reads the stamp where the street was.
@@ -54,7 +44,7 @@ fn a_stamp_over_the_address_joins_the_scan_to_its_original() {
     all.extend(OTHERS.iter().map(|s| s.to_string()));
     let docs = docs(&all);
     for groups in [make_groups(&docs), index_groups(&docs)] {
-        assert_eq!(members(&groups), vec![vec![1, 2]], "{groups:?}");
+        assert_eq!(group_members(&groups), vec![vec![1, 2]], "{groups:?}");
     }
 }
 
@@ -74,6 +64,6 @@ fn a_letter_saying_received_is_not_a_stamp_to_forgive() {
     all.extend(OTHERS.iter().map(|s| s.to_string()));
     let docs = docs(&all);
     for groups in [make_groups(&docs), index_groups(&docs)] {
-        assert_eq!(members(&groups), Vec::<Vec<u64>>::new(), "{groups:?}");
+        assert_eq!(group_members(&groups), Vec::<Vec<u64>>::new(), "{groups:?}");
     }
 }

@@ -285,3 +285,14 @@ pub fn kept_pairs(records: &[serde_json::Value]) -> std::collections::BTreeSet<(
         .map(pair_of)
         .collect()
 }
+
+/// The members of every group record.
+pub fn group_members(groups: &[serde_json::Value]) -> Vec<Vec<u64>> {
+    groups
+        .iter()
+        .map(|g| {
+            let m = g["members"].as_array().unwrap();
+            m.iter().map(|m| m.as_u64().unwrap()).collect()
+        })
+        .collect()
+}
