@@ -771,6 +771,7 @@ impl<'a, I: Iterator<Item = &'a str>> SeenWords<'a, I> {
 }
 
 mod addressee;
+pub use addressee::substitutions as addressee_subs;
 mod grams;
 mod near;
 mod outnumbered;

@@ -25,7 +25,9 @@
 //!    reach.
 
 use crate::distinct::weighted_similarity;
-use crate::evidence::{evidence_until, may_match, Evidence, Profile, Side, CONSTANT_DF};
+use crate::evidence::{
+    addressee_subs, evidence_until, may_match, Evidence, Profile, Side, CONSTANT_DF,
+};
 use crate::ledger::{damage, ledger, refuses, shares_wide, Ledger, Rescue};
 use crate::score::{fuzzy_ratio_at_least, length_bound, Weights};
 use crate::stamp::Unstamped;
@@ -334,135 +336,6 @@ pub struct Dims {
     pub another_value: bool,
 }
 
-/// Why a pair was dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reason {
-    /// Under the threshold (possibly before measuring the fuzzy ratio).
-    Score,
-    /// Distinctive tokens under `distinct_min`.
-    Distinct,
-    /// More conflicts than its OCR damage allows.
-    Conflicts,
-    /// Refused by its numbers before the alignment ([`crate::ledger::refuses`]).
-    Numbers,
-}
-
-impl Reason {
-    /// The name used in records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::Score => "score",
-            Reason::Distinct => "distinct",
-            Reason::Conflicts => "conflicts",
-            Reason::Numbers => "numbers",
-        }
-    }
-
-    /// Whether a pair dropped for this reason is held apart, or (a ledger counted under a rule
-    /// that left it undecided, `decided` false) may be ([`Ledger::may_be_apart`]): one refused
-    /// by its numbers always is.
-    pub fn may_be_apart(self, dims: &Dims, decided: bool) -> bool {
-        match self {
-            Reason::Numbers => true,
-            Reason::Conflicts => dims
-                .ledger
-                .as_ref()
-                .is_some_and(|l| l.may_be_apart(decided)),
-            Reason::Score | Reason::Distinct => false,
-        }
-    }
-}
-
-/// The verdict on a pair.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
-    /// Kept, with its dimensions.
-    Kept(Dims),
-    /// Dropped, with the dimensions measured until then.
-    Dropped(Dims, Reason),
-}
-
-/// The step of the cascade that decided a pair, cheapest first: what `pl-score -v` counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// One normalized text twice: kept without comparing.
-    Identical,
-    /// Under the threshold even with a perfect fuzzy ratio (or the best the two sample
-    /// lengths allow): dropped before any text was compared.
-    Bound,
-    /// Distinctive tokens under `distinct_min`.
-    Distinct,
-    /// Refused by its numbers before the alignment.
-    Numbers,
-    /// The verifier, settled at a differing block before the end of the alignment.
-    Settled,
-    /// The verifier, after the whole alignment.
-    Conflicts,
-    /// The fuzzy ratio, measured after the verifier kept the pair.
-    Fuzzy,
-    /// Kept after every step, the alignment's rejection overruled by the ledger.
-    Rescued,
-    /// Kept after every step.
-    Kept,
-}
-
-impl Step {
-    /// Every step, in cascade order.
-    pub const ALL: [Step; 9] = [
-        Step::Identical,
-        Step::Bound,
-        Step::Distinct,
-        Step::Numbers,
-        Step::Settled,
-        Step::Conflicts,
-        Step::Fuzzy,
-        Step::Rescued,
-        Step::Kept,
-    ];
-
-    /// How `-v` names the step.
-    pub fn name(self) -> &'static str {
-        match self {
-            Step::Identical => "identical texts (kept unmeasured)",
-            Step::Bound => "score bound (dropped before comparing texts)",
-            Step::Distinct => "distinctive tokens",
-            Step::Numbers => "numbers against each other (dropped before aligning)",
-            Step::Settled => "verifier, settled at an early block",
-            Step::Conflicts => "verifier, whole alignment",
-            Step::Fuzzy => "fuzzy ratio",
-            Step::Rescued => "kept by the ledger (the alignment rejected it)",
-            Step::Kept => "kept after every step",
-        }
-    }
-}
-
-impl Verdict {
-    /// The step that decided the pair (a pair of identical texts is [`Step::Kept`] here: only
-    /// the caller knows it did not compare them).
-    pub fn step(&self) -> Step {
-        match self {
-            Verdict::Kept(d) if d.rescued => Step::Rescued,
-            Verdict::Kept(_) => Step::Kept,
-            Verdict::Dropped(_, Reason::Distinct) => Step::Distinct,
-            Verdict::Dropped(_, Reason::Numbers) => Step::Numbers,
-            Verdict::Dropped(d, Reason::Conflicts) => {
-                if d.evidence.as_ref().is_some_and(|e| e.stopped) {
-                    Step::Settled
-                } else {
-                    Step::Conflicts
-                }
-            }
-            Verdict::Dropped(d, Reason::Score) => {
-                if d.evidence.is_none() && d.fuzzy.is_none() {
-                    Step::Bound
-                } else {
-                    Step::Fuzzy
-                }
-            }
-        }
-    }
-}
-
 /// The cascade over one corpus: its settings and which words other documents use.
 pub struct Scorer<'a> {
     /// Settings.
@@ -588,23 +461,19 @@ impl Scorer<'_> {
         // The same digits written as another value (another sign, the decimal point
         // elsewhere) in a pair OCR did not damage: two documents, whatever else agrees (OCR
         // drops a minus sign in a rough scan, where the evidence weighs as it is).
-        let apart = values_apart(x.written, y.written);
-        e.values_apart = apart.moved + apart.sign;
-        let rule = self.config.rescue.unwrap_or_default();
-        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
-        // A minus sign alone only where nothing else differs: OCR drops and adds them in
-        // scans otherwise clean.
-        let another_value = (apart.moved > 0
-            && damage(x.profile, y.profile, &df) < rule.clean_damage)
-            || (apart.sign > 0 && x.text == y.text);
+        let (values_apart, another_value) = self.another_value(x, y);
+        e.values_apart = values_apart;
         let mut pass = v.passes(&e) && !another_value;
+        // Numbers agreeing do not make another addressee's letter a copy: a household's
+        // letters share every number.
+        let two_documents = another_value || e.addressee_subs > 0;
         dims.evidence = Some(e);
         dims.another_value = another_value;
         // Explaining shows the order-free evidence of every pair, not only of the rejected
         // ones; it is counted in full then, so it never changes the verdict.
         if let (true, Some(rescue)) = (!pass || self.explain, self.config.rescue) {
             let l = self.ledger_of(x, y, &rescue);
-            if !pass && !another_value {
+            if !pass && !two_documents {
                 pass = rescue.keeps(&l);
                 dims.rescued = pass;
             }
@@ -619,6 +488,19 @@ impl Scorer<'_> {
             e.values_apart = values_apart;
         }
         pass
+    }
+
+    /// How many numbers the two texts write as another value (another sign, the decimal point
+    /// elsewhere), and whether that makes them two documents: a moved point in a pair OCR did
+    /// not damage, a minus sign alone only where nothing else differs (OCR drops and adds them
+    /// in scans otherwise clean).
+    fn another_value(&self, x: Doc, y: Doc) -> (usize, bool) {
+        let apart = values_apart(x.written, y.written);
+        let rule = self.config.rescue.unwrap_or_default();
+        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        let another = (apart.moved > 0 && damage(x.profile, y.profile, &df) < rule.clean_damage)
+            || (apart.sign > 0 && x.text == y.text);
+        (apart.moved + apart.sign, another)
     }
 
     /// The alignment's evidence on a pair, stopped once `stop_for` settles it (`None`: in
@@ -648,7 +530,8 @@ impl Scorer<'_> {
             .is_some_and(|&n| n > copies.max(1))
     }
 
-    /// Whether a pair the verifier dropped is held apart ([`Ledger::apart`]): for a scorer
+    /// Whether a pair the verifier dropped is held apart ([`Reason::may_be_apart`]: another
+    /// value, another addressee, or its numbers standing apart, [`Ledger::apart`]): for a scorer
     /// whose rule left it undecided ([`Rescue::apart`] false), asked for the few pairs that
     /// can change a group.
     pub fn held_apart(&self, x: Doc, y: Doc) -> bool {
@@ -663,7 +546,10 @@ impl Scorer<'_> {
         // (`--apart-all`, pl-spark) and one decided at the end are judged alike.
         let unstamped = Unstamped::of(x, y, |id, side| self.known(id, side, (x, y)));
         let (x, y) = unstamped.as_ref().map_or((x, y), |u| u.docs(x, y));
-        self.ledger_of(x, y, &rule).apart
+        let known = |id: u32, side: Side| self.known(id, side, (x, y));
+        self.another_value(x, y).1
+            || addressee_subs([(x.text, x.profile), (y.text, y.profile)], known) > 0
+            || self.ledger_of(x, y, &rule).apart
     }
 
     /// The rule by which the pair's numbers refuse it before the alignment ([`refuses`]),
@@ -788,6 +674,8 @@ fn samples<'a>(x: Doc<'a>, y: Doc<'a>) -> (&'a str, &'a str) {
 }
 
 mod explain;
+mod verdict;
+pub use verdict::{Reason, Step, Verdict};
 
 pub use explain::{is_clean, Computation, Term};
 

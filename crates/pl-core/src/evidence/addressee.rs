@@ -268,7 +268,7 @@ fn standing<'o, 't>(
 /// (`known`), in clean words, and like none of the other side's such names under OCR
 /// ([`standing`]): another addressee, however damaged the rest of the texts. Each name faces
 /// one other at most.
-pub(super) fn substitutions(
+pub fn substitutions(
     [(a, pa), (b, pb)]: [(&str, &Profile); 2],
     known: impl Fn(u32, Side) -> bool,
 ) -> usize {
