@@ -24,13 +24,13 @@ SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o
 
 # The demo ends by saying where the groups are, why any group stands below THRESHOLD (a
 # group's confidence is its strongest pair; a pair that rare numbers and the verifier vouch
-# for is kept whatever its score: README, step 5), and what to run next.
+# for is kept whatever its score: docs/VERDICT.md), and what to run next.
 demo: table
 	@python3 -c 'import json, sys; t = float(sys.argv[2]); \
 	  c = [json.loads(l)["confidence"] for l in open(sys.argv[1]) if l.strip()]; \
 	  low = sum(x < t for x in c); \
 	  print(f"make: {len(c)} groups in {sys.argv[1]}" + (f"; {low} below THRESHOLD {t}: kept by \
-	rare numbers both texts hold, which the verifier aligned (README, step 5)" if low else ""))' \
+	rare numbers both texts hold, which the verifier aligned (docs/VERDICT.md)" if low else ""))' \
 	  $(WORK)/groups.ndjson $(THRESHOLD) >&2
 	@echo "make: next: make report (a review page), make why A=ID B=ID (one pair explained)" >&2
 
@@ -60,8 +60,9 @@ quality-floor: $(WORK)/eval.json
 	  $< $(WORK)/ocr/eval.json > tests/quality-floor.json.tmp
 	mv tests/quality-floor.json.tmp tests/quality-floor.json
 
-# Writes the evaluation of the example corpus and of the real-OCR fixture into the README
-# between its markers (fails, README untouched, when the fixture is missing).
+# Writes the evaluation of the example corpus and of the real-OCR fixture into docs/RESULTS.md
+# (marker eval) and its pairs lines into README.md (marker eval-summary); fails, both
+# untouched, when the fixture is missing.
 readme-eval: $(WORK)/groups.ndjson $(BIN)/pl-eval
 	$(OCR_CHECK)
 	@$(MAKE) --no-print-directory -s preset-reference > /dev/null
@@ -73,12 +74,14 @@ readme-eval: $(WORK)/groups.ndjson $(BIN)/pl-eval
 	  $(BIN)/pl-eval --truth $(OCR_FIXTURE)/truth.ndjson --format table $(WORK)/ocr/groups.ndjson \
 	    | sed -n '1,3p; /^noise /,$$p'; \
 	} > $(WORK)/eval.txt
-	python3 scripts/splice.py README.md eval $(WORK)/eval.txt
+	grep -E '^(default|reference .*|real OCR .*):$$|^pairs ' $(WORK)/eval.txt > $(WORK)/eval-summary.txt
+	python3 scripts/splice.py docs/RESULTS.md eval $(WORK)/eval.txt
+	python3 scripts/splice.py README.md eval-summary $(WORK)/eval-summary.txt
 
-# Writes the bands-versus-rows table of the tuning guide from pl-lsh --explain.
+# Writes the bands-versus-rows table of docs/TUNING.md from pl-lsh --explain.
 readme-tuning: $(BIN)/pl-lsh | $(WORK)
 	scripts/tuning_table.sh $(BIN) > $(WORK)/tuning.md
-	python3 scripts/splice.py README.md tuning $(WORK)/tuning.md
+	python3 scripts/splice.py docs/TUNING.md tuning $(WORK)/tuning.md
 
 # Doc tests, then unit tests, then the integration tests that run the real binaries (last, so
 # the run ends on the suite that counts most). In release, like the tools `make demo` built:
@@ -136,7 +139,7 @@ install: $(BINS)
 	install -m 755 scripts/paperless-consume-hook.sh $(HOOKDIR)/
 	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/hook.env.example > $(HOOKDIR)/hook.env.example
 	@echo "installed in $(ROOT): the tools and pl-dedupe in bin/, man pages, bash, zsh and fish" \
-	  "completions, the consume hook and its hook.env.example in $(HOOKDIR) (README.md, Install);" \
+	  "completions, the consume hook and its hook.env.example in $(HOOKDIR) (docs/USAGE.md, Install);" \
 	  "make uninstall removes them"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on your PATH:" \
 	  "add export PATH=\"$(PREFIX)/bin:\$$PATH\" to your shell's profile" ;; esac
@@ -272,7 +275,7 @@ spark-test: $(BINS)
 spark-cluster-test: $(BINS)
 	BIN=$(BIN) scripts/spark/cluster_test.sh
 
-# The table of README's "More than one machine" and docs/SCALE.md's stage costs: pl-spark on
+# The tables of docs/SCALE.md (the whole run, and each stage's cost): pl-spark on
 # local[1], local[2] and a standalone cluster on 127.0.0.1 (a master and two one-core workers)
 # against `make groups` in the same run, with each run's peak RSS (SPARK_BENCH_SIZES, default
 # 100000; SPARK_BENCH_MASTERS).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints the README's bands-versus-rows table from `pl-lsh --explain` (never typed by hand).
+# Prints docs/TUNING.md's bands-versus-rows table from `pl-lsh --explain` (never typed by hand).
 # usage: scripts/tuning_table.sh BIN_DIR
 set -euo pipefail
 bin=${1:-target/release}

@@ -1,6 +1,6 @@
 //! CLI manners (issue 17): --version, --help's layout and the flags the docs name, binary
 //! streams and terminals, and `make install`: the tools, man pages, completions and the
-//! pl-dedupe command in a PREFIX, working as the README says.
+//! pl-dedupe command in a PREFIX, working as docs/USAGE.md says.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -75,18 +75,18 @@ fn pipe_equals_make_and_a_second_run() {
     assert!(!first.is_empty());
 }
 
-/// The README's "one pipe" block, as written there.
-fn readme_pipe() -> String {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let (_, after) = readme
+/// The "one pipe" block of docs/PIPELINE.md, as written there.
+fn documented_pipe() -> String {
+    let page = std::fs::read_to_string(repo().join("docs/PIPELINE.md")).unwrap();
+    let (_, after) = page
         .split_once("or all at once, as one pipe")
-        .expect("README has the one-pipe example");
+        .expect("docs/PIPELINE.md has the one-pipe example");
     let (_, block) = after.split_once("```sh\n").unwrap();
     block.split_once("```").unwrap().0.to_string()
 }
 
 #[test]
-fn the_readme_pipe_equals_make_groups_on_the_example_corpus() {
+fn the_documented_pipe_equals_make_groups_on_the_example_corpus() {
     // The example corpus has copies only the head and tail sketches propose: a pipe without
     // them gives other groups.
     let d = tempfile::tempdir().unwrap();
@@ -95,13 +95,13 @@ fn the_readme_pipe_equals_make_groups_on_the_example_corpus() {
         d.path().join("docs.ndjson"),
     )
     .unwrap();
-    let piped = ok(sh(d.path(), &readme_pipe()));
+    let piped = ok(sh(d.path(), &documented_pipe()));
     ok(make_groups(d.path(), &[]));
     let made = std::fs::read(d.path().join("work/groups.ndjson")).unwrap();
     assert!(!piped.is_empty());
     assert!(
         piped == made,
-        "the README's pipe and make groups differ:\n{}",
+        "docs/PIPELINE.md's pipe and make groups differ:\n{}",
         String::from_utf8_lossy(&piped)
     );
 }

@@ -12,7 +12,7 @@
 #                                documents (datasketch alone would take ~30 min on 1,000,000)
 #   BENCH_OUT=BENCH.md           where the report goes
 #   BENCH_SPLICE=1               replace only the measured corpora's sections of an existing
-#                                BENCH_OUT (scripts/bench/splice_sections.py), README untouched
+#                                BENCH_OUT (scripts/bench/splice_sections.py)
 #   BENCH_DEFAULT_REAL=1         the default pipeline's rows on the real-text corpus too
 #   BENCH_WORK=work/bench        venv, corpora, outputs, timings (git-ignored)
 set -euo pipefail
@@ -207,9 +207,9 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "pkg_$p=$("$PY" -m pip show "$p" 2>/dev/null | awk '/^Version:/ {print $2}')"
   done
 } > "$W/meta.txt"
-python3 scripts/bench/report.py "$RESULTS" "$W/meta.txt" "$KERNELS" "$W/summary.md" > "$OUT.tmp"
+python3 scripts/bench/report.py "$RESULTS" "$W/meta.txt" "$KERNELS" > "$OUT.tmp"
 if [ -n "${BENCH_SPLICE:-}" ] && [ -s "$OUT" ]; then
-  # Only the measured corpora's sections are replaced; the header and README keep the full run.
+  # Only the measured corpora's sections are replaced; the header keeps the full run.
   # Every setting that changes what is measured is named, so the line can be run again.
   extra=""
   [ "${BENCH_DEFAULT_REAL:-0}" = 1 ] && extra="$extra BENCH_DEFAULT_REAL=1"
@@ -225,7 +225,3 @@ if [ -n "${BENCH_SPLICE:-}" ] && [ -s "$OUT" ]; then
 fi
 mv "$OUT.tmp" "$OUT"
 log "wrote $OUT"
-if [ "$OUT" = BENCH.md ]; then
-  python3 scripts/splice.py README.md bench "$W/summary.md"
-  log "spliced the ratios into README.md"
-fi

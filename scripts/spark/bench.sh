@@ -6,8 +6,8 @@
 # bench's corpus under work/bench/nN is reused, else generated as scripts/bench/run.sh does).
 # Each run's peak RSS is that of pl-spark's largest process (scripts/spark/peak_rss.py): on a
 # cluster the driver's JVM, on local[N] the one JVM of the driver and the executors. Checks
-# the groups are identical, then writes the table into README.md (marker spark) and the
-# per-stage costs into docs/SCALE.md (spark-stages). SPARK_BENCH_MARKER=SUFFIX writes them under
+# the groups are identical, then writes the table (marker spark) and the per-stage costs
+# (spark-stages) into docs/SCALE.md. SPARK_BENCH_MARKER=SUFFIX writes them under
 # the markers spark-SUFFIX and spark-stages-SUFFIX instead (the 1M run: SPARK_BENCH_SIZES=1000000
 # SPARK_BENCH_MASTERS=cluster SPARK_BENCH_MARKER=1m), leaving the other sizes' tables as they are.
 # SPARK_BENCH_APPEND=1 adds this run's rows to the last run's (same SPARK_BENCH_WORK), reusing
@@ -74,6 +74,6 @@ for n in $SIZES; do
 done
 python3 scripts/spark/bench_report.py "$W/runs.tsv" "$W/table.md" "$W/stages.md"
 marker=${SPARK_BENCH_MARKER:+-$SPARK_BENCH_MARKER}
-python3 scripts/splice.py README.md "spark$marker" "$W/table.md"
+python3 scripts/splice.py docs/SCALE.md "spark$marker" "$W/table.md"
 python3 scripts/splice.py docs/SCALE.md "spark-stages$marker" "$W/stages.md"
-log "wrote the table into README.md and docs/SCALE.md"
+log "wrote the tables into docs/SCALE.md"
