@@ -30,7 +30,7 @@ const VERBOSE_HELP: &str = "Print server details and timings on stderr";
 /// custom field that Paperless shows on both documents.
 ///
 /// Safety rules: a primary is never touched (nor any document that is the primary of some
-/// group); a document whose `modified` in Paperless is newer than when it was scored (the
+/// group), but for the link Paperless mirrors on it with --link; a document whose `modified` in Paperless is newer than when it was scored (the
 /// decisions' `modified`, or --docs) is refused, and so is every member of a group whose
 /// primary changed or is gone; every change is written to a journal (NDJSON) before and after
 /// it is made, so a re-run skips what is done, an interrupted run resumes, and

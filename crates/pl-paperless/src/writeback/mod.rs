@@ -1,6 +1,7 @@
-//! The write-back of pl-apply: review decisions planned into steps (tag, trash or note a
-//! duplicate; untag, restore or unnote it again in an undo), checked against the safety rules
-//! ([`plan`]: a primary is never touched, a document changed since scoring is refused), carried
+//! The write-back of pl-apply: review decisions planned into steps (tag, trash, note or link
+//! a duplicate; untag, restore, unnote or unlink it again in an undo), checked against the safety rules
+//! ([`plan`]: a primary is never touched, but for the link Paperless mirrors on it; a document
+//! changed since scoring is refused), carried
 //! out by one executor ([`execute`]) that journals every request before and after it is made
 //! ([`journal`]), so that a re-run skips what is done, an interrupted run resumes, and an undo
 //! ([`undo`]) takes back exactly what the journal records.
