@@ -172,6 +172,15 @@ fn a_link_not_seen_to_land_is_unknown_and_undone_once_it_lands() {
         .unwrap()
         .unwrap();
     server.set_custom_fields(3, &late).unwrap();
+    // A re-run finds it landed: ours, and so is the primary's `modified` its mirror bumped.
+    let (plan, failed) = apply(&server, &p, false);
+    assert!(failed.is_none(), "{failed:?}");
+    assert!(plan.refusals().is_empty(), "{:?}", plan.refusals());
+    let link = plan.steps.iter().find(|s| s.op == Op::Link && s.id == 3);
+    assert_eq!(
+        link.unwrap().reason.as_deref(),
+        Some("linked: the interrupted run's request had landed")
+    );
     undo(&server, &p);
     let after: Vec<Vec<Value>> = (1..=3).map(|id| server.custom_fields(id)).collect();
     assert_eq!(after, before);
