@@ -2,12 +2,14 @@
 # End-to-end test of the review write-back against the real Paperless-NGX 3.0.5 backend
 # (../shared/paperless/real): load the example corpus, pl-fetch it, run the pipeline, build the
 # report, write decisions as the page exports them, then pl-apply: the plan changes nothing, a
-# document edited after scoring is refused, --yes --note tags the non-primaries and notes their
-# primary on them (never touching a primary), a re-run changes nothing, --delete moves them to
-# the trash, --undo restores them, takes the tags and notes off and deletes the tag it
-# created, and acts on what the server shows for outcomes the journal never saw (a trash
-# journaled "unknown", a note posted twice). Every step is checked through the REST API. Exits
-# non-zero on any mismatch.
+# document edited after scoring is refused, --yes --note --link tags the non-primaries, notes
+# their primary on them and links them to it through a document-link custom field (seen from
+# both documents; another custom field set beforehand kept), never touching a primary but for
+# the link Paperless mirrors on it, a re-run changes nothing, --delete moves them to the trash,
+# --undo restores them, takes the tags, notes and links off (every custom field list exactly as
+# before) and deletes the tag it created, and acts on what the server shows for outcomes the
+# journal never saw (a trash journaled "unknown", a note posted twice). Every step is checked
+# through the REST API. Exits non-zero on any mismatch.
 #
 # env: PAPERLESS_REAL_STATE, PAPERLESS_REAL_DIR   see scripts/real-paperless-lib.sh
 #      DOCS   corpus to load (default examples/docs.ndjson)
@@ -96,15 +98,49 @@ status_of() { # NAME ID → the plan status of ID
   python3 -c "import json; print(next(r['status'] for r in map(json.loads, open('$W/$1.out')) if r['id'] == $2))"
 }
 
+# Another custom field set on a copy and on a primary before the run (and scored after it):
+# the link must keep it, and the undo leave every custom field list as it was.
+LINK="Duplicate of"
+expect_status 201 POST /api/custom_fields/ '{"name": "Account", "data_type": "string"}'
+ACCOUNT=$(python3 -c "import json; print(json.load(open('$W/resp'))['id'])")
+FIRST_PRIMARY=${PRIMARIES%% *}
+for id in ${TAGGED%% *} $FIRST_PRIMARY; do
+  expect_status 200 PATCH "/api/documents/$id/" "{\"custom_fields\": [{\"field\": $ACCOUNT, \"value\": \"Kto $id\"}]}"
+  python3 - "$W/decisions.ndjson" "$id" "$(python3 -c "import json; print(json.load(open('$W/resp'))['modified'])")" <<'PY'
+import json, sys
+path, id_, modified = sys.argv[1], sys.argv[2], sys.argv[3]
+out = []
+for d in map(json.loads, open(path)):
+    if id_ in d["modified"]:
+        d["modified"][id_] = modified
+    out.append(json.dumps(d) + "\n")
+open(path, "w").write("".join(out))
+PY
+done
+fields_of() { # ID → its custom_fields, as JSON
+  expect_status 200 GET "/api/documents/$1/"
+  python3 -c "import json; print(json.dumps(json.load(open('$W/resp'))['custom_fields'], sort_keys=True))"
+}
+link_field() {
+  expect_status 200 GET "/api/custom_fields/?page_size=100000"
+  python3 -c "import json; print(next((str(f['id']) for f in json.load(open('$W/resp'))['results'] if f['name'] == '$LINK' and f['data_type'] == 'documentlink'), ''))"
+}
+links() { # ID FIELD → the ids its entry of FIELD links to, sorted, space-separated
+  fields_of "$1" > /dev/null
+  python3 -c "import json; print(' '.join(map(str, sorted(next((e['value'] or [] for e in json.load(open('$W/resp'))['custom_fields'] if e['field'] == $2), [])))))"
+}
+for id in $PRIMARIES $TARGETS $UNTOUCHED; do fields_of "$id"; done > "$W/fields-before"
+
 step "the plan changes nothing"
-apply plan "$W/decisions.ndjson" --note
+apply plan "$W/decisions.ndjson" --note --link "$LINK"
+[ -z "$(link_field)" ] || fail "the plan created the link field"
 [ -z "$(tag_id duplicate)" ] || fail "the plan created the tag"
 [ ! -s "$W/journal.ndjson" ] || fail "the plan wrote the journal"
 for id in $TARGETS; do [ "$(status_of plan "$id")" = planned ] || fail "#$id not planned"; done
 
-step "a document edited after scoring is refused; --yes tags and notes the others"
+step "a document edited after scoring is refused; --yes tags, notes and links the others"
 expect_status 200 PATCH "/api/documents/$EDITED/" '{"title": "edited after scoring"}'
-apply tag "$W/decisions.ndjson" --note --yes
+apply tag "$W/decisions.ndjson" --note --link "$LINK" --yes
 T=$(tag_id duplicate); [ -n "$T" ] || fail "no tag 'duplicate' created"
 [ "$(status_of tag "$EDITED")" = refused ] || fail "#$EDITED was not refused"
 has_tag "$EDITED" "$T" && fail "#$EDITED was tagged: $(state "$EDITED")"
@@ -120,11 +156,29 @@ notes() { expect_status 200 GET "/api/documents/$1/notes/"; python3 -c "
 import json; print(sum('Duplicate of document #' in n['note'] for n in json.load(open('$W/resp'))))"; }
 for id in $TAGGED; do [ "$(notes "$id")" = 1 ] || fail "#$id: $(notes "$id") notes, expected 1"; done
 for id in $PRIMARIES $EDITED; do [ "$(notes "$id")" = 0 ] || fail "#$id got a note"; done
+F=$(link_field); [ -n "$F" ] || fail "no document-link field '$LINK' created"
+primary_of() { python3 -c "
+import json
+for d in map(json.loads, open('$W/decisions.ndjson')):
+    if d['decision'] == 'duplicate' and $1 in d['members']: print(d['primary'])"; }
+for id in $TAGGED; do
+  P=$(primary_of "$id")
+  [ "$(links "$id" "$F")" = "$P" ] || fail "#$id links to '$(links "$id" "$F")', expected its primary #$P"
+  links "$P" "$F" | grep -qw "$id" || fail "the primary #$P does not show the link from #$id: $(fields_of "$P")"
+done
+[ -z "$(links "$EDITED" "$F")" ] || fail "the refused #$EDITED was linked"
+fields_of "${TAGGED%% *}" | grep -q "Kto ${TAGGED%% *}" || fail "the link lost #${TAGGED%% *}'s other custom field"
+fields_of "$FIRST_PRIMARY" | grep -q "Kto $FIRST_PRIMARY" || fail "the mirrored link lost #$FIRST_PRIMARY's other custom field"
 
 step "a re-run changes nothing"
 SEEN=$(wc -l < "$LOG")
-apply rerun "$W/decisions.ndjson" --note --yes
-tail -n +"$((SEEN + 1))" "$LOG" | grep -q 'POST /api' && fail "the re-run wrote to the server"
+apply rerun "$W/decisions.ndjson" --note --link "$LINK" --yes
+tail -n +"$((SEEN + 1))" "$LOG" | grep -qE '(POST|PATCH) /api' && fail "the re-run wrote to the server"
+for id in $TAGGED; do
+  P=$(primary_of "$id")
+  [ "$(links "$id" "$F")" = "$P" ] || fail "#$id links to '$(links "$id" "$F")' after the re-run"
+  [ "$(links "$P" "$F" | tr ' ' '\n' | grep -cx "$id")" = 1 ] || fail "#$P shows #$id twice after the re-run"
+done
 for id in $TAGGED; do [ "$(status_of rerun "$id")" = skipped ] || fail "#$id not skipped on re-run"; done
 
 step "--delete moves them to the trash (our own tagging does not count as an edit)"
@@ -137,6 +191,9 @@ step "--undo restores them and takes the tags off"
 apply undo-plan --undo "$W/journal.ndjson"
 for id in $TAGGED; do [ "$(state "$id")" = trash ] || fail "the undo plan changed #$id"; done
 apply undo --undo "$W/journal.ndjson" --yes
+for id in $PRIMARIES $TARGETS $UNTOUCHED; do fields_of "$id"; done > "$W/fields-after"
+diff "$W/fields-before" "$W/fields-after" >&2 || fail "the undo left custom fields other than they were (diff above)"
+[ -n "$(link_field)" ] || fail "the undo deleted the link field (it is left, documented)"
 for id in $TAGGED; do
   state "$id" | grep -q '^live' || fail "#$id after undo: $(state "$id") (expected live)"
   has_tag "$id" "$T" && fail "#$id still has tag $T after undo"

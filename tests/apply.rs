@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use crate::server::{assert_no_token, stderr, wait_for, Server, Tmp};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pl-apply");
-const TOKEN: &str = "tok-Apply7Secret-9b1c";
+pub(crate) const TOKEN: &str = "tok-Apply7Secret-9b1c";
 
 /// What only these tests ask the server.
 impl Server {
@@ -81,7 +81,7 @@ impl Server {
             .collect()
     }
 
-    fn writes(&self) -> Vec<String> {
+    pub(crate) fn writes(&self) -> Vec<String> {
         self.requests()
             .into_iter()
             .filter(|r| !r.starts_with("GET "))
@@ -100,7 +100,7 @@ fn apply_cmd(server: &Server, args: &[&str]) -> Command {
 }
 
 /// Runs pl-apply; the token must show up nowhere (outputs, files in `dir`).
-fn apply(server: &Server, dir: &Tmp, args: &[&str]) -> Output {
+pub(crate) fn apply(server: &Server, dir: &Tmp, args: &[&str]) -> Output {
     let out = apply_cmd(server, args).output().unwrap();
     assert_no_token(&out, dir, TOKEN);
     out
@@ -115,7 +115,7 @@ fn plan_of(out: &Output) -> Vec<Value> {
         .collect()
 }
 
-fn ok(out: &Output) -> Vec<Value> {
+pub(crate) fn ok(out: &Output) -> Vec<Value> {
     assert!(
         out.status.success(),
         "pl-apply failed ({:?}): {}",
@@ -134,7 +134,7 @@ fn refused(out: &Output) -> Vec<Value> {
 }
 
 /// (id, status) of the plan records.
-fn statuses(plan: &[Value]) -> Vec<(u64, String)> {
+pub(crate) fn statuses(plan: &[Value]) -> Vec<(u64, String)> {
     plan.iter()
         .map(|r| {
             (
@@ -145,7 +145,7 @@ fn statuses(plan: &[Value]) -> Vec<(u64, String)> {
         .collect()
 }
 
-fn journal(path: &Path) -> Vec<Value> {
+pub(crate) fn journal(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -155,7 +155,12 @@ fn journal(path: &Path) -> Vec<Value> {
 
 /// A library of `n` documents and the decisions file for `groups` ([primary, members...]),
 /// with `modified` as the server has it now.
-fn setup(server: &Server, dir: &Tmp, n: usize, groups: &[(&str, u64, &[u64])]) -> PathBuf {
+pub(crate) fn setup(
+    server: &Server,
+    dir: &Tmp,
+    n: usize,
+    groups: &[(&str, u64, &[u64])],
+) -> PathBuf {
     let ids = server.add(Value::Array(
         (0..n)
             .map(|i| json!({"title": format!("doc {i}"), "content": format!("text {i}")}))
@@ -1284,7 +1289,7 @@ fn an_undo_that_landed_before_it_was_stopped_is_journaled_on_resume() {
 }
 
 /// pl-apply with the given network settings (apply_cmd's are --backoff 20 --timeout 10).
-fn apply_net(server: &Server, dir: &Tmp, net: &[&str], args: &[&str]) -> Output {
+pub(crate) fn apply_net(server: &Server, dir: &Tmp, net: &[&str], args: &[&str]) -> Output {
     let mut c = Command::new(BIN);
     c.env("PAPERLESS_URL", server.url())
         .env("PAPERLESS_TOKEN", TOKEN)
@@ -1318,7 +1323,7 @@ fn snapshot(server: &Server) -> Value {
 }
 
 /// (op, id, result) of the journal's records about documents.
-fn results(j: &[Value]) -> Vec<(String, u64, String)> {
+pub(crate) fn results(j: &[Value]) -> Vec<(String, u64, String)> {
     j.iter()
         .filter(|r| r["id"].is_u64())
         .map(|r| {
@@ -1331,7 +1336,7 @@ fn results(j: &[Value]) -> Vec<(String, u64, String)> {
         .collect()
 }
 
-const SLOW_NET: &[&str] = &["--timeout", "1", "--retries", "2", "--backoff", "20"];
+pub(crate) const SLOW_NET: &[&str] = &["--timeout", "1", "--retries", "2", "--backoff", "20"];
 
 #[test]
 fn a_trash_that_timed_out_but_landed_is_unknown_then_resumed_and_undone() {

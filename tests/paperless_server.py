@@ -24,6 +24,13 @@ API (token auth `Authorization: Token T`; `Accept: application/json; version=N`,
   GET    /api/tags/ /api/correspondents/ /api/document_types/     POST (create by name)
   GET    /api/tags/ID/ (and the others)   DELETE (drops the links from every document)
                                     documents also filter by tags__id__all
+  GET    /api/custom_fields/        POST {"name", "data_type"} (400 on a name taken)
+  PATCH  /api/documents/ID/ {"custom_fields": [{"field", "value"}...]} replaces the whole list;
+                                    a documentlink value is a list of live document ids, and
+                                    the links are mirrored as 3.0.5 does (reflect_doclinks): each
+                                    target gains the document in its own entry of the field
+                                    (created when missing), a target taken out loses it (its
+                                    entry stays, emptied), and every target's modified is bumped
 
 Control (no auth), POST /__control__ with a JSON object {"action": ...}:
   reset                          empty library, no faults, versions 9 and 10
@@ -140,6 +147,7 @@ class Library:
         self.names = {k: {} for k in KINDS}
         self.next_id = 1
         self.next_note_id = 1
+        self.fields = {}
         self.next_name_id = {k: 1 for k in KINDS}
         self.last_modified = now_utc()
         self.faults = []
@@ -222,6 +230,50 @@ class Library:
             elif k in ("title", "content", "archive_serial_number", "created"):
                 doc[k] = v
         doc["modified"] = fields.get("modified") or self.tick()
+
+    def set_custom_fields(self, i, entries):
+        """The 3.0.5 PATCH of custom_fields: an error body, or None once done."""
+        if not isinstance(entries, list):
+            return {"custom_fields": ["Expected a list of items."]}
+        new = []
+        for e in entries:
+            f, v = (e or {}).get("field"), (e or {}).get("value")
+            if f not in self.fields:
+                return {"custom_fields": [{"field": [f"Invalid pk \"{f}\" - object does not exist."]}]}
+            if self.fields[f]["data_type"] == "documentlink" and v is not None:
+                if not isinstance(v, list):
+                    return {"custom_fields": [{"non_field_errors": ["Value must be a list"]}]}
+                if len(set(v)) != len(v) or not all(t in self.docs for t in v):
+                    return {"custom_fields": [{"non_field_errors": [
+                        "Some documents in value don't exist or were specified twice."]}]}
+            new.append({"value": v, "field": f})
+        links = lambda lst, f: next((e["value"] or [] for e in lst if e["field"] == f), None)
+        old = self.docs[i]["custom_fields"]
+        stamp = self.tick()
+        for f, fd in self.fields.items():
+            if fd["data_type"] != "documentlink":
+                continue
+            before, after = links(old, f) or [], links(new, f)
+            for t in before:
+                if after is None or t not in after:
+                    self.mirror(t, f, i, add=False, stamp=stamp)
+            for t in after or []:
+                self.mirror(t, f, i, add=True, stamp=stamp)
+        self.docs[i]["custom_fields"] = new
+        return None
+
+    def mirror(self, t, f, i, add, stamp):
+        doc = self.docs.get(t) or self.trash.get(t)
+        if doc is None:
+            return
+        entry = next((e for e in doc["custom_fields"] if e["field"] == f), None)
+        if add and entry is None:
+            doc["custom_fields"].append({"value": [i], "field": f})
+        elif add and i not in (entry["value"] or []):
+            entry["value"] = (entry["value"] or []) + [i]
+        elif not add and entry is not None and i in (entry["value"] or []):
+            entry["value"] = [x for x in entry["value"] if x != i]
+        doc["modified"] = stamp
 
     def delete(self, ids):
         for i in ids:
@@ -383,6 +435,10 @@ def api(handler, method, path, version, body):
         if method == "GET":
             return 200, {k: LIB.docs[i][k] for k in DOC_FIELDS}
         if method == "PATCH":
+            if "custom_fields" in (body or {}):
+                err = LIB.set_custom_fields(i, body["custom_fields"])
+                if err:
+                    return 400, err
             LIB.update(i, body or {})
             return 200, {k: LIB.docs[i][k] for k in DOC_FIELDS}
         if method == "DELETE":
@@ -412,6 +468,23 @@ def api(handler, method, path, version, body):
             doc["notes"] = [x for x in doc["notes"] if x["id"] != n]
             doc["modified"] = LIB.tick()
         return 200, sorted(doc["notes"], key=lambda x: x["created"], reverse=True)
+    if path == "/api/custom_fields/":
+        if method == "GET":
+            items = sorted(LIB.fields.values(), key=lambda o: o["name"].lower())
+            return paginate(handler, items, version)
+        if method == "POST":
+            name, kind = (body or {}).get("name"), (body or {}).get("data_type")
+            if not isinstance(name, str) or not name.strip():
+                return 400, {"name": ["This field is required."]}
+            if kind not in ("string", "url", "date", "boolean", "integer", "float", "monetary",
+                            "documentlink", "select", "longtext"):
+                return 400, {"data_type": [f"\"{kind}\" is not a valid choice."]}
+            if any(o["name"] == name for o in LIB.fields.values()):
+                return 400, {"error": "Object violates name unique constraint"}
+            i = max(LIB.fields, default=0) + 1
+            LIB.fields[i] = {"id": i, "name": name, "data_type": kind, "extra_data": {},
+                             "document_count": 0}
+            return 201, LIB.fields[i]
     if path == "/api/documents/bulk_edit/" and method == "POST":
         return bulk_edit(body or {})
     if path == "/api/documents/delete/" and method == "POST" and not LIB.release.startswith("2."):

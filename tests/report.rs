@@ -121,6 +121,26 @@ fn pages_are_deterministic_and_data_stays_data() {
 }
 
 #[test]
+fn the_page_is_told_what_pl_apply_will_do() {
+    let dir = tmp("apply-plan");
+    let (docs, groups) = corpus(&dir);
+    let page = |args: &[&str]| {
+        let mut a = vec![groups.as_str(), "--docs", docs.as_str()];
+        a.extend_from_slice(args);
+        data_of(&String::from_utf8(ok(run("pl-report", &a, b""))).unwrap())["meta"]["apply"].clone()
+    };
+    assert_eq!(
+        page(&[]),
+        json!({"tag": "duplicate", "delete": false, "note": false, "link": null})
+    );
+    assert_eq!(
+        page(&["--note", "--link", EVIL, "--tag", "dup", "--delete"]),
+        json!({"tag": "dup", "delete": true, "note": true, "link": EVIL})
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn errors_name_input_and_line() {
     let dir = tmp("errors");
     let g = write(

@@ -5,6 +5,7 @@ mod util;
 
 mod addressee;
 mod apply;
+mod apply_link;
 mod batches;
 mod cli;
 mod copies;

@@ -196,6 +196,46 @@ test("example groups render, filter, decide, persist and export", async () => {
   await context.close();
 });
 
+test("the decision buttons and the plan say what pl-apply will do", async () => {
+  const groups = ndjson(GROUPS);
+  const sorted = [...groups].sort((a, b) => b.confidence - a.confidence || a.group - b.group);
+  const g0 = sorted[0];
+  const others = g0.members.filter((m) => m !== g0.primary).map((m) => "#" + m).join(", ");
+  const file = buildReport("plan.html", [GROUPS, "--docs", DOCS, "--note", "--link", "Duplicate of",
+    "--tag", "dup <b id=x>'s"]);
+  const { context, page, problems } = await open(pathToFileURL(file).href);
+  const dup = page.locator("button[data-decision=duplicate]");
+  assert.equal(await dup.textContent(), "Duplicates (d): tag, note, link");
+  assert.equal(await page.locator("button[data-decision=ignore]").textContent(), "Ignore (i): left alone");
+  const sentence = `tag ${others} \u201cdup <b id=x>'s\u201d, then add a note on each pointing to #${g0.primary}, ` +
+    `then link each to #${g0.primary} in the field \u201cDuplicate of\u201d (shown on both documents); #${g0.primary} is kept untouched`;
+  assert.equal(await dup.getAttribute("title"), "pl-apply will " + sentence);
+  assert.equal(await page.locator("#group-plan").textContent(), "Duplicates (d): pl-apply would " + sentence + ".");
+  // Before any decision the plan is empty; the command is the one to run.
+  const plan = () => page.locator("#plan").textContent();
+  assert.match(await plan(), /^Plan for pl-apply: nothing to do yet; 0 groups left alone\./);
+  assert.match(await plan(), /run pl-apply decisions\.ndjson --tag 'dup <b id=x>'\\''s' --note --link 'Duplicate of' \(it prints this plan/);
+  await page.keyboard.press("d");
+  assert.equal(await page.locator("#group-plan").textContent(), "pl-apply will " + sentence + ".");
+  const n = g0.members.length - 1;
+  assert.match(await plan(), new RegExp(`^Plan for pl-apply: tag ${n} documents \u201cdup <b id=x>'s\u201d, add ${n} notes, ` +
+    `link ${n} to their primary in \u201cDuplicate of\u201d \\(1 groups of duplicates, 1 documents kept untouched\\); 0 groups left alone`));
+  await page.keyboard.press("j");
+  await page.keyboard.press("n");
+  assert.match(await plan(), /; 1 groups left alone/);
+  assert.equal(await page.locator("#group-plan").textContent(), "pl-apply leaves this group alone.");
+  assert.equal(await page.locator("#x").count(), 0, "the tag's name is text, not markup");
+  await fs.promises.writeFile(path.join(ARTEFACTS, "plan.png"), await page.screenshot());
+  // --delete: the note and the link go on first, then the trash.
+  const trash = buildReport("plan-trash.html", [GROUPS, "--docs", DOCS, "--delete", "--link", "Dup"]);
+  const t = await open(pathToFileURL(trash).href);
+  assert.equal(await t.page.locator("button[data-decision=duplicate]").textContent(), "Duplicates (d): link, trash");
+  assert.match(await t.page.locator("#plan").textContent(), /run pl-apply decisions\.ndjson --delete --link Dup /);
+  assert.deepEqual(problems.concat(t.problems), []);
+  await t.context.close();
+  await context.close();
+});
+
 test("the word diff", async (t) => {
   const file = buildReport("tiny.html", [GROUPS, "--docs", DOCS]);
   const { context, page, problems } = await open(pathToFileURL(file).href);

@@ -526,6 +526,13 @@ impl Client {
                 .header("Accept", &accept)
                 .header("Content-Type", "application/json")
                 .send(b.to_string().as_bytes()),
+            ("PATCH", Some(b)) => self
+                .agent
+                .patch(url)
+                .header("Authorization", &auth)
+                .header("Accept", &accept)
+                .header("Content-Type", "application/json")
+                .send(b.to_string().as_bytes()),
             ("DELETE", _) => self
                 .agent
                 .delete(url)

@@ -2,7 +2,7 @@
 //! token auth, API version negotiation, retries ([`retry`]) and plain errors; the list endpoints pl-fetch
 //! pages through ([`api`]); docs records with names resolved ([`record`]); incremental sync
 //! with a crash-safe state file ([`sync`]); a folder of text files as a corpus ([`dir`]); and
-//! the write side: the calls ([`mod@write`]) and pl-apply's planned, journaled write-back
+//! the write side: the calls ([`mod@write`], the "Duplicate of" link: [`links`]) and pl-apply's planned, journaled write-back
 //! ([`writeback`]).
 #![deny(missing_docs)]
 
@@ -10,6 +10,7 @@ pub mod api;
 pub mod client;
 pub mod dir;
 pub mod error;
+pub mod links;
 pub mod record;
 pub mod redact;
 pub mod retry;

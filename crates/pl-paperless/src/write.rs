@@ -26,6 +26,8 @@ pub struct DocState {
     pub modified: String,
     /// Tag ids.
     pub tags: BTreeSet<u64>,
+    /// The `custom_fields` list as the server gave it (`{"field", "value"}` entries).
+    pub custom_fields: Vec<Value>,
 }
 
 /// How documents are moved to the trash.
@@ -59,13 +61,13 @@ fn id_list(ids: &[u64]) -> String {
 }
 
 impl Client {
-    /// `modified` and tags of the given documents that exist and are not in the trash
+    /// `modified`, tags and custom fields of the given documents that exist and are not in the trash
     /// (absent ids are simply not in the map).
     pub fn doc_states(&self, ids: &[u64]) -> Result<BTreeMap<u64, DocState>> {
         let mut out = BTreeMap::new();
         for chunk in ids.chunks(IDS_PER_REQUEST) {
             let query = format!(
-                "ordering=id&fields=id,modified,tags&id__in={}",
+                "ordering=id&fields=id,modified,tags,custom_fields&id__in={}",
                 id_list(chunk)
             );
             self.for_each_page("/api/documents/", &query, MAX_PAGE_SIZE, |p| {
@@ -85,7 +87,17 @@ impl Client {
                         .and_then(Value::as_array)
                         .map(|a| a.iter().filter_map(Value::as_u64).collect())
                         .unwrap_or_default();
-                    out.insert(id, DocState { modified, tags });
+                    let custom_fields = d
+                        .get("custom_fields")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    let state = DocState {
+                        modified,
+                        tags,
+                        custom_fields,
+                    };
+                    out.insert(id, state);
                 }
                 Ok(true)
             })?;

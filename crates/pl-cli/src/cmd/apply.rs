@@ -1,5 +1,5 @@
-//! pl-apply: review decisions (or groups over a confidence) → tags or the trash in
-//! Paperless-NGX, planned first, journaled, resumable, undoable.
+//! pl-apply: review decisions (or groups over a confidence) → tags or the trash (and notes,
+//! "Duplicate of" links) in Paperless-NGX, planned first, journaled, resumable, undoable.
 
 use std::path::{Path, PathBuf};
 
@@ -25,14 +25,16 @@ const VERBOSE_HELP: &str = "Print server details and timings on stderr";
 /// Apply review decisions to Paperless-NGX: the non-primary members of every group decided
 /// "duplicate" get a tag (default `duplicate`, created when missing), or with --delete are
 /// moved to the Paperless trash (restorable there). Without --yes nothing is changed: the plan
-/// is printed, one NDJSON record per document on stdout, and a summary on stderr.
+/// is printed, one NDJSON record per document on stdout, and a summary on stderr. --note and
+/// --link FIELD also point each of them to its primary, in a note and in a document-link
+/// custom field that Paperless shows on both documents.
 ///
 /// Safety rules: a primary is never touched (nor any document that is the primary of some
-/// group); a document whose `modified` in Paperless is newer than when it was scored (the
+/// group), but for the link Paperless mirrors on it with --link; a document whose `modified` in Paperless is newer than when it was scored (the
 /// decisions' `modified`, or --docs) is refused, and so is every member of a group whose
 /// primary changed or is gone; every change is written to a journal (NDJSON) before and after
 /// it is made, so a re-run skips what is done, an interrupted run resumes, and
-/// `--undo JOURNAL` removes the tags and notes it added and restores what it trashed. A
+/// `--undo JOURNAL` removes the tags, notes and links it added and restores what it trashed. A
 /// request whose answer was not seen (a timeout, a 5xx) is checked against the server: what
 /// landed is journaled ok, the rest "unknown" (exit 1), read again by a re-run or an undo
 /// before acting. A note is never sent again before the document's notes show it missing.
@@ -67,6 +69,12 @@ pub struct Args {
     /// document #12: URL"); --undo deletes it again.
     #[arg(long)]
     pub note: bool,
+    /// Also link each non-primary member to its primary through the document-link custom
+    /// field FIELD (created when missing): the primary's id is added to the member's value of
+    /// it, every other custom field kept as it is; Paperless shows the link on both documents.
+    /// --undo takes out only the links it added (the field itself stays).
+    #[arg(long, value_name = "FIELD")]
+    pub link: Option<String>,
     /// Do it. Without --yes the plan is printed and nothing changes.
     #[arg(long)]
     pub yes: bool,
@@ -74,11 +82,12 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
     /// Undo what this journal records as done, or as unknown, as the server shows it: remove
-    /// the tags and notes added (every note of ours, found by its text), restore from the
+    /// the tags, notes and links added (every note of ours, found by its text; a link's
+    /// custom field entry put back as it was before), restore from the
     /// trash; then read the server back, take back again what landed late, and exit 1 naming
     /// what still differs from before the run. Planned first like everything else; needs --yes
     /// to act.
-    #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["input", "min_confidence", "docs", "delete", "note"])]
+    #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["input", "min_confidence", "docs", "delete", "note", "link"])]
     pub undo: Option<PathBuf>,
     /// With --undo: how long after a request whose outcome was not seen (the journal's, or
     /// the undo's own) to read the server back and take back again what landed late; the undo
@@ -207,6 +216,9 @@ pub fn run(args: Args) -> Result<()> {
     if args.tag.trim().is_empty() {
         return Err(UsageError("--tag must not be empty".into()).into());
     }
+    if args.link.as_deref().is_some_and(|f| f.trim().is_empty()) {
+        return Err(UsageError("--link must name a custom field".into()).into());
+    }
     let journal_path = journal_path(&args)?;
     // The plan renamed over the journal would lose what undo needs.
     pl_pipeline::io::refuse_same_file(
@@ -280,6 +292,7 @@ fn apply(run: &Run, out: &mut Output) -> Result<()> {
         tag: args.tag.clone(),
         delete: args.delete,
         note: args.note,
+        link: args.link.clone(),
     };
     let mut plan = ApplyPlan::new(client, &decisions, history, live, opts)?;
     plan.refusals().into_iter().for_each(|r| log.note(r));

@@ -71,7 +71,23 @@ pub struct Args {
     /// Decisions file --serve reads at start and rewrites on every decision.
     #[arg(long, value_name = "FILE", requires = "serve")]
     pub decisions: Option<PathBuf>,
+    /// The tag pl-apply will add (its --tag): the page's decision buttons and plan say so.
+    #[arg(long, default_value = "duplicate", value_name = "NAME", help_heading = APPLY_HEADING)]
+    pub tag: String,
+    /// pl-apply will move the duplicates to the trash (its --delete).
+    #[arg(long, help_heading = APPLY_HEADING)]
+    pub delete: bool,
+    /// pl-apply will add a note pointing to the primary (its --note).
+    #[arg(long, help_heading = APPLY_HEADING)]
+    pub note: bool,
+    /// pl-apply will link the duplicates to their primary in this document-link field (its
+    /// --link FIELD).
+    #[arg(long, value_name = "FIELD", help_heading = APPLY_HEADING)]
+    pub link: Option<String>,
 }
+
+/// The help heading of the flags that tell the page what pl-apply will do.
+const APPLY_HEADING: &str = "What pl-apply will do (the page shows it; pass pl-apply the same)";
 
 fn read_groups(args: &Args) -> Result<Vec<GroupRecord>> {
     let mut reader = NdjsonReader::new(
@@ -182,6 +198,7 @@ fn build_data(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<Value> {
             "generated_by": concat!("pl-report ", env!("CARGO_PKG_VERSION")),
             "serve": args.serve,
             "decisions_file": args.decisions.as_ref().map(|p| p.display().to_string()),
+            "apply": {"tag": args.tag, "delete": args.delete, "note": args.note, "link": args.link},
         },
         "groups": body["groups"],
         "docs": body["docs"],

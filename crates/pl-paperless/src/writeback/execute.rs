@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::{Journal, Op, Server, Status, Step};
 use crate::error::{Error, Result};
+use crate::links::{links_to, with_link, without_empty, without_link};
 use crate::write::{DeleteMethod, DocState};
 
 /// Which run the executor serves.
@@ -42,7 +43,7 @@ impl<'a> Mode<'a> {
 struct Landed {
     /// Steps whose request landed (per-document requests only).
     handled: BTreeMap<usize, Option<u64>>,
-    /// Steps whose note was gone already (unnote).
+    /// Steps whose note or link was gone already (unnote, unlink).
     gone: Vec<usize>,
 }
 
@@ -78,7 +79,15 @@ pub fn execute(
                 })
                 .collect();
             if op == Op::Tag && tag_id.is_none() {
-                create_tag(server, steps, &planned, journal, mode)?;
+                let id = create(server, journal, Named::Tag, mode.tag())?;
+                planned.iter().for_each(|&i| steps[i].tag_id = Some(id));
+            }
+            let field = |i: usize| steps[i].link.as_ref().map(|l| l.field.clone());
+            if let Some(name) = planned.first().and_then(|&i| field(i)) {
+                if op == Op::Link && steps[planned[0]].field_id.is_none() {
+                    let id = create(server, journal, Named::LinkField, &name)?;
+                    planned.iter().for_each(|&i| steps[i].field_id = Some(id));
+                }
             }
             for chunk in planned.chunks(batch) {
                 if let Some(e) = run_batch(server, steps, chunk, journal, mode)? {
@@ -90,32 +99,45 @@ pub fn execute(
     Ok(None)
 }
 
-/// Creates the missing tag before its first use, journaled before (by name) and after (with
-/// its id), so that an undo deletes it again even when the answer was lost: a creation whose
-/// outcome was not seen is looked up by name.
-fn create_tag(
-    server: &impl Server,
-    steps: &mut [Step],
-    planned: &[usize],
-    journal: &mut Journal,
-    mode: Mode,
-) -> Result<()> {
-    let name = mode.tag();
+/// What [`create`] creates.
+#[derive(Clone, Copy)]
+enum Named {
+    Tag,
+    LinkField,
+}
+
+/// Creates the missing tag or link field before its first use, journaled before (by name)
+/// and after (with its id), so that an undo deletes a tag again even when the answer was
+/// lost: a creation whose outcome was not seen is looked up by name. (An undo leaves a link
+/// field it created: deleting a field deletes every value of it, set by anyone.)
+fn create(server: &impl Server, journal: &mut Journal, what: Named, name: &str) -> Result<u64> {
+    let (op, key, id_key) = match what {
+        Named::Tag => ("create-tag", "tag", "tag_id"),
+        Named::LinkField => ("create-field", "field", "field_id"),
+    };
     let record = |result: &str, id: Option<u64>| {
         let mut o = serde_json::Map::new();
-        o.insert("op".into(), "create-tag".into());
-        o.insert("tag".into(), name.into());
+        o.insert("op".into(), op.into());
+        o.insert(key.into(), name.into());
         if let Some(id) = id {
-            o.insert("tag_id".into(), id.into());
+            o.insert(id_key.into(), id.into());
         }
         o.insert("result".into(), result.into());
         o
     };
     journal.write(record("started", None))?;
     journal.sync()?;
-    let id = match server.create_tag(name) {
+    let made = match what {
+        Named::Tag => server.create_tag(name),
+        Named::LinkField => server.create_link_field(name),
+    };
+    let find = || match what {
+        Named::Tag => server.tag_id(name),
+        Named::LinkField => server.link_field(name),
+    };
+    let id = match made {
         Ok(id) => id,
-        Err(e) => match server.tag_id(name) {
+        Err(e) => match find() {
             Ok(Some(id)) => id,
             _ => {
                 let result = if e.may_have_landed() {
@@ -131,10 +153,7 @@ fn create_tag(
     };
     journal.write(record("ok", Some(id)))?;
     journal.sync()?;
-    for &i in planned {
-        steps[i].tag_id = Some(id);
-    }
-    Ok(())
+    Ok(id)
 }
 
 /// Sends the request of one batch (one per document for notes): `Ok(Some(via))` when all
@@ -167,6 +186,16 @@ fn request(
                 Ok(())
             })
             .map(|()| None),
+        (Op::Link | Op::Unlink, _) => batch
+            .iter()
+            .try_for_each(|&i| {
+                if !relink(server, &steps[i])? {
+                    landed.gone.push(i);
+                }
+                landed.handled.insert(i, None);
+                Ok(())
+            })
+            .map(|()| None),
         // A note deleted by hand meanwhile is fine.
         (Op::Unnote, _) => batch
             .iter()
@@ -180,6 +209,50 @@ fn request(
             })
             .map(|()| None),
     }
+}
+
+/// Document `id`'s custom fields, read from the server.
+fn custom_fields(server: &impl Server, id: u64) -> Result<Vec<serde_json::Value>> {
+    let mut live = server.doc_states(&[id])?;
+    live.remove(&id)
+        .map(|d| d.custom_fields)
+        .ok_or_else(|| Error::NotFound {
+            url: format!("{}/api/documents/{id}/", server.base()),
+            detail: "not among the live documents".into(),
+        })
+}
+
+/// A link step's read-modify-write of the document's custom fields: link adds the primary's
+/// id to the link field's value, unlink takes it out (the entry as it was before the run once
+/// empty) and then drops the primary's entry of the field when Paperless's mirroring left it
+/// empty and the primary had none before. Every other entry is sent back as read. `Ok(false)`
+/// when the document was linked (unlink: not linked) already.
+fn relink(server: &impl Server, s: &Step) -> Result<bool> {
+    let (field, primary) = (
+        s.field_id.expect("a field id"),
+        s.primary.expect("a primary"),
+    );
+    let list = custom_fields(server, s.id)?;
+    let before = s.link.as_ref().and_then(|l| l.before.as_ref());
+    let changed = match s.op {
+        Op::Link => with_link(&list, field, primary),
+        _ => without_link(&list, field, primary, before),
+    }
+    .map_err(|msg| Error::Shape {
+        url: format!("{}/api/documents/{}/", server.base(), s.id),
+        msg,
+    })?;
+    let did = changed.is_some();
+    if let Some(new) = changed {
+        server.set_custom_fields(s.id, &new)?;
+    }
+    if s.op == Op::Unlink && !s.link.as_ref().is_some_and(|l| l.primary_had) {
+        let on_primary = server.doc_states(&[primary])?.remove(&primary);
+        if let Some(new) = on_primary.and_then(|d| without_empty(&d.custom_fields, field)) {
+            server.set_custom_fields(primary, &new)?;
+        }
+    }
+    Ok(did)
 }
 
 /// Which steps of `batch` (by index) the server shows done now, with the note's id for a
@@ -213,6 +286,19 @@ fn shown_done(
                     _ => d.is_some_and(|d| !tagged(d)),
                 };
                 if shown {
+                    done.insert(i, None);
+                }
+            }
+        }
+        Op::Link | Op::Unlink => {
+            let live = server.doc_states(&ids)?;
+            for &i in batch {
+                let s = &steps[i];
+                let (field, primary) = (s.field_id.unwrap_or(0), s.primary.unwrap_or(0));
+                let linked = live
+                    .get(&s.id)
+                    .map(|d| links_to(&d.custom_fields, field, primary));
+                if linked == Some(op == Op::Link) {
                     done.insert(i, None);
                 }
             }
@@ -281,11 +367,17 @@ fn run_batch(
         .filter(|i| done.is_ok() || landed.handled.contains_key(i))
         .map(|&i| steps[i].id)
         .collect();
-    // A trashed document has no state to give.
+    // A trashed document has no state to give; a link's primary has a new `modified`.
+    let mut read_back = landed_ids.clone();
+    if matches!(op, Op::Link | Op::Unlink) && !landed_ids.is_empty() {
+        read_back.extend(batch.iter().filter_map(|&i| steps[i].primary));
+        read_back.sort_unstable();
+        read_back.dedup();
+    }
     let after = if op == Op::Trash || landed_ids.is_empty() {
         BTreeMap::new()
     } else {
-        server.doc_states(&landed_ids).unwrap_or_default()
+        server.doc_states(&read_back).unwrap_or_default()
     };
     let unknown = done.as_ref().is_err_and(Error::may_have_landed);
     let outcome = Outcome {
@@ -344,7 +436,12 @@ fn journal_outcomes(
         let s = &mut steps[i];
         if error.is_none() || landed.handled.contains_key(&i) {
             if landed.gone.contains(&i) {
-                s.set(Status::Skipped, "the note is gone already".into());
+                let what = match s.op {
+                    Op::Link => "linked already",
+                    Op::Unlink => "the link is gone already",
+                    _ => "the note is gone already",
+                };
+                s.set(Status::Skipped, what.into());
             } else {
                 s.status = Status::Done;
             }
@@ -354,6 +451,10 @@ fn journal_outcomes(
             let mut extra = vec![];
             if let Some(d) = after.get(&s.id) {
                 extra.push(("modified", json!(d.modified)));
+            }
+            let primary = s.primary.and_then(|p| after.get(&p));
+            if let Some(d) = primary.filter(|_| matches!(s.op, Op::Link | Op::Unlink)) {
+                extra.push(("primary_modified", json!(d.modified)));
             }
             if let Ok(Some(v)) = &done {
                 extra.push(("via", json!(v.as_str())));

@@ -1,11 +1,12 @@
-//! An in-memory Paperless for the write-back's tests: documents with `modified`, tags and
-//! notes, a trash, and every write request logged; each change bumps `modified`, as the real
-//! server does.
+//! An in-memory Paperless for the write-back's tests: documents with `modified`, tags, notes
+//! and custom fields (document links symmetric, as Paperless makes them), a trash, and every
+//! write request logged; each change bumps `modified`, as the real server does.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use pl_core::decision::{Decision, Verdict};
+use serde_json::Value;
 
 use super::{Op, Server, Status, Step};
 use crate::error::{Error, Result};
@@ -20,17 +21,22 @@ struct Doc {
     tags: BTreeSet<u64>,
     trashed: bool,
     notes: Vec<(u64, String)>,
+    custom_fields: Vec<Value>,
 }
 
 #[derive(Debug, Default)]
 struct State {
     docs: BTreeMap<u64, Doc>,
     tags: BTreeMap<u64, String>,
+    /// The document-link custom fields.
+    fields: BTreeMap<u64, String>,
     next_id: u64,
     clock: u32,
     fail_on: Option<u64>,
     ghost_on: Option<u64>,
     lost_on: Option<u64>,
+    /// Faults hit only requests whose log line starts with this.
+    faults_only: Option<String>,
     requests: Vec<String>,
 }
 
@@ -82,6 +88,63 @@ impl FakeServer {
         self.0.borrow_mut().lost_on = id;
     }
 
+    /// Document `id`'s custom fields.
+    pub fn custom_fields(&self, id: u64) -> Vec<Value> {
+        self.0.borrow().docs[&id].custom_fields.clone()
+    }
+
+    /// Sets document `id`'s custom fields by hand (no link mirrored).
+    pub fn put_custom_fields(&self, id: u64, list: Vec<Value>) {
+        self.0.borrow_mut().docs.get_mut(&id).unwrap().custom_fields = list;
+    }
+
+    /// Mirrors the links of `id` that changed from `old` to `new` on their targets, as
+    /// Paperless does: a target gains `id` in its entry of the field (created when missing)
+    /// or loses it (the entry stays).
+    fn mirror(&self, id: u64, old: &[Value], new: &[Value]) {
+        let links = |l: &[Value]| -> BTreeSet<(u64, u64)> {
+            l.iter()
+                .filter_map(|e| {
+                    let f = e.get("field")?.as_u64()?;
+                    let v = e.get("value")?.as_array()?;
+                    Some(v.iter().filter_map(move |t| Some((f, t.as_u64()?))))
+                })
+                .flatten()
+                .collect()
+        };
+        let (before, after) = (links(old), links(new));
+        let mut s = self.0.borrow_mut();
+        s.clock += 1;
+        let modified = format!("2026-03-01T00:00:{:02}Z", s.clock);
+        for &(_, t) in after.symmetric_difference(&before) {
+            if let Some(d) = s.docs.get_mut(&t) {
+                d.modified = modified.clone();
+            }
+        }
+        for &(f, t) in after.difference(&before) {
+            let Some(d) = s.docs.get_mut(&t) else {
+                continue;
+            };
+            d.custom_fields = crate::links::with_link(&d.custom_fields, f, id)
+                .unwrap()
+                .unwrap_or_else(|| d.custom_fields.clone());
+        }
+        for &(f, t) in before.difference(&after) {
+            let Some(d) = s.docs.get_mut(&t) else {
+                continue;
+            };
+            let kept = Some(&Value::Array(vec![]));
+            if let Some(l) = crate::links::without_link(&d.custom_fields, f, id, kept).unwrap() {
+                d.custom_fields = l;
+            }
+        }
+    }
+
+    /// The faults above hit only requests whose log line starts with `what` ("custom_fields").
+    pub fn faults_only_on(&self, what: &str) {
+        self.0.borrow_mut().faults_only = Some(what.into());
+    }
+
     /// The write requests so far.
     pub fn requests(&self) -> Vec<String> {
         self.0.borrow().requests.clone()
@@ -92,7 +155,15 @@ impl FakeServer {
     fn write(&self, what: String, ids: &[u64], change: impl Fn(&mut Doc)) -> Result<()> {
         let mut s = self.0.borrow_mut();
         s.requests.push(what.clone());
-        if s.fail_on.is_some_and(|f| ids.contains(&f)) {
+        let hit = |f: Option<u64>| {
+            let only = s
+                .faults_only
+                .as_ref()
+                .is_none_or(|o| what.starts_with(o.as_str()));
+            only && f.is_some_and(|f| ids.contains(&f))
+        };
+        let (fail, lost, ghost) = (hit(s.fail_on), hit(s.lost_on), hit(s.ghost_on));
+        if fail {
             return Err(Error::Status {
                 url: what,
                 status: 400,
@@ -105,7 +176,7 @@ impl FakeServer {
             msg: "timed out".into(),
             attempts: 1,
         };
-        if s.lost_on.is_some_and(|f| ids.contains(&f)) {
+        if lost {
             return Err(timeout());
         }
         s.clock += 1;
@@ -115,7 +186,7 @@ impl FakeServer {
             change(d);
             d.modified = modified.clone();
         }
-        if s.ghost_on.is_some_and(|f| ids.contains(&f)) {
+        if ghost {
             return Err(timeout());
         }
         Ok(())
@@ -136,6 +207,7 @@ impl Server for FakeServer {
             let state = DocState {
                 modified: d.modified.clone(),
                 tags: d.tags.clone(),
+                custom_fields: d.custom_fields.clone(),
             };
             Some((*id, state))
         });
@@ -212,6 +284,28 @@ impl Server for FakeServer {
         })?;
         Ok(note)
     }
+    fn link_field(&self, name: &str) -> Result<Option<u64>> {
+        let s = self.0.borrow();
+        Ok(s.fields.iter().find(|(_, n)| *n == name).map(|(id, _)| *id))
+    }
+    fn create_link_field(&self, name: &str) -> Result<u64> {
+        let mut s = self.0.borrow_mut();
+        s.requests.push("create-field".into());
+        s.next_id += 1;
+        let id = s.next_id;
+        s.fields.insert(id, name.into());
+        Ok(id)
+    }
+    fn set_custom_fields(&self, id: u64, list: &[Value]) -> Result<()> {
+        let old = self.custom_fields(id);
+        let r = self.write(format!("custom_fields {id}"), &[id], |d| {
+            d.custom_fields = list.to_vec();
+        });
+        if self.custom_fields(id) == list {
+            self.mirror(id, &old, list);
+        }
+        r
+    }
     fn delete_note(&self, id: u64, note: u64) -> Result<()> {
         let known = self.0.borrow().docs[&id]
             .notes
@@ -252,6 +346,8 @@ pub fn step(op: Op, id: u64, tag_id: Option<u64>) -> Step {
         tag_id,
         note_id: None,
         note: None,
+        field_id: None,
+        link: None,
         status: Status::Planned,
         reason: None,
     }

@@ -19,7 +19,8 @@ use crate::error::{Error, Result};
 pub struct History {
     /// (op, id) → the last record about it, with its line's index as `seq`.
     pub last: BTreeMap<(Op, u64), Map<String, Value>>,
-    /// id → `modified` the server had right after our last change to it.
+    /// id → `modified` the server had right after our last change to it (a link's primary
+    /// included, whose mirrored link bumps it).
     pub own_modified: BTreeMap<u64, String>,
     /// Tags pl-apply created (id → name) and no undo has deleted since.
     pub created_tags: BTreeMap<u64, String>,
@@ -125,6 +126,11 @@ impl History {
         }
         if let Some(m) = o.get("modified").and_then(Value::as_str) {
             self.own_modified.insert(id, m.to_owned());
+        }
+        // A link is mirrored on the primary, which bumps its `modified` too.
+        let primary = o.get("primary").and_then(Value::as_u64);
+        if let (Some(p), Some(m)) = (primary, o.get("primary_modified").and_then(Value::as_str)) {
+            self.own_modified.insert(p, m.to_owned());
         }
         o.insert("seq".into(), (seq as u64).into());
         self.last.insert((op, id), o);

@@ -1,6 +1,7 @@
-//! The write-back of pl-apply: review decisions planned into steps (tag, trash or note a
-//! duplicate; untag, restore or unnote it again in an undo), checked against the safety rules
-//! ([`plan`]: a primary is never touched, a document changed since scoring is refused), carried
+//! The write-back of pl-apply: review decisions planned into steps (tag, trash, note or link
+//! a duplicate; untag, restore, unnote or unlink it again in an undo), checked against the safety rules
+//! ([`plan`]: a primary is never touched, but for the link Paperless mirrors on it; a document
+//! changed since scoring is refused), carried
 //! out by one executor ([`execute`]) that journals every request before and after it is made
 //! ([`journal`]), so that a re-run skips what is done, an interrupted run resumes, and an undo
 //! ([`undo`]) takes back exactly what the journal records.
@@ -39,6 +40,10 @@ pub enum Op {
     Restore,
     /// Delete the note (undo of [`Op::Note`]).
     Unnote,
+    /// Link to the primary through the document-link field ([`crate::links`]).
+    Link,
+    /// Take the link out again (undo of [`Op::Link`]).
+    Unlink,
 }
 
 impl Op {
@@ -51,6 +56,8 @@ impl Op {
             Op::Restore => "restore",
             Op::Note => "note",
             Op::Unnote => "unnote",
+            Op::Link => "link",
+            Op::Unlink => "unlink",
         }
     }
 
@@ -63,6 +70,8 @@ impl Op {
             "restore" => Op::Restore,
             "note" => Op::Note,
             "unnote" => Op::Unnote,
+            "link" => Op::Link,
+            "unlink" => Op::Unlink,
             _ => return None,
         })
     }
@@ -76,6 +85,8 @@ impl Op {
             Op::Restore => Op::Trash,
             Op::Note => Op::Unnote,
             Op::Unnote => Op::Note,
+            Op::Link => Op::Unlink,
+            Op::Unlink => Op::Link,
         }
     }
 }
@@ -113,6 +124,38 @@ impl Status {
     }
 }
 
+/// A link step's field and what it found before the run, which an undo puts back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    /// The field's name.
+    pub field: String,
+    /// The value of the document's entry of the field before the run; `None`: no entry.
+    pub before: Option<Value>,
+    /// Whether the primary had an entry of the field before the run (Paperless adds one to
+    /// it when the document links to it; an undo removes it again once empty).
+    pub primary_had: bool,
+}
+
+impl Link {
+    /// The link's journal fields.
+    fn journal(&self, o: &mut Map<String, Value>) {
+        o.insert("field".into(), self.field.clone().into());
+        if let Some(b) = &self.before {
+            o.insert("field_before".into(), b.clone());
+        }
+        o.insert("primary_had_field".into(), self.primary_had.into());
+    }
+
+    /// The link a journal record names, if it names a field.
+    pub fn from_journal(rec: &Map<String, Value>) -> Option<Link> {
+        Some(Link {
+            field: rec.get("field")?.as_str()?.to_owned(),
+            before: rec.get("field_before").cloned(),
+            primary_had: rec.get("primary_had_field").and_then(Value::as_bool) == Some(true),
+        })
+    }
+}
+
 /// One line of the plan: an operation on one document.
 #[derive(Debug, Clone)]
 pub struct Step {
@@ -130,6 +173,10 @@ pub struct Step {
     pub note_id: Option<u64>,
     /// The note's text (note).
     pub note: Option<String>,
+    /// The document-link field's id (link, unlink).
+    pub field_id: Option<u64>,
+    /// What a link needs to be taken back exactly (link, unlink).
+    pub link: Option<Link>,
     /// Where it stands.
     pub status: Status,
     /// Why it is skipped, refused or failed.
@@ -155,6 +202,9 @@ impl Step {
         }
         if let Some(n) = &self.note {
             o.insert("note".into(), n.clone().into());
+        }
+        if let Some(l) = &self.link {
+            o.insert("field".into(), l.field.clone().into());
         }
         o.insert("status".into(), self.status.as_str().into());
         if let Some(r) = &self.reason {
@@ -189,6 +239,12 @@ impl Step {
         }
         if let Some(n) = &self.note {
             o.insert("note".into(), n.clone().into());
+        }
+        if let Some(f) = self.field_id {
+            o.insert("field_id".into(), f.into());
+        }
+        if let Some(l) = &self.link {
+            l.journal(&mut o);
         }
         o.insert("result".into(), result.into());
         for (k, v) in extra {
@@ -255,6 +311,12 @@ pub trait Server {
     fn add_note(&self, id: u64, text: &str) -> Result<u64>;
     /// See [`Client::delete_note`].
     fn delete_note(&self, id: u64, note: u64) -> Result<()>;
+    /// See [`Client::link_field`].
+    fn link_field(&self, name: &str) -> Result<Option<u64>>;
+    /// See [`Client::create_link_field`].
+    fn create_link_field(&self, name: &str) -> Result<u64>;
+    /// See [`Client::set_custom_fields`].
+    fn set_custom_fields(&self, id: u64, list: &[Value]) -> Result<()>;
     /// See [`Client::take_unanswered`].
     fn take_unanswered(&self) -> bool {
         false
@@ -313,6 +375,15 @@ impl Server for Client {
     fn delete_note(&self, id: u64, note: u64) -> Result<()> {
         Client::delete_note(self, id, note)
     }
+    fn link_field(&self, name: &str) -> Result<Option<u64>> {
+        Client::link_field(self, name)
+    }
+    fn create_link_field(&self, name: &str) -> Result<u64> {
+        Client::create_link_field(self, name)
+    }
+    fn set_custom_fields(&self, id: u64, list: &[Value]) -> Result<()> {
+        Client::set_custom_fields(self, id, list)
+    }
     fn take_unanswered(&self) -> bool {
         Client::take_unanswered(self)
     }
@@ -320,3 +391,5 @@ impl Server for Client {
 
 #[cfg(test)]
 pub(crate) mod fake;
+#[cfg(test)]
+mod link_tests;

@@ -11,8 +11,9 @@ use pl_core::time::parse_rfc3339;
 use serde_json::{json, Map, Value};
 
 use super::execute::{execute, Mode};
-use super::{count, count_op, unknown, History, Journal, Op, Server, Status, Step};
+use super::{count, count_op, unknown, History, Journal, Link, Op, Server, Status, Step};
 use crate::error::{Error, Result};
+use crate::links::{entry_value, links_to};
 use crate::write::{DeleteMethod, DocState};
 
 /// What an apply does, from its flags.
@@ -24,6 +25,9 @@ pub struct ApplyOptions {
     pub delete: bool,
     /// Also add a note pointing to the primary.
     pub note: bool,
+    /// Also link each duplicate to its primary through the document-link custom field of
+    /// this name (created when missing).
+    pub link: Option<String>,
 }
 
 /// What the server holds for the decided documents, asked once before planning.
@@ -104,6 +108,8 @@ pub struct ApplyPlan {
     pub ops: Vec<Op>,
     /// The tag's id, when it exists already.
     pub tag_id: Option<u64>,
+    /// The link field's id, when it exists already.
+    pub field_id: Option<u64>,
     /// One step per document and operation.
     pub steps: Vec<Step>,
     /// What the server held when planned.
@@ -120,6 +126,9 @@ struct Planner<'a, S: Server> {
     ops: &'a [Op],
     tag: &'a str,
     tag_id: Option<u64>,
+    /// The link field's name and id (when it exists).
+    field: Option<&'a str>,
+    field_id: Option<u64>,
     /// Every primary anywhere → its group: off limits, even where it is a plain member elsewhere.
     primaries: BTreeMap<u64, u64>,
     /// Documents whose present `modified` comes from a change of ours that landed but was not
@@ -146,6 +155,38 @@ impl<S: Server> Planner<'_, S> {
             .map(|why| format!("the primary changed: {why}"))
     }
 
+    /// Whether `id` links to `primary` through the link field.
+    fn linked(&self, id: u64, primary: u64) -> bool {
+        let fields = self.live.docs.get(&id).map(|d| d.custom_fields.as_slice());
+        self.field_id
+            .is_some_and(|f| fields.is_some_and(|l| links_to(l, f, primary)))
+    }
+
+    /// A link step's [`Link`]: the document's entry of the field before the run, from the
+    /// server, or from the journal when a request of an interrupted run may have changed it.
+    fn link_of(&self, id: u64, primary: u64) -> Option<Link> {
+        let field = self.field?;
+        if self.history.unsure(Op::Link, id) {
+            if let Some(l) = self
+                .history
+                .last
+                .get(&(Op::Link, id))
+                .and_then(Link::from_journal)
+            {
+                return Some(l);
+            }
+        }
+        let entry = |doc: u64| {
+            let f = self.field_id?;
+            entry_value(&self.live.docs.get(&doc)?.custom_fields, f).cloned()
+        };
+        Some(Link {
+            field: field.to_owned(),
+            before: entry(id),
+            primary_had: entry(primary).is_some(),
+        })
+    }
+
     fn has_tag(&self, id: u64) -> bool {
         self.tag_id
             .is_some_and(|t| self.live.docs.get(&id).is_some_and(|l| l.tags.contains(&t)))
@@ -153,7 +194,7 @@ impl<S: Server> Planner<'_, S> {
 
     /// Changes of an interrupted run that landed without being journaled as done: they bumped
     /// `modified` themselves, so they must not count as someone else's edit. Op → the note's id.
-    fn landed(&self, id: u64, text: &str) -> Result<BTreeMap<Op, Option<u64>>> {
+    fn landed(&self, id: u64, primary: u64, text: &str) -> Result<BTreeMap<Op, Option<u64>>> {
         let mut landed = BTreeMap::new();
         if !self.live.docs.contains_key(&id) || self.primaries.contains_key(&id) {
             return Ok(landed);
@@ -162,7 +203,7 @@ impl<S: Server> Planner<'_, S> {
             if !self.history.unsure(op, id) {
                 continue;
             }
-            if op == Op::Tag && self.has_tag(id) {
+            if (op == Op::Tag && self.has_tag(id)) || (op == Op::Link && self.linked(id, primary)) {
                 landed.insert(op, None);
             } else if op == Op::Note {
                 let found = self
@@ -208,7 +249,10 @@ impl<S: Server> Planner<'_, S> {
                     "already in the trash".into()
                 },
             ))
-        } else if op == Op::Note && trashed && self.history.in_force(Op::Trash, id) {
+        } else if matches!(op, Op::Note | Op::Link)
+            && trashed
+            && self.history.in_force(Op::Trash, id)
+        {
             Some((Status::Skipped, "in the trash since an earlier run".into()))
         } else if !self.live.docs.contains_key(&id) {
             Some((
@@ -221,13 +265,26 @@ impl<S: Server> Planner<'_, S> {
                 Status::Skipped,
                 format!(
                     "{}: the interrupted run's request had landed",
-                    if op == Op::Tag { "tagged" } else { "noted" }
+                    match op {
+                        Op::Tag => "tagged",
+                        Op::Link => "linked",
+                        _ => "noted",
+                    }
                 ),
             ))
         } else if let Some(why) = self.changed(id, d.modified[&id].as_deref()) {
             Some((Status::Refused, why))
         } else if op == Op::Tag && self.has_tag(id) {
             Some((Status::Skipped, format!("already tagged {:?}", self.tag)))
+        } else if op == Op::Link && self.linked(id, d.primary) {
+            Some((
+                Status::Skipped,
+                format!(
+                    "already linked to #{} in {:?}",
+                    d.primary,
+                    self.field.unwrap_or("")
+                ),
+            ))
         } else {
             None
         }
@@ -240,16 +297,24 @@ impl<S: Server> Planner<'_, S> {
         seen: &mut BTreeSet<u64>,
         steps: &mut Vec<Step>,
     ) -> Result<()> {
-        let group_problem = self.group_problem(d);
+        let text = note_text(self.server.base(), d.primary, d.group);
+        let mut members = Vec::new();
         for &id in d.members.iter().filter(|&&m| m != d.primary) {
             if !seen.insert(id) {
                 continue;
             }
-            let text = note_text(self.server.base(), d.primary, d.group);
-            let landed = self.landed(id, &text)?;
+            let landed = self.landed(id, d.primary, &text)?;
             if !landed.is_empty() {
                 self.ours.insert(id);
             }
+            // Paperless mirrors a link on the primary, which bumps its `modified`.
+            if landed.contains_key(&Op::Link) {
+                self.ours.insert(d.primary);
+            }
+            members.push((id, landed));
+        }
+        let group_problem = self.group_problem(d);
+        for (id, landed) in members {
             for &op in self.ops {
                 let mut s = Step {
                     op,
@@ -259,6 +324,12 @@ impl<S: Server> Planner<'_, S> {
                     tag_id: if op == Op::Tag { self.tag_id } else { None },
                     note_id: None,
                     note: (op == Op::Note).then(|| text.clone()),
+                    field_id: if op == Op::Link { self.field_id } else { None },
+                    link: if op == Op::Link {
+                        self.link_of(id, d.primary)
+                    } else {
+                        None
+                    },
                     status: Status::Planned,
                     reason: None,
                 };
@@ -286,11 +357,17 @@ impl ApplyPlan {
         opts: ApplyOptions,
     ) -> Result<ApplyPlan> {
         let main = if opts.delete { Op::Trash } else { Op::Tag };
-        // A note goes on before a document leaves for the trash, after its tag otherwise.
-        let ops: Vec<Op> = match (main, opts.note) {
-            (Op::Trash, true) => vec![Op::Note, Op::Trash],
-            (m, true) => vec![m, Op::Note],
-            (m, false) => vec![m],
+        // A note and a link go on before a document leaves for the trash, after its tag
+        // otherwise.
+        let extra = [(opts.note, Op::Note), (opts.link.is_some(), Op::Link)];
+        let extra = extra.iter().filter(|(on, _)| *on).map(|&(_, op)| op);
+        let ops: Vec<Op> = match main {
+            Op::Trash => extra.chain([Op::Trash]).collect(),
+            m => std::iter::once(m).chain(extra).collect(),
+        };
+        let field_id = match &opts.link {
+            Some(name) => server.link_field(name)?,
+            None => None,
         };
         let tag_id = if ops.contains(&Op::Tag) {
             server.tag_id(&opts.tag)?
@@ -304,6 +381,8 @@ impl ApplyPlan {
             ops: &ops,
             tag: &opts.tag,
             tag_id,
+            field: opts.link.as_deref(),
+            field_id,
             primaries: decisions.iter().map(|d| (d.primary, d.group)).collect(),
             ours: BTreeSet::new(),
         };
@@ -317,6 +396,7 @@ impl ApplyPlan {
             main,
             ops,
             tag_id,
+            field_id,
             steps,
             live,
             method: None,
@@ -360,6 +440,17 @@ impl ApplyPlan {
                 count_op(&self.steps, Op::Note, Status::Planned)
             );
         }
+        if let Some(f) = &self.opts.link {
+            let n = count_op(&self.steps, Op::Link, Status::Planned);
+            what += &format!(
+                ", link {n} to their primary in {f:?}{}",
+                if self.field_id.is_none() && n > 0 {
+                    " (the field will be created)"
+                } else {
+                    ""
+                }
+            );
+        }
         format!(
             "plan: {what}; {} skipped, {} refused; nothing changed (add --yes to apply)",
             count(&self.steps, Status::Skipped),
@@ -379,8 +470,12 @@ impl ApplyPlan {
         } else {
             String::new()
         };
+        let links = match self.opts.link {
+            Some(_) => format!(", linked {}", count_op(&self.steps, Op::Link, Status::Done)),
+            None => String::new(),
+        };
         format!(
-            "{verb} {}{notes}, {} skipped, {} refused, {} failed{}; journal {}",
+            "{verb} {}{notes}{links}, {} skipped, {} refused, {} failed{}; journal {}",
             count_op(&self.steps, self.main, Status::Done),
             count(&self.steps, Status::Skipped),
             count(&self.steps, Status::Refused),
@@ -410,8 +505,10 @@ impl ApplyPlan {
         let tag = self.opts.tag.as_str();
         for s in self.steps.iter().filter(|s| s.status == Status::Skipped) {
             let reason = s.reason.as_deref().unwrap_or("");
-            if reason.starts_with("already tagged") && !history.in_force(s.op, s.id) {
-                // So that an undo leaves a tag alone that was there before.
+            let already =
+                reason.starts_with("already tagged") || reason.starts_with("already linked");
+            if already && !history.in_force(s.op, s.id) {
+                // So that an undo leaves a tag or link alone that was there before.
                 journal.write(s.journal_record("already", tag, &[]))?;
             } else if reason.contains("landed") {
                 // As a change made in this run is journaled: `modified` when the document is
@@ -442,6 +539,9 @@ impl ApplyPlan {
         run.insert("op".into(), "run".into());
         run.insert("mode".into(), self.main.as_str().into());
         run.insert("note".into(), self.opts.note.into());
+        if let Some(f) = &self.opts.link {
+            run.insert("link".into(), f.clone().into());
+        }
         run.insert("input".into(), input_name.into());
         run.insert("server".into(), server.base().into());
         run.insert("release".into(), json!(server.release()));
@@ -466,6 +566,7 @@ mod tests {
             tag: "duplicate".into(),
             delete,
             note,
+            link: None,
         }
     }
 

@@ -76,10 +76,16 @@ pub(super) fn our_notes(
 /// again, and what cannot be (one line each).
 fn recheck(server: &impl Server, steps: &[Step]) -> Result<(Vec<Step>, Vec<String>)> {
     let settled = |s: &&Step| matches!(s.status, Status::Done | Status::Skipped | Status::Unknown);
+    // An unlink's primary too: Paperless's mirror of the link is there.
+    let primaries = steps
+        .iter()
+        .filter(|s| s.op == Op::Unlink)
+        .filter_map(|s| s.primary);
     let ids: Vec<u64> = steps
         .iter()
         .filter(settled)
         .map(|s| s.id)
+        .chain(primaries)
         .collect::<BTreeSet<u64>>()
         .into_iter()
         .collect();
@@ -110,6 +116,7 @@ fn recheck(server: &impl Server, steps: &[Step]) -> Result<(Vec<Step>, Vec<Strin
             (Op::Untag, Some(d)) if s.tag_id.is_some_and(|t| d.tags.contains(&t)) => {
                 again.push(redo(None));
             }
+            (Op::Unlink, Some(_)) if super::undo::unlink_due(s, &live) => again.push(redo(None)),
             (Op::Unnote, Some(_)) => {
                 let notes = server.notes(s.id)?;
                 again.extend(ours(s, &notes).into_iter().map(|n| redo(Some(n))));
@@ -152,7 +159,7 @@ pub(super) fn settle(
         return Ok(failed);
     }
     let mode = Mode::Undo { tag: run.tag };
-    let ops = [Op::Restore, Op::Untag, Op::Unnote];
+    let ops = [Op::Restore, Op::Untag, Op::Unnote, Op::Unlink];
     for _ in 0..ROUNDS {
         let (again, problems) = recheck(server, &plan.steps)?;
         if again.is_empty() {
@@ -210,6 +217,7 @@ mod tests {
             tag: "duplicate".into(),
             delete: true,
             note: true,
+            link: None,
         };
         let h = Journal::read(p).unwrap();
         let live = Live::fetch(server, &ds).unwrap();

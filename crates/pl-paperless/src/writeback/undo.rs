@@ -8,8 +8,9 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::execute::{execute, Mode};
-use super::{count, count_op, History, Journal, Op, Server, Status, Step};
+use super::{count, count_op, History, Journal, Link, Op, Server, Status, Step};
 use crate::error::{Error, Result};
+use crate::links::{entry_value, links_to};
 use crate::write::DocState;
 
 /// The deletion of a tag pl-apply created.
@@ -101,7 +102,7 @@ pub struct UndoPlan {
 fn undo_steps(history: &History, base: &str) -> Vec<Step> {
     let mut steps: Vec<Step> = Vec::new();
     for ((op, id), rec) in &history.last {
-        if !matches!(op, Op::Tag | Op::Trash | Op::Note) {
+        if !matches!(op, Op::Tag | Op::Trash | Op::Note | Op::Link) {
             continue;
         }
         let ok = history.result(*op, *id) == Some("ok") && history.in_force(*op, *id);
@@ -127,6 +128,8 @@ fn undo_steps(history: &History, base: &str) -> Vec<Step> {
             tag_id: field("tag_id"),
             note_id: field("note_id"),
             note,
+            field_id: field("field_id"),
+            link: (*op == Op::Link).then(|| Link::from_journal(rec)).flatten(),
             status: Status::Planned,
             reason: None,
         });
@@ -142,6 +145,28 @@ fn order(op: Op) -> u8 {
         Op::Untag => 1,
         _ => 2,
     }
+}
+
+/// Whether an unlink step still has the primary's entry of the field to drop: Paperless
+/// left it there empty, and the primary had none before the run.
+pub(super) fn primary_left_empty(s: &Step, live: &BTreeMap<u64, DocState>) -> bool {
+    let (Some(f), Some(p)) = (s.field_id, s.primary) else {
+        return false;
+    };
+    let had = s.link.as_ref().is_some_and(|l| l.primary_had);
+    let entry = live.get(&p).and_then(|d| entry_value(&d.custom_fields, f));
+    let empty = |v: &Value| v.is_null() || v.as_array().is_some_and(Vec::is_empty);
+    !had && entry.is_some_and(empty)
+}
+
+/// Whether an unlink step has anything left to do: the document links to the primary, or
+/// the primary's emptied entry is still there.
+pub(super) fn unlink_due(s: &Step, live: &BTreeMap<u64, DocState>) -> bool {
+    let linked = |d: &DocState| {
+        let (f, p) = (s.field_id.unwrap_or(0), s.primary.unwrap_or(0));
+        links_to(&d.custom_fields, f, p)
+    };
+    live.get(&s.id).is_some_and(linked) || primary_left_empty(s, live)
 }
 
 /// The rules for one undo step, given the live documents, the trash and the documents being
@@ -183,6 +208,23 @@ fn undo_verdict(
             )),
             _ => None,
         },
+        Op::Unlink => match live.get(&id) {
+            _ if s.field_id.is_none() || s.primary.is_none() => Some((
+                Status::Refused,
+                "the journal names no field id or primary".into(),
+            )),
+            None if restoring.contains(&id) => None,
+            None => Some((
+                Status::Refused,
+                format!(
+                    "#{id} is not among the documents (in the trash, not by this journal, or gone)"
+                ),
+            )),
+            Some(_) if !unlink_due(s, live) => {
+                Some((Status::Skipped, "the link is gone already".into()))
+            }
+            _ => None,
+        },
         Op::Unnote => match (live.get(&id), s.note_id) {
             (_, None) if s.note.is_none() => Some((
                 Status::Refused,
@@ -216,7 +258,10 @@ impl UndoPlan {
             ));
         }
         let mut steps = undo_steps(history, server.base());
-        let ids: Vec<u64> = steps.iter().map(|s| s.id).collect();
+        let links = steps.iter().filter(|s| s.op == Op::Unlink);
+        let primaries = links.filter_map(|s| s.primary);
+        let ids: BTreeSet<u64> = steps.iter().map(|s| s.id).chain(primaries).collect();
+        let ids: Vec<u64> = ids.into_iter().collect();
         let live = server.doc_states(&ids)?;
         let trashed = server.trashed()?;
         // Restores run first, so a document both trashed and tagged gets its tag off afterwards.
@@ -274,14 +319,23 @@ impl UndoPlan {
             .collect()
     }
 
+    /// The summary's words for the unlink steps at `status` (nothing in an undo of no link).
+    fn links(&self, words: impl Fn(usize) -> String, status: Status) -> String {
+        match self.steps.iter().any(|s| s.op == Op::Unlink) {
+            true => words(count_op(&self.steps, Op::Unlink, status)),
+            false => String::new(),
+        }
+    }
+
     /// The plan in one line, for a run without --yes.
     pub fn summary(&self) -> String {
         let n = |op: Op| count_op(&self.steps, op, Status::Planned);
         format!(
-            "undo plan: restore {} from the trash, remove the tag from {}, delete {} notes{}; {} skipped, {} refused; nothing changed (add --yes to apply)",
+            "undo plan: restore {} from the trash, remove the tag from {}, delete {} notes{}{}; {} skipped, {} refused; nothing changed (add --yes to apply)",
             n(Op::Restore),
             n(Op::Untag),
             n(Op::Unnote),
+            self.links(|n| format!(", remove {n} links"), Status::Planned),
             deleted_tags(&self.tags_at(Status::Planned), "delete"),
             count(&self.steps, Status::Skipped),
             count(&self.steps, Status::Refused)
@@ -296,10 +350,11 @@ impl UndoPlan {
             n => format!(" ({n} of them on reading the server back)"),
         };
         format!(
-            "restored {}, untagged {}, notes deleted {}{}{again}, {} skipped, {} refused, {} failed{}; journal {}",
+            "restored {}, untagged {}, notes deleted {}{}{}{again}, {} skipped, {} refused, {} failed{}; journal {}",
             done(Op::Restore),
             done(Op::Untag),
             done(Op::Unnote),
+            self.links(|n| format!(", unlinked {n}"), Status::Done),
             deleted_tags(&self.tags_at(Status::Done), "deleted"),
             count(&self.steps, Status::Skipped),
             count(&self.steps, Status::Refused),
@@ -343,7 +398,7 @@ impl UndoPlan {
             };
             journal.write(s.journal_record("ok", tag, &extra))?;
         }
-        let ops = [Op::Restore, Op::Untag, Op::Unnote];
+        let ops = [Op::Restore, Op::Untag, Op::Unnote, Op::Unlink];
         let mode = Mode::Undo { tag };
         let mut failed = execute(server, &mut self.steps, &ops, journal, batch, mode)?;
         self.delete_tags(server, journal, &mut failed)?;
@@ -496,6 +551,7 @@ mod tests {
             tag: "duplicate".into(),
             delete,
             note,
+            link: None,
         };
         let h = Journal::read(p).unwrap();
         let live = Live::fetch(server, &ds).unwrap();
@@ -590,6 +646,7 @@ mod tests {
             tag: "duplicate".into(),
             delete: false,
             note: false,
+            link: None,
         };
         let h = Journal::read(&p).unwrap();
         let live = Live::fetch(&server, &ds).unwrap();

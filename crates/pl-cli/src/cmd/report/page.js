@@ -10,6 +10,9 @@
   const MAX_TOKENS = 20000; // words per side in a diff
   const MAX_EDITS = 3000; // a diff needing more edits is shown as "too different"
   const KEY = "pl-report:" + (META.report_id || "");
+  // What pl-apply does with a group decided duplicates (pl-report's --tag, --delete, --note,
+  // --link, which pl-apply is to be given too).
+  const APPLY = Object.assign({ tag: "duplicate", delete: false, note: false, link: null }, META.apply || {});
 
   // group number -> {decision, primary, decided_at}
   let decisions = {};
@@ -347,26 +350,86 @@
       el("div", { class: "diff" }, pane(c[0], res.a, "del", da), pane(c[1], res.b, "ins", db)));
   }
 
+  // ---- what pl-apply will do ----
+  // Its operations on each non-primary member, in its order (note and link before the trash).
+  function applyOps() {
+    const extra = (APPLY.note ? ["note"] : []).concat(APPLY.link ? ["link"] : []);
+    return APPLY.delete ? extra.concat(["trash"]) : ["tag"].concat(extra);
+  }
+  const quoted = (s) => "\u201c" + str(s) + "\u201d";
+  // One sentence: what pl-apply does to `ids` (non-primaries) of a group kept as `primary`.
+  function applySentence(ids, primary) {
+    const them = ids.map((m) => "#" + m).join(", ");
+    const words = {
+      tag: "tag " + them + " " + quoted(APPLY.tag),
+      note: "add a note on each pointing to #" + primary,
+      link: "link each to #" + primary + " in the field " + quoted(APPLY.link) + " (shown on both documents)",
+      trash: "move " + them + " to the Paperless trash",
+    };
+    return applyOps().map((op) => words[op]).join(", then ") + "; #" + primary + " is kept untouched";
+  }
+  // The shell command that carries the decisions out.
+  function applyCommand() {
+    const q = (s) => (/^[\w.\/-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'");
+    const args = ["pl-apply", q(META.decisions_file || "decisions.ndjson")];
+    if (APPLY.tag !== "duplicate" && !APPLY.delete) args.push("--tag", q(APPLY.tag));
+    if (APPLY.delete) args.push("--delete");
+    if (APPLY.note) args.push("--note");
+    if (APPLY.link) args.push("--link", q(APPLY.link));
+    return args.join(" ");
+  }
+  function renderPlan() {
+    const kept = new Set();
+    const touched = new Set();
+    let dup = 0;
+    let alone = 0;
+    for (const g of GROUPS) {
+      const d = decisions[g.group];
+      if (!d) continue;
+      if (d.decision !== "duplicate") { alone++; continue; }
+      dup++;
+      kept.add(d.primary);
+      g.members.forEach((m) => { if (m !== d.primary) touched.add(m); });
+    }
+    kept.forEach((m) => touched.delete(m));
+    const n = touched.size;
+    const words = { tag: "tag " + n + " documents " + quoted(APPLY.tag), note: "add " + n + " notes",
+      link: "link " + n + " to their primary in " + quoted(APPLY.link), trash: "move " + n + " to the trash" };
+    $("plan").replaceChildren(
+      "Plan for pl-apply: " + (dup ? applyOps().map((op) => words[op]).join(", ") + " (" + dup + " groups of duplicates, " +
+        kept.size + " documents kept untouched)" : "nothing to do yet") + "; " + alone + " groups left alone. " +
+        "Nothing is sent to Paperless from this page: export the decisions and run ",
+      el("code", {}, applyCommand()), " (it prints this plan, checked against Paperless; add ",
+      el("code", {}, "--yes"), " to apply it).");
+  }
+
   function renderDetail() {
     const box = $("detail");
     box.replaceChildren();
     const g = visible[current];
     if (!g) return;
     const s = status(g);
-    const btn = (cls, verdict, label) => el("button", {
-      type: "button", class: cls + (s === verdict ? " on" : ""), "data-decision": verdict,
+    const btn = (cls, verdict, label, does) => el("button", {
+      type: "button", class: cls + (s === verdict ? " on" : ""), "data-decision": verdict, title: does,
       on: { click: () => decide(g, s === verdict ? null : verdict) },
     }, label);
+    const primary = primaryOf(g);
+    const others = g.members.filter((m) => m !== primary);
+    const sentence = applySentence(others, primary);
     box.appendChild(el("div", { class: "ghead", id: "group-head", "data-group": g.group },
       el("h2", {}, "Group " + g.group), badge(s),
       el("span", { class: "scores" }, "confidence " + fix(g.confidence) + " · jaccard " + fix(g.jaccard) +
         " · fuzzy " + fix(g.fuzzy) + " · " + g.members.length + " documents · " + (current + 1) + " of " + visible.length)));
     box.appendChild(el("div", { class: "decide" },
-      btn("dup", "duplicate", "Duplicates (d)"), btn("nodup", "not-duplicate", "Not duplicates (n)"),
-      btn("ign", "ignore", "Ignore (i)"),
+      btn("dup", "duplicate", "Duplicates (d): " + applyOps().join(", "), "pl-apply will " + sentence),
+      btn("nodup", "not-duplicate", "Not duplicates (n): left alone", "pl-apply leaves this group alone"),
+      btn("ign", "ignore", "Ignore (i): left alone", "pl-apply leaves this group alone"),
       el("button", { type: "button", on: { click: () => decide(g, null) } }, "Pending (u)"),
       el("button", { type: "button", on: { click: () => move(-1) } }, "← previous (k)"),
       el("button", { type: "button", on: { click: () => move(1) } }, "next (j) →")));
+    box.appendChild(el("p", { class: "gplan", id: "group-plan" }, s === "duplicate"
+      ? "pl-apply will " + sentence + "."
+      : s === "pending" ? "Duplicates (d): pl-apply would " + sentence + "." : "pl-apply leaves this group alone."));
     box.appendChild(membersTable(g));
     box.appendChild(diffView(g));
   }
@@ -380,6 +443,7 @@
 
   function render() {
     renderCounts();
+    renderPlan();
     renderList();
     renderDetail();
   }
