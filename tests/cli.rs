@@ -764,3 +764,69 @@ fn pl_dedupe_refuses_words_make_would_misread_in_one_line() {
         assert!(out.stdout.is_empty(), "{words}");
     }
 }
+
+/// Runs `tool args` in `dir` with its stderr on a pseudo-terminal (python3's pty module);
+/// returns (exit code, what it wrote there).
+fn stderr_on_a_terminal(tool: &str, args: &[&str], dir: &Path) -> (i32, String) {
+    let script = "import os, pty, subprocess, sys\n\
+                  m, s = pty.openpty()\n\
+                  p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=s)\n\
+                  os.close(s)\n\
+                  out = b''\n\
+                  while True:\n\
+                  \x20   try:\n\
+                  \x20       b = os.read(m, 4096)\n\
+                  \x20   except OSError:\n\
+                  \x20       break\n\
+                  \x20   if not b:\n\
+                  \x20       break\n\
+                  \x20   out += b\n\
+                  sys.stdout.buffer.write(out)\n\
+                  sys.exit(p.wait())\n";
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(bin(tool))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("python3 runs");
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+    )
+}
+
+/// pl-lsh shows its progress on a terminal (the signatures read, then a bar over the
+/// candidates written with the time left) and, on a pipe, only its one summary line.
+#[test]
+fn pl_lsh_shows_progress_on_a_terminal_only() {
+    let d = tempfile::tempdir().unwrap();
+    let docs = repo().join("examples/docs.ndjson");
+    ok(sh(
+        d.path(),
+        &format!(
+            "pl-normalize -q {} | pl-shingle -q | pl-minhash -q -o sigs.bin",
+            docs.display()
+        ),
+    ));
+    let (code, shown) =
+        stderr_on_a_terminal("pl-lsh", &["sigs.bin", "-o", "cands.ndjson"], d.path());
+    assert_eq!(code, 0, "{shown}");
+    assert!(shown.contains("pl-lsh: "), "{shown:?}");
+    assert!(
+        shown.contains("signatures") || shown.contains("signature"),
+        "{shown:?}"
+    );
+    assert!(
+        shown.contains(" candidates (") && shown.contains(" left)"),
+        "{shown:?}"
+    );
+    let piped = sh(d.path(), "pl-lsh sigs.bin -o cands2.ndjson");
+    let err = String::from_utf8_lossy(&piped.stderr);
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(
+        err.starts_with("pl-lsh: ") && !err.contains('\r') && !err.contains('\x1b'),
+        "{err:?}"
+    );
+}

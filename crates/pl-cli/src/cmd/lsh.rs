@@ -173,7 +173,7 @@ struct Whole {
 }
 
 /// Reads the main input: whole texts' signatures (a head or tail stream goes with --also).
-fn read_whole(args: &Args) -> Result<Whole> {
+fn read_whole(args: &Args, log: &Log) -> Result<Whole> {
     let (name, mut reader) = open_records::<SigRec>(open_input(args.common.input.as_deref())?)?;
     if reader.params().is_some_and(|p| p.part != Part::Whole) {
         return Err(UsageError(format!(
@@ -183,11 +183,14 @@ fn read_whole(args: &Args) -> Result<Whole> {
         .into());
     }
     let (mut ids, mut fingerprints, mut sigs) = (Vec::new(), Vec::new(), Vec::new());
+    let pb = log.progress("signatures");
     while let Some(r) = reader.next().with_context(|| name.clone())? {
         ids.push(r.id);
         fingerprints.push(r.fingerprint);
         sigs.push(r.sig);
+        pb.inc(1);
     }
+    pb.finish_and_clear();
     let params = reader.params();
     Ok(Whole {
         name,
@@ -252,7 +255,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.from_keys {
         return from_keys(&args, &log);
     }
-    let whole = read_whole(&args)?;
+    let whole = read_whole(&args, &log)?;
     let postings = {
         let mut known = whole.ids.clone();
         known.sort_unstable();
@@ -290,11 +293,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let (cands, copies) = find(&args, &log, whole, postings, &params, &banding)?;
     let copy_pairs: &[(u64, u64)] = copies.as_ref().map_or(&[], |c| &c.pairs);
-    let mut written = 0usize;
-    for (c, copy) in with_copies(&cands, copy_pairs, banding.bands as u32) {
-        write_obj(&mut out, &CandRecord::new(c, copy))?;
-        written += 1;
-    }
+    let written = write_candidates(&mut out, &cands, copy_pairs, banding.bands as u32, &log)?;
     out.finish()?;
     if copies.is_some() {
         log.summary(format!(
@@ -306,6 +305,25 @@ pub fn run(args: Args) -> Result<()> {
         log.summary(format!("{written} candidate pairs"));
     }
     Ok(())
+}
+
+/// Writes the candidates, the copy pairs among them, with a bar on a terminal; how many.
+fn write_candidates(
+    out: &mut impl Write,
+    cands: &[pl_core::lsh::Candidate],
+    copy_pairs: &[(u64, u64)],
+    bands: u32,
+    log: &Log,
+) -> Result<usize> {
+    let mut written = 0usize;
+    let pb = log.bar("candidates", (cands.len() + copy_pairs.len()) as u64);
+    for (c, copy) in with_copies(cands, copy_pairs, bands) {
+        write_obj(out, &CandRecord::new(c, copy))?;
+        written += 1;
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    Ok(written)
 }
 
 /// The candidate pairs of the banded documents (the whole texts', the parts' of --also, the
