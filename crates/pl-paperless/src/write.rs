@@ -26,6 +26,9 @@ pub struct DocState {
     pub modified: String,
     /// Tag ids.
     pub tags: BTreeSet<u64>,
+    /// Whether the token's user may change it (`user_can_change`; true when the server does
+    /// not say, as before 1.14).
+    pub can_change: bool,
 }
 
 /// How documents are moved to the trash.
@@ -65,7 +68,7 @@ impl Client {
         let mut out = BTreeMap::new();
         for chunk in ids.chunks(IDS_PER_REQUEST) {
             let query = format!(
-                "ordering=id&fields=id,modified,tags&id__in={}",
+                "ordering=id&fields=id,modified,tags,user_can_change&id__in={}",
                 id_list(chunk)
             );
             self.for_each_page("/api/documents/", &query, MAX_PAGE_SIZE, |p| {
@@ -85,7 +88,13 @@ impl Client {
                         .and_then(Value::as_array)
                         .map(|a| a.iter().filter_map(Value::as_u64).collect())
                         .unwrap_or_default();
-                    out.insert(id, DocState { modified, tags });
+                    let can_change = d.get("user_can_change").and_then(Value::as_bool);
+                    let state = DocState {
+                        modified,
+                        tags,
+                        can_change: can_change.unwrap_or(true),
+                    };
+                    out.insert(id, state);
                 }
                 Ok(true)
             })?;

@@ -282,10 +282,15 @@ fn apply(run: &Run, out: &mut Output) -> Result<()> {
         note: args.note,
     };
     let mut plan = ApplyPlan::new(client, &decisions, history, live, opts)?;
-    plan.refusals().into_iter().for_each(|r| log.note(r));
+    let refused = plan.refusals();
+    refused.iter().for_each(|r| log.note(r));
     let failed = with_yes(args, journal_path, |journal, batch| {
         plan.carry_out(client, history, journal, &input_name, batch)
     })?;
+    // Refused while carried out: the server answered 403 to the document alone.
+    for r in plan.refusals().into_iter().filter(|r| !refused.contains(r)) {
+        log.note(r);
+    }
     for s in &plan.steps {
         write_obj(out, &s.record(&args.tag))?;
     }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
+use super::plan::MAY_NOT_CHANGE;
 use super::{Journal, Op, Server, Status, Step};
 use crate::error::{Error, Result};
 use crate::write::{DeleteMethod, DocState};
@@ -81,10 +82,54 @@ pub fn execute(
                 create_tag(server, steps, &planned, journal, mode)?;
             }
             for chunk in planned.chunks(batch) {
-                if let Some(e) = run_batch(server, steps, chunk, journal, mode)? {
-                    return Ok(Some(e));
+                match run_batch(server, steps, chunk, journal, mode)? {
+                    None => {}
+                    Some(e) if forbidden(&e) => {
+                        if let Some(e) = one_by_one(server, steps, chunk, journal, mode)? {
+                            return Ok(Some(e));
+                        }
+                    }
+                    Some(e) => return Ok(Some(e)),
                 }
             }
+        }
+    }
+    Ok(None)
+}
+
+/// Whether a batch stopped on a 403: the token's user may not change one of its documents.
+fn forbidden(e: &Error) -> bool {
+    matches!(e, Error::Stopped { source, .. } if matches!(**source, Error::Forbidden { .. }))
+}
+
+/// After a batch answered 403: each document it did not change sent alone, and those the
+/// server refuses alone too are refused (the token's user may not change them), the others
+/// done. `Some(error)` when a request failed otherwise.
+fn one_by_one(
+    server: &impl Server,
+    steps: &mut [Step],
+    batch: &[usize],
+    journal: &mut Journal,
+    mode: Mode,
+) -> Result<Option<Error>> {
+    let refuse = |s: &mut Step| {
+        let why = format!("{MAY_NOT_CHANGE} (the server answered 403)");
+        s.set(Status::Refused, why);
+    };
+    for &i in batch {
+        if steps[i].status != Status::Failed {
+            continue;
+        }
+        if batch.len() == 1 {
+            refuse(&mut steps[i]);
+            continue;
+        }
+        steps[i].status = Status::Planned;
+        steps[i].reason = None;
+        match run_batch(server, steps, &[i], journal, mode)? {
+            None => {}
+            Some(e) if forbidden(&e) => refuse(&mut steps[i]),
+            Some(e) => return Ok(Some(e)),
         }
     }
     Ok(None)
@@ -464,6 +509,50 @@ mod tests {
         let h = Journal::read(&p).unwrap();
         assert_eq!(h.result(Op::Note, 3), Some("failed"));
         assert_eq!(h.result(Op::Note, 4), None, "nothing after it was tried");
+    }
+
+    #[test]
+    fn a_batch_answered_403_is_sent_again_one_by_one_and_the_refused_document_skipped() {
+        let server = FakeServer::with_docs(1..=5);
+        server.forbid(3);
+        let (mut j, p, _dir) = journal("forbidden.ndjson");
+        let mut steps: Vec<Step> = (2..=5).map(|id| step(Op::Tag, id, Some(9))).collect();
+        server.create_tag("dup").unwrap();
+        let tag = server.tag_id("dup").unwrap().unwrap();
+        steps.iter_mut().for_each(|s| s.tag_id = Some(tag));
+        let mode = Mode::Apply {
+            tag: "dup",
+            method: DeleteMethod::Endpoint,
+        };
+        let failed = execute(&server, &mut steps, &[Op::Tag], &mut j, 3, mode).unwrap();
+        assert!(failed.is_none(), "{failed:?}");
+        let st: Vec<Status> = steps.iter().map(|s| s.status).collect();
+        assert_eq!(
+            st,
+            [Status::Done, Status::Refused, Status::Done, Status::Done]
+        );
+        assert_eq!(
+            steps[1].reason.as_deref(),
+            Some("the token's user may not change it (the server answered 403)")
+        );
+        assert_eq!(
+            server.tagged(tag).unwrap().into_iter().collect::<Vec<_>>(),
+            [2, 4, 5]
+        );
+        assert_eq!(
+            server.requests(),
+            [
+                "create-tag",
+                "add_tag 2,3,4",
+                "add_tag 2",
+                "add_tag 3",
+                "add_tag 4",
+                "add_tag 5"
+            ]
+        );
+        let h = Journal::read(&p).unwrap();
+        assert!([2, 4, 5].iter().all(|&id| h.in_force(Op::Tag, id)));
+        assert!(!h.in_force(Op::Tag, 3));
     }
 
     #[test]
