@@ -84,8 +84,8 @@ pub fn execute(
             for chunk in planned.chunks(batch) {
                 match run_batch(server, steps, chunk, journal, mode)? {
                     None => {}
-                    Some(e) if forbidden(&e) => {
-                        if let Some(e) = one_by_one(server, steps, chunk, journal, mode)? {
+                    Some(e) if forbidden(&e) && chunk.len() > 1 => {
+                        if let Some(e) = one_by_one(server, steps, chunk, journal, mode, e)? {
                             return Ok(Some(e));
                         }
                     }
@@ -102,35 +102,37 @@ fn forbidden(e: &Error) -> bool {
     matches!(e, Error::Stopped { source, .. } if matches!(**source, Error::Forbidden { .. }))
 }
 
-/// After a batch answered 403: each document it did not change sent alone, and those the
-/// server refuses alone too are refused (the token's user may not change them), the others
-/// done. `Some(error)` when a request failed otherwise.
+/// After a batch of several documents answered 403 (`first`): each one sent alone. When
+/// some land, those the server refuses alone are refused (the token's user may not change
+/// them: permissions changed since planning); when none does, the token lacks the right to
+/// change documents at all, and the run stops on `first`. `Some(error)` when it stops.
 fn one_by_one(
     server: &impl Server,
     steps: &mut [Step],
     batch: &[usize],
     journal: &mut Journal,
     mode: Mode,
+    first: Error,
 ) -> Result<Option<Error>> {
-    let refuse = |s: &mut Step| {
-        let why = format!("{MAY_NOT_CHANGE} (the server answered 403)");
-        s.set(Status::Refused, why);
-    };
+    let (mut refused, mut landed) = (Vec::new(), false);
     for &i in batch {
         if steps[i].status != Status::Failed {
-            continue;
-        }
-        if batch.len() == 1 {
-            refuse(&mut steps[i]);
             continue;
         }
         steps[i].status = Status::Planned;
         steps[i].reason = None;
         match run_batch(server, steps, &[i], journal, mode)? {
-            None => {}
-            Some(e) if forbidden(&e) => refuse(&mut steps[i]),
+            None => landed = true,
+            Some(e) if forbidden(&e) => refused.push(i),
             Some(e) => return Ok(Some(e)),
         }
+    }
+    if !landed && !refused.is_empty() {
+        return Ok(Some(first));
+    }
+    for i in refused {
+        let why = format!("{MAY_NOT_CHANGE} (the server answered 403)");
+        steps[i].set(Status::Refused, why);
     }
     Ok(None)
 }
@@ -553,6 +555,28 @@ mod tests {
         let h = Journal::read(&p).unwrap();
         assert!([2, 4, 5].iter().all(|&id| h.in_force(Op::Tag, id)));
         assert!(!h.in_force(Op::Tag, 3));
+    }
+
+    #[test]
+    fn a_403_on_every_document_alone_stops_the_run_on_the_batch_s_error() {
+        let server = FakeServer::with_docs(1..=3);
+        server.forbid(2);
+        server.forbid(3);
+        let (mut j, _, _dir) = journal("all-forbidden.ndjson");
+        let mut steps: Vec<Step> = (2..=3).map(|id| step(Op::Trash, id, None)).collect();
+        let mode = Mode::Apply {
+            tag: "dup",
+            method: DeleteMethod::Endpoint,
+        };
+        let e = execute(&server, &mut steps, &[Op::Trash], &mut j, 2, mode)
+            .unwrap()
+            .expect("stopped");
+        assert!(
+            e.to_string()
+                .starts_with("trash of documents [2, 3] failed"),
+            "{e}"
+        );
+        assert!(steps.iter().all(|s| s.status == Status::Failed));
     }
 
     #[test]
