@@ -30,7 +30,9 @@ const VERBOSE_HELP: &str = "Print server details and timings on stderr";
 /// Safety rules: a primary is never touched (nor any document that is the primary of some
 /// group); a document whose `modified` in Paperless is newer than when it was scored (the
 /// decisions' `modified`, or --docs) is refused, and so is every member of a group whose
-/// primary changed or is gone; every change is written to a journal (NDJSON) before and after
+/// primary changed or is gone; a document the token's user may not change (Paperless's
+/// `user_can_change` false, asked before planning, or a 403 to it alone) is refused, one line
+/// each, and counted in the summary; every change is written to a journal (NDJSON) before and after
 /// it is made, so a re-run skips what is done, an interrupted run resumes, and
 /// `--undo JOURNAL` removes the tags and notes it added and restores what it trashed. A
 /// request whose answer was not seen (a timeout, a 5xx) is checked against the server: what
