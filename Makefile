@@ -248,7 +248,9 @@ docs-methods: presets
 #   make screenshot        docs/report.png, the README's picture, written by the browser test
 #                          from the example corpus's groups (rerun it when the page or the
 #                          groups change)
-#   make real-apply-test   pl-apply against the real Paperless-NGX 3.0.5 (tag, trash, undo);
+#   make real-apply-test   pl-apply against the real Paperless-NGX 3.0.5 (tag, trash, undo),
+#                          then owners with two users (scripts/real-owners-test.sh: no group
+#                          and no write across owners, about a minute);
 #                          PAPERLESS_REAL_STATE as for real-paperless-test
 .PHONY: browser-test screenshot real-apply-test
 
@@ -263,6 +265,7 @@ screenshot:
 
 real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-apply-test.sh
+	BIN=$(BIN) DOCS=$(DOCS) scripts/real-owners-test.sh
 
 # pl-spark (scripts/spark, docs/SCALE.md) against `make groups`: byte-identical groups on the
 # example corpus and a generated 100k one, on local[2]; installs Java 17 and pyspark itself.

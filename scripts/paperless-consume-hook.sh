@@ -25,6 +25,7 @@
 #                   number from 1 to 3600; 0, empty or anything else means the default, 20)
 #   PL_HOOK_LOG     a log file (default: stderr only, which Paperless keeps in its log)
 #   PL_HOOK_ADD     1 (default): add the document to the index; 0: only check
+# A document the token's user may not change (user_can_change false) is never tagged or noted.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ENV_FILE=${PL_HOOK_ENV:-$HERE/hook.env}
 # shellcheck disable=SC1090
@@ -250,15 +251,22 @@ def tag_and_note():
     dups = rec.get("duplicates", [])
     if not dups:
         return "no near-duplicate"
-    tag = tag_id()
-    call("POST", "/api/documents/bulk_edit/",
-         {"documents": [int(doc_id)], "method": "add_tag", "parameters": {"tag": tag}})
-    lines = [f"Possible duplicate (paperless-dedupe) of {len(dups)} document(s) already in the library:"]
+    # The new document is left alone when the token's user may not change it.
+    new = call("GET", f"/api/documents/{doc_id}/?fields=id,owner,user_can_change")
+    if new.get("user_can_change") is False:
+        return f"skipped: the token's user may not change #{doc_id} (owner {new.get('owner')})"
+    shown = []
     for d in dups[:10]:
         try:
             title = call("GET", f"/api/documents/{d['id']}/?fields=id,title").get("title", "")
         except Failure:
             title = ""
+        shown.append((d, title))
+    tag = tag_id()
+    call("POST", "/api/documents/bulk_edit/",
+         {"documents": [int(doc_id)], "method": "add_tag", "parameters": {"tag": tag}})
+    lines = [f"Possible duplicate (paperless-dedupe) of {len(dups)} document(s) already in the library:"]
+    for d, title in shown:
         lines.append(f"- #{d['id']} {title!s} (score {d['score']:.2f}): {public}/documents/{d['id']}/details")
     lines.append("Nothing was deleted: compare them, and remove the tag if they are different documents.")
     call("POST", f"/api/documents/{doc_id}/notes/", {"note": "\n".join(lines)})

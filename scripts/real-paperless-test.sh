@@ -44,7 +44,7 @@ by_id = dict(zip(ids, corpus))
 out = [json.loads(l) for l in open(out_path, encoding="utf-8")]
 fields = ["id", "title", "content", "created", "added", "modified", "correspondent",
           "document_type", "tags", "archive_serial_number", "original_file_name",
-          "page_count", "mime_type", "url"]
+          "page_count", "mime_type", "url", "owner", "user_can_change"]
 errors = []
 got = [r["id"] for r in out]
 if got != sorted(got) or len(set(got)) != len(got):

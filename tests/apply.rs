@@ -1675,3 +1675,44 @@ fn an_undo_whose_restore_landed_without_an_answer_is_finished_by_the_next() {
         vec![(2, "done".into()), (3, "done".into())]
     );
 }
+
+#[test]
+fn never_writes_a_document_the_token_may_not_change() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-owner");
+    let dec = setup(&server, &dir, 4, &[("duplicate", 1, &[1, 2, 3, 4])]);
+    // #3 belongs to another user who shared it for viewing only: Paperless says
+    // user_can_change false for it (a bulk edit of permissions: `modified` unchanged).
+    server.ctl(json!({"action": "access", "id": 3, "owner": 2, "user_can_change": false}));
+    for mode in [&["--note"][..], &["--delete"][..]] {
+        let mut args = vec![dec.to_str().unwrap(), "--yes"];
+        args.extend_from_slice(mode);
+        let out = apply(&server, &dir, &args);
+        let plan = refused(&out);
+        let err = stderr(&out);
+        assert!(
+            err.contains("refused #3 (group 1): the token's user may not change it"),
+            "{err}"
+        );
+        assert!(
+            err.contains("1 documents the token's user may not change it"),
+            "{err}"
+        );
+        assert!(plan
+            .iter()
+            .filter(|r| r["id"] == 3)
+            .all(|r| r["status"] == "refused"));
+        // No note was posted on #3 (a bulk edit naming it would have answered 403).
+        assert!(
+            server.writes().iter().all(|w| !w.contains("/documents/3/")),
+            "{:?}",
+            server.writes()
+        );
+        assert!(server.doc(3).unwrap()["tags"]
+            .as_array()
+            .unwrap()
+            .is_empty());
+    }
+    assert_eq!(server.trash(), vec![2, 4]);
+    assert!(server.doc(3).is_some());
+}

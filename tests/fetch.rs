@@ -156,9 +156,13 @@ fn full_sync_writes_every_field_with_names() {
             "original_file_name",
             "page_count",
             "mime_type",
-            "url"
+            "url",
+            "owner",
+            "user_can_change"
         ]
     );
+    assert_eq!(first["owner"], 1);
+    assert_eq!(first["user_can_change"], true);
     assert_eq!(first["correspondent"], "ACME");
     assert_eq!(first["document_type"], "Invoice");
     assert_eq!(first["tags"], json!(["2026", "finance"]));
@@ -217,7 +221,8 @@ fn incremental_sync_merges_changes_additions_and_deletions() {
         "{reqs:?}"
     );
     assert!(
-        reqs.iter().any(|p| p.contains("fields=id&page_size=")),
+        reqs.iter()
+            .any(|p| p.contains("fields=id,owner,user_can_change&page_size=")),
         "{reqs:?}"
     );
     let r = records(&out);
@@ -242,6 +247,47 @@ fn incremental_sync_merges_changes_additions_and_deletions() {
     let err = ok(&fetch(&s, &d, &["-o", o]));
     assert_eq!(counts(&err), "new 0, changed 0, deleted 1, unchanged 4");
     assert!(!records(&out).contains_key(&ids[0]));
+}
+
+#[test]
+fn an_owner_or_permission_change_without_modified_is_picked_up() {
+    let s = Server::start(TOKEN);
+    let mut docs = corpus();
+    // Old `modified`s, one newest: an incremental sync's listing (`modified__gt`, less its
+    // overlap) holds the newest alone, so the others' owners come from the id list.
+    for (i, d) in docs.as_array_mut().unwrap().iter_mut().enumerate() {
+        d["modified"] = json!(format!("202{i}-01-01T00:00:00Z"));
+    }
+    docs[3]["owner"] = json!(null);
+    docs[4]["owner"] = json!(2);
+    docs[4]["user_can_change"] = json!(false);
+    let ids = s.add(docs);
+    let d = Tmp::new("fetch-owner");
+    let out = d.path("docs.ndjson");
+    let o = out.to_str().unwrap();
+    ok(&fetch(&s, &d, &["-o", o]));
+    let r = records(&out);
+    assert_eq!(r[&ids[3]]["owner"], Value::Null);
+    assert_eq!(
+        (&r[&ids[4]]["owner"], &r[&ids[4]]["user_can_change"]),
+        (&json!(2), &json!(false))
+    );
+    // A bulk edit of permissions leaves `modified` as it was: the listing's owners tell.
+    s.ctl(json!({"action": "access", "id": ids[0], "owner": 2, "user_can_change": false}));
+    s.ctl(json!({"action": "access", "id": ids[3], "owner": 1}));
+    let err = ok(&fetch(&s, &d, &["-v", "-o", o]));
+    assert_eq!(counts(&err), "new 0, changed 2, deleted 0, unchanged 3");
+    assert!(err.contains("incremental sync"), "{err}");
+    let r = records(&out);
+    assert_eq!(
+        (&r[&ids[0]]["owner"], &r[&ids[0]]["user_can_change"]),
+        (&json!(2), &json!(false))
+    );
+    assert_eq!(r[&ids[3]]["owner"], 1);
+    assert_eq!(
+        full_copy(&s, &d, "full.ndjson"),
+        std::fs::read(&out).unwrap()
+    );
 }
 
 #[test]
@@ -437,8 +483,10 @@ fn api_version_is_negotiated() {
     for accept in version_of("/api/documents/") {
         assert_eq!(accept, "application/json; version=10");
     }
-    assert_eq!(version_of("fields=id&page_size=100000&").len(), 1);
-    // Asked for explicitly: kept, and the id list comes from `all` in one request.
+    // The id list, with owners: one page of the largest size.
+    let id_list = "fields=id,owner,user_can_change&page_size=100000&";
+    assert_eq!(version_of(id_list).len(), 1);
+    // Asked for explicitly: kept; the id list asks for owners too, so it is a page as in 10.
     s.clear_log();
     let out9 = d.path("v9.ndjson");
     ok(&fetch(
@@ -447,7 +495,7 @@ fn api_version_is_negotiated() {
         &["--api-version", "9", "-o", out9.to_str().unwrap()],
     ));
     assert!(version_of("/api/").iter().all(|a| a.ends_with("version=9")));
-    assert_eq!(version_of("fields=id&page_size=1&").len(), 1);
+    assert_eq!(version_of(id_list).len(), 1);
     // A 2.x server speaks up to 9.
     s.ctl(
         json!({"action": "versions", "allowed": ["1", "2", "3", "4", "5", "6", "7", "8", "9"],
@@ -491,7 +539,7 @@ fn retries_500s_429s_timeouts_and_cut_bodies() {
     s.fault(json!({"kind": "status", "status": 502, "count": 1, "path": "/api/tags/"}));
     s.fault(json!({"kind": "429", "retry_after": 1, "count": 1}));
     s.fault(json!({"kind": "truncate", "count": 1, "path": "ordering=id&fields=id,title"}));
-    s.fault(json!({"kind": "delay", "seconds": 2, "count": 1, "path": "fields=id&"}));
+    s.fault(json!({"kind": "delay", "seconds": 2, "count": 1, "path": "fields=id,owner"}));
     let t = Instant::now();
     let err = ok(&fetch(&s, &d, &["--timeout", "1", "-o", o]));
     assert!(
@@ -552,7 +600,7 @@ fn a_killed_run_leaves_output_and_state_and_the_next_run_is_right() {
     s.ctl(json!({"action": "update", "id": ids[0], "content": "edited"}));
     s.ctl(json!({"action": "delete", "ids": [ids[4]]}));
     // Hang on the id list, after the changes were read, and kill the process there.
-    s.fault(json!({"kind": "delay", "seconds": 20, "path": "fields=id&"}));
+    s.fault(json!({"kind": "delay", "seconds": 20, "path": "fields=id,owner"}));
     s.clear_log();
     let mut child = fetch_cmd(&s, &["--timeout", "60", "-o", o])
         .stderr(Stdio::null())

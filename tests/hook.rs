@@ -539,3 +539,21 @@ fn pl_check_never_repeats_the_token_in_any_case_or_escape() {
         }
     }
 }
+
+#[test]
+fn hook_leaves_a_document_the_token_may_not_change_alone() {
+    let s = Setup::new();
+    s.server
+        .ctl(json!({"action": "access", "id": 1, "owner": 2, "user_can_change": false}));
+    let (_, log) = s.hook("locked", "");
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        log[0].ends_with("skipped: the token's user may not change #1 (owner 2)"),
+        "{log:?}"
+    );
+    assert!(!s.tagged(1));
+    assert!(
+        s.server.log().iter().all(|r| r["method"] == "GET"),
+        "no write"
+    );
+}

@@ -35,8 +35,11 @@ API (token auth `Authorization: Token T`; `Accept: application/json; version=N`,
 Control (no auth), POST /__control__ with a JSON object {"action": ...}:
   reset                          empty library, no faults, versions 9 and 10
   add      {"docs": [{title, content, correspondent?, document_type?, tags?: [names],
-             created?, modified?, added?, archive_serial_number?}]}   -> {"ids": [...]}
+             created?, modified?, added?, archive_serial_number?, owner? (default 1),
+             user_can_change? (default true: false makes every change of it answer 403)}]}
+           -> {"ids": [...]}
   update   {"id", field: value...} (names for correspondent/document_type/tags); bumps modified
+  access   {"id", "owner"?, "user_can_change"?}  as a bulk edit of permissions: modified kept
   delete   {"ids": [...]}  soft delete (trash)
   rename   {"kind": "tags"|"correspondents"|"document_types", "old", "new"}  (no doc change)
   versions {"allowed": ["9", "10"], "default": "10"}
@@ -204,8 +207,10 @@ class Library:
             "original_file_name": f"scan_{i:05d}.pdf",
             "archived_file_name": None,
             "duplicate_documents": [],
-            "owner": 1,
-            "user_can_change": True,
+            # The loader's user owns what it adds unless the record names another owner;
+            # whether the token's user may change it is the record's to say (default yes).
+            "owner": d.get("owner", 1),
+            "user_can_change": d.get("user_can_change", True),
             "is_shared_by_requester": False,
             "notes": [],
             "custom_fields": [],
@@ -383,10 +388,19 @@ def check_docs(body, name="documents"):
     return None
 
 
+def forbidden(ids):
+    """Paperless answers 403 to a change of a document the token's user may not change."""
+    if any(not LIB.docs[i]["user_can_change"] for i in ids if i in LIB.docs):
+        return 403, {"detail": "You do not have permission to perform this action."}
+    return None
+
+
 def bulk_edit(body):
     err = check_docs(body)
     if err:
         return 400, err
+    if forbidden(body["documents"]):
+        return forbidden(body["documents"])
     method = body.get("method")
     p = body.get("parameters") or {}
     docs = [LIB.docs[i] for i in body["documents"]]
@@ -434,6 +448,8 @@ def api(handler, method, path, version, body):
             return 404, {"detail": "No Document matches the given query."}
         if method == "GET":
             return 200, {k: LIB.docs[i][k] for k in DOC_FIELDS}
+        if method in ("PATCH", "DELETE") and forbidden([i]):
+            return forbidden([i])
         if method == "PATCH":
             if "custom_fields" in (body or {}):
                 err = LIB.set_custom_fields(i, body["custom_fields"])
@@ -450,6 +466,8 @@ def api(handler, method, path, version, body):
         if i not in LIB.docs:
             return 404, {"detail": "No Document matches the given query."}
         doc = LIB.docs[i]
+        if method in ("POST", "DELETE") and forbidden([i]):
+            return forbidden([i])
         if method == "POST":
             text = (body or {}).get("note")
             if not isinstance(text, str):
@@ -491,6 +509,8 @@ def api(handler, method, path, version, body):
         err = check_docs(body or {})
         if err:
             return 400, err
+        if forbidden(body["documents"]):
+            return forbidden(body["documents"])
         LIB.delete(body["documents"])
         return 200, {"result": "OK"}
     if path == "/api/trash/":
@@ -788,6 +808,14 @@ class Handler(BaseHTTPRequestHandler):
                     return self.send(404, {"detail": "no such document"})
                 LIB.update(i, b)
                 return self.send(200, {"result": "OK", "modified": LIB.docs[i]["modified"]})
+            if a == "access":
+                # A bulk edit of permissions: owner and user_can_change, `modified` untouched.
+                if b["id"] not in LIB.docs:
+                    return self.send(404, {"detail": "no such document"})
+                for k in ("owner", "user_can_change"):
+                    if k in b:
+                        LIB.docs[b["id"]][k] = b[k]
+                return self.send(200, {"result": "OK"})
             if a == "delete":
                 LIB.delete(b.get("ids", []))
                 return self.send(200, {"result": "OK"})

@@ -24,6 +24,7 @@ mod ledger;
 mod methods;
 mod numbers;
 mod outputs;
+mod owners;
 mod pipeline;
 mod quality;
 mod report;

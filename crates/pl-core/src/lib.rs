@@ -19,6 +19,7 @@ pub mod ledger;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;
+pub mod owners;
 pub mod page;
 pub mod records;
 pub mod score;

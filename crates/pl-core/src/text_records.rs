@@ -59,7 +59,9 @@ impl DocRecord {
         original_file_name,
         page_count,
         mime_type,
-        url
+        url,
+        owner,
+        user_can_change
     );
 
     /// Reads a docs (or norm) record: `id` checked.

@@ -9,9 +9,31 @@ use crate::client::Client;
 use crate::error::{Error, Result};
 
 /// The document fields the pipeline needs (`fields=` keeps pages small: no notes, no
-/// permissions, no custom fields).
+/// permission lists, no custom fields): the owner and whether the token's user may change
+/// the document are among them.
 pub const DOC_FIELDS: &str = "id,title,content,created,added,modified,correspondent,\
-document_type,tags,archive_serial_number,original_file_name,page_count,mime_type";
+document_type,tags,archive_serial_number,original_file_name,page_count,mime_type,owner,\
+user_can_change";
+
+/// Who owns a document and whether the token's user may change it, as the server says
+/// (`owner`: a user id, `None` for no owner; `can_change`: `None` when the server did not say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Access {
+    /// `owner`.
+    pub owner: Option<u64>,
+    /// `user_can_change`.
+    pub can_change: Option<bool>,
+}
+
+impl Access {
+    /// Read from a document object (the API's, or a docs record).
+    pub fn of(doc: &Value) -> Access {
+        Access {
+            owner: doc.get("owner").and_then(Value::as_u64),
+            can_change: doc.get("user_can_change").and_then(Value::as_bool),
+        }
+    }
+}
 
 /// Largest page size the server allows (`StandardPagination.max_page_size`).
 pub const MAX_PAGE_SIZE: u32 = 100_000;
@@ -139,6 +161,32 @@ impl Client {
         ids.sort_unstable();
         ids.dedup();
         Ok(ids)
+    }
+
+    /// Every document the token can see, by id, with who owns it and whether the token's user
+    /// may change it: `fields=id,owner,user_can_change` pages of the largest size. An
+    /// incremental sync compares them with its previous output, since a change of owner or
+    /// permissions through a bulk edit leaves `modified` as it was.
+    pub fn document_access(&self) -> Result<BTreeMap<u64, Access>> {
+        let mut m = BTreeMap::new();
+        self.for_each_page(
+            "/api/documents/",
+            "ordering=id&fields=id,owner,user_can_change",
+            MAX_PAGE_SIZE,
+            |p| {
+                for d in &p.results {
+                    let id = d.get("id").and_then(Value::as_u64).ok_or_else(|| {
+                        shape(
+                            format!("{}/api/documents/", self.base()),
+                            "a document without id",
+                        )
+                    })?;
+                    m.insert(id, Access::of(d));
+                }
+                Ok(true)
+            },
+        )?;
+        Ok(m)
     }
 
     /// The id → name map of a list endpoint (`/api/tags/`, `/api/correspondents/`,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::api::Access;
 use crate::client::Client;
 use crate::error::Result;
 
@@ -65,8 +66,10 @@ pub struct Record {
 
 /// Converts one document object of the API into a record in the fixed field order
 /// (id, title, content, created, added, modified, correspondent, document_type, tags,
-/// archive_serial_number, original_file_name, page_count, mime_type, url).
-/// `None` if it has no numeric id.
+/// archive_serial_number, original_file_name, page_count, mime_type, url, owner,
+/// user_can_change). `owner` is the owner's user id, `null` for a document without owner
+/// (Paperless shows those to every user); `user_can_change` is whether the token's user may
+/// change the document, `null` when the server did not say. `None` if it has no numeric id.
 pub fn to_record(doc: &Value, names: &Names, base: &str) -> Option<Record> {
     let id = doc.get("id")?.as_u64()?;
     let field = |k: &str| doc.get(k).cloned().unwrap_or(Value::Null);
@@ -123,6 +126,15 @@ pub fn to_record(doc: &Value, names: &Names, base: &str) -> Option<Record> {
         "url".into(),
         Value::String(format!("{base}/documents/{id}/details")),
     );
+    let access = Access::of(doc);
+    o.insert(
+        "owner".into(),
+        access.owner.map_or(Value::Null, Value::from),
+    );
+    o.insert(
+        "user_can_change".into(),
+        access.can_change.map_or(Value::Null, Value::Bool),
+    );
     let mut line = serde_json::to_vec(&Value::Object(o)).expect("a JSON value serializes");
     line.push(b'\n');
     Some(Record { id, line, modified })
@@ -143,7 +155,7 @@ mod tests {
             "content": "text", "tags": [1, 5, 9], "created": "2026-01-15",
             "modified": "2026-02-01T10:22:33.123456+01:00", "added": "2026-01-16T08:00:00+01:00",
             "archive_serial_number": null, "original_file_name": "scan.pdf", "page_count": 2,
-            "mime_type": "application/pdf", "notes": []});
+            "mime_type": "application/pdf", "notes": [], "owner": 3, "user_can_change": false});
         let r = to_record(&doc, &names, "http://h").unwrap();
         assert_eq!(r.id, 123);
         assert_eq!(r.modified, "2026-02-01T10:22:33.123456+01:00");
@@ -154,7 +166,8 @@ mod tests {
                 r#""added":"2026-01-16T08:00:00+01:00","modified":"2026-02-01T10:22:33.123456+01:00","#,
                 r##""correspondent":"ACME","document_type":"#2","tags":["#9","alpha","zeta"],"##,
                 r#""archive_serial_number":null,"original_file_name":"scan.pdf","page_count":2,"#,
-                r#""mime_type":"application/pdf","url":"http://h/documents/123/details"}"#,
+                r#""mime_type":"application/pdf","url":"http://h/documents/123/details","#,
+                r#""owner":3,"user_can_change":false}"#,
                 "\n"
             )
         );
@@ -164,9 +177,10 @@ mod tests {
     fn null_content_is_empty_and_missing_id_is_skipped() {
         let names = Names::default();
         let r = to_record(&json!({"id": 1, "content": null}), &names, "b").unwrap();
-        assert!(String::from_utf8(r.line)
-            .unwrap()
-            .contains(r#""content":"""#));
+        let line = String::from_utf8(r.line).unwrap();
+        assert!(line.contains(r#""content":"""#));
+        // No owner (Paperless: visible to all), and a server that does not say who may change.
+        assert!(line.ends_with(",\"owner\":null,\"user_can_change\":null}\n"));
         assert!(to_record(&json!({"title": "x"}), &names, "b").is_none());
     }
 

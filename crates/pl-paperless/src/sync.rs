@@ -14,14 +14,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use crate::api::DOC_FIELDS;
+use crate::api::{Access, DOC_FIELDS};
 use crate::client::{encode, Client};
 use crate::error::{Error, Result};
 use crate::record::{to_record, Names, Record};
 use pl_core::time::{format_utc, parse_rfc3339};
 
-/// Version of the state file layout; another version means a full sync.
-pub const STATE_FORMAT: u32 = 1;
+/// Version of the state file layout; another version means a full sync (2: records carry
+/// `owner` and `user_can_change`, which an output of version 1 lacks).
+pub const STATE_FORMAT: u32 = 2;
 
 /// What the state file remembers about one document.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -56,6 +57,8 @@ pub struct State {
 pub struct Local {
     /// The previous output's lines by id (used for counts, and kept when unchanged).
     pub records: BTreeMap<u64, Vec<u8>>,
+    /// Each record's owner and `user_can_change`, compared with the server's listing.
+    pub access: BTreeMap<u64, Access>,
     /// The state, when it is usable for an incremental sync.
     pub state: Option<State>,
     /// Why the sync must be a full one, if it must.
@@ -80,12 +83,12 @@ pub fn load_local(output: &Path, state_path: &Path, base: &str) -> Result<Local>
     };
     let mut local = Local::default();
     for (n, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
-        let id = serde_json::from_slice::<Value>(line)
-            .ok()
-            .and_then(|v| v.get("id").and_then(Value::as_u64));
-        match id {
-            Some(id) if line.ends_with(b"\n") => {
+        let v = serde_json::from_slice::<Value>(line).ok();
+        let id = v.as_ref().and_then(|v| v.get("id").and_then(Value::as_u64));
+        match (id, v) {
+            (Some(id), Some(v)) if line.ends_with(b"\n") => {
                 local.records.insert(id, line.to_vec());
+                local.access.insert(id, Access::of(&v));
             }
             _ => {
                 local.records.clear();
@@ -271,11 +274,16 @@ pub fn sync(
         Some(f) => client.document_ids_where(f)?.into_iter().collect(),
         None => HashSet::new(),
     };
-    // The id list comes last, so documents added while paging are in it.
-    let ids = client.document_ids()?;
+    // The id list comes last, so documents added while paging are in it; with each one's
+    // owner and user_can_change, which a bulk edit of permissions changes without `modified`.
+    let access = client.document_access()?;
+    let ids: Vec<u64> = access.keys().copied().collect();
     let known = |id: &u64| {
         received.fetched.contains_key(id)
-            || (incremental && local.records.contains_key(id) && !changed_ids.contains(id))
+            || (incremental
+                && local.records.contains_key(id)
+                && !changed_ids.contains(id)
+                && local.access.get(id) == access.get(id))
     };
     let missing: Vec<u64> = ids.iter().copied().filter(|id| !known(id)).collect();
     let filled = missing.len() as u64;

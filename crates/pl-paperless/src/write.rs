@@ -28,6 +28,9 @@ pub struct DocState {
     pub tags: BTreeSet<u64>,
     /// The `custom_fields` list as the server gave it (`{"field", "value"}` entries).
     pub custom_fields: Vec<Value>,
+    /// Whether the token's user may change it (`user_can_change`; true when the server does
+    /// not say, as before 1.14).
+    pub can_change: bool,
 }
 
 /// How documents are moved to the trash.
@@ -67,7 +70,7 @@ impl Client {
         let mut out = BTreeMap::new();
         for chunk in ids.chunks(IDS_PER_REQUEST) {
             let query = format!(
-                "ordering=id&fields=id,modified,tags,custom_fields&id__in={}",
+                "ordering=id&fields=id,modified,tags,custom_fields,user_can_change&id__in={}",
                 id_list(chunk)
             );
             self.for_each_page("/api/documents/", &query, MAX_PAGE_SIZE, |p| {
@@ -92,10 +95,12 @@ impl Client {
                         .and_then(Value::as_array)
                         .cloned()
                         .unwrap_or_default();
+                    let can_change = d.get("user_can_change").and_then(Value::as_bool);
                     let state = DocState {
                         modified,
                         tags,
                         custom_fields,
+                        can_change: can_change.unwrap_or(true),
                     };
                     out.insert(id, state);
                 }

@@ -32,7 +32,9 @@ const VERBOSE_HELP: &str = "Print server details and timings on stderr";
 /// Safety rules: a primary is never touched (nor any document that is the primary of some
 /// group), but for the link Paperless mirrors on it with --link; a document whose `modified` in Paperless is newer than when it was scored (the
 /// decisions' `modified`, or --docs) is refused, and so is every member of a group whose
-/// primary changed or is gone; every change is written to a journal (NDJSON) before and after
+/// primary changed or is gone; a document the token's user may not change (Paperless's
+/// `user_can_change` false, asked before planning, or a 403 to it alone) is refused, one line
+/// each, and counted in the summary; every change is written to a journal (NDJSON) before and after
 /// it is made, so a re-run skips what is done, an interrupted run resumes, and
 /// `--undo JOURNAL` removes the tags, notes and links it added and restores what it trashed. A
 /// request whose answer was not seen (a timeout, a 5xx) is checked against the server: what
@@ -295,10 +297,15 @@ fn apply(run: &Run, out: &mut Output) -> Result<()> {
         link: args.link.clone(),
     };
     let mut plan = ApplyPlan::new(client, &decisions, history, live, opts)?;
-    plan.refusals().into_iter().for_each(|r| log.note(r));
+    let refused = plan.refusals();
+    refused.iter().for_each(|r| log.note(r));
     let failed = with_yes(args, journal_path, |journal, batch| {
         plan.carry_out(client, history, journal, &input_name, batch)
     })?;
+    // Refused while carried out: the server answered 403 to the document alone.
+    for r in plan.refusals().into_iter().filter(|r| !refused.contains(r)) {
+        log.note(r);
+    }
     for s in &plan.steps {
         write_obj(out, &s.record(&args.tag))?;
     }

@@ -7,6 +7,7 @@ use clap::Parser;
 use pl_core::cluster::{
     apart_in_components, cluster_with, grouping_why, DocMeta, Linkage, ScoresLine,
 };
+use pl_core::owners::{owner_of, same_owner, Owner};
 use pl_core::text_records::GroupRecord;
 use rustc_hash::FxHashMap;
 
@@ -29,6 +30,11 @@ use pl_pipeline::ndjson::{write_obj, NdjsonReader};
 /// document that passed with two documents held apart, at scores within 0.01 of each other,
 /// joins neither: its text does not tell which one it copies. A pair both kept and held apart
 /// is refused. Memory: the pairs, and 16 bytes per pair held apart.
+///
+/// Owners (the docs' `owner`, as pl-fetch records it): a group never joins documents of two
+/// owners. A kept pair whose documents have different owners is not a link; a document with
+/// no owner (`null` or missing: Paperless shows it to every user) counts as an owner of its
+/// own, joining only documents without owner. --across-owners lifts the rule.
 #[derive(Debug, Parser)]
 #[command(name = "pl-cluster", version)]
 pub struct Args {
@@ -57,6 +63,11 @@ pub struct Args {
     #[arg(long, value_name = "A,B", value_parser = crate::common::numbers::id_pair,
           conflicts_with = "renumber")]
     pub why: Option<(u64, u64)>,
+    /// Let a group join documents of different owners (the docs' `owner`; no owner is an owner
+    /// of its own). By default a pair across owners is no link, so every group is one owner's
+    /// (or the ownerless documents'); pl-report says when a group spans owners.
+    #[arg(long, conflicts_with = "renumber")]
+    pub across_owners: bool,
 }
 
 /// The --linkage flag.
@@ -85,14 +96,29 @@ pub fn run(args: Args) -> Result<()> {
             ScoresLine::Apart(a, b) => apart.push((a, b, reader.line())),
         }
     }
-    let apart = held_apart(apart, &pairs, reader.name())?;
-    let meta: FxHashMap<u64, DocMeta> = match &args.docs {
+    let docs: FxHashMap<u64, (DocMeta, Owner)> = match &args.docs {
         Some(path) => {
             let wanted = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
-            read_field(path, Some(&wanted), |d| Ok(DocMeta::from_record(&d)))?
+            read_field(path, Some(&wanted), |d| {
+                let owner = owner_of(&d).map_err(|e| e.to_string())?;
+                Ok((DocMeta::from_record(&d), owner))
+            })?
         }
         None => FxHashMap::default(),
     };
+    if !args.across_owners {
+        let owners = docs.iter().map(|(&id, (_, o))| (id, *o)).collect();
+        let left_out;
+        (pairs, left_out) = same_owner(pairs, &owners);
+        if left_out > 0 {
+            log.note(format!(
+                "{left_out} pairs across owners are no link (--across-owners joins them)"
+            ));
+        }
+    }
+    // Held apart within the components of the pairs that link documents.
+    let apart = held_apart(apart, &pairs, reader.name())?;
+    let meta: FxHashMap<u64, DocMeta> = docs.into_iter().map(|(id, (m, _))| (id, m)).collect();
     let linkage = match args.linkage {
         LinkageArg::Single => Linkage::Single,
         LinkageArg::Average => Linkage::Average,

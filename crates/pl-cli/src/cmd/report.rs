@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 use clap::Parser;
+use pl_core::owners::{owner_of, spans_owners, Owner};
 use pl_core::page::{
     check_ids, link_documents, page_doc, page_group, safe_url, script_json, sort_groups, GroupLines,
 };
@@ -20,6 +21,7 @@ use crate::common::{Common, Log, UsageError};
 use crate::sides::read_field;
 use pl_pipeline::io::{create_output, open_input};
 use pl_pipeline::ndjson::{get_u64, get_unit, NdjsonReader};
+use rustc_hash::FxHashMap;
 
 const TEMPLATE: &str = include_str!("report/page.html");
 const STYLE: &str = include_str!("report/page.css");
@@ -116,18 +118,35 @@ fn read_groups(args: &Args) -> Result<Vec<GroupRecord>> {
 }
 
 /// The members' documents as the page shows them, by id, linked to --paperless-url when
-/// their records have no `url`.
-fn page_docs(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<BTreeMap<u64, Value>> {
+/// their records have no `url`; and how many groups join documents of different owners
+/// (made with pl-cluster --across-owners), said on the page and on stderr.
+fn page_docs(
+    args: &Args,
+    groups: &[GroupRecord],
+    log: &Log,
+) -> Result<(BTreeMap<u64, Value>, usize)> {
     let wanted: rustc_hash::FxHashSet<u64> = groups
         .iter()
         .flat_map(|g| g.members.iter().copied())
         .collect();
-    let mut docs: BTreeMap<u64, Value> = match &args.docs {
-        Some(p) => read_field(p, Some(&wanted), |d| Ok(page_doc(d, args.max_text)))?
-            .into_iter()
-            .collect(),
-        None => BTreeMap::new(),
+    let read = match &args.docs {
+        Some(p) => read_field(p, Some(&wanted), |d| {
+            let owner = owner_of(&d).map_err(|e| e.to_string())?;
+            Ok((page_doc(d, args.max_text), owner))
+        })?,
+        None => FxHashMap::default(),
     };
+    let owners: FxHashMap<u64, Owner> = read.iter().map(|(&id, (_, o))| (id, *o)).collect();
+    let across = groups
+        .iter()
+        .filter(|g| spans_owners(&g.members, &owners))
+        .count();
+    if across > 0 {
+        log.note(format!(
+            "{across} groups join documents of different owners (pl-cluster --across-owners was given)"
+        ));
+    }
+    let mut docs: BTreeMap<u64, Value> = read.into_iter().map(|(id, (d, _))| (id, d)).collect();
     // Links from --paperless-url for records without their own `url`.
     if let Some(base) = args.paperless_url.as_deref().and_then(safe_url) {
         link_documents(&mut docs, &base);
@@ -138,7 +157,7 @@ fn page_docs(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<BTreeMap<
             "{missing} group members have no record in the docs file"
         ));
     }
-    Ok(docs)
+    Ok((docs, across))
 }
 
 /// The scores of the pairs inside each group (from --scores), for the per-member columns.
@@ -179,7 +198,7 @@ fn group_pairs(args: &Args, groups: &[GroupRecord]) -> Result<BTreeMap<u64, Vec<
 
 /// The page data: meta, groups (sorted), docs by id.
 fn build_data(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<Value> {
-    let docs = page_docs(args, groups, log)?;
+    let (docs, across_owners) = page_docs(args, groups, log)?;
     let mut pairs = group_pairs(args, groups)?;
     let groups: Vec<Value> = groups
         .iter()
@@ -191,15 +210,19 @@ fn build_data(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<Value> {
         .collect();
     let body = json!({"groups": groups, "docs": docs_obj});
     let report_id = hex(&sha256(body.to_string().as_bytes())[..12]);
+    let mut meta = json!({
+        "title": args.title,
+        "report_id": report_id,
+        "generated_by": concat!("pl-report ", env!("CARGO_PKG_VERSION")),
+        "serve": args.serve,
+        "decisions_file": args.decisions.as_ref().map(|p| p.display().to_string()),
+        "apply": {"tag": args.tag, "delete": args.delete, "note": args.note, "link": args.link},
+    });
+    if across_owners > 0 {
+        meta["across_owners"] = across_owners.into();
+    }
     Ok(json!({
-        "meta": {
-            "title": args.title,
-            "report_id": report_id,
-            "generated_by": concat!("pl-report ", env!("CARGO_PKG_VERSION")),
-            "serve": args.serve,
-            "decisions_file": args.decisions.as_ref().map(|p| p.display().to_string()),
-            "apply": {"tag": args.tag, "delete": args.delete, "note": args.note, "link": args.link},
-        },
+        "meta": meta,
         "groups": body["groups"],
         "docs": body["docs"],
     }))

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
+use super::plan::MAY_NOT_CHANGE;
 use super::{Journal, Op, Server, Status, Step};
 use crate::error::{Error, Result};
 use crate::links::{links_to, with_link, without_empty, without_link};
@@ -90,11 +91,57 @@ pub fn execute(
                 }
             }
             for chunk in planned.chunks(batch) {
-                if let Some(e) = run_batch(server, steps, chunk, journal, mode)? {
-                    return Ok(Some(e));
+                match run_batch(server, steps, chunk, journal, mode)? {
+                    None => {}
+                    Some(e) if forbidden(&e) && chunk.len() > 1 => {
+                        if let Some(e) = one_by_one(server, steps, chunk, journal, mode, e)? {
+                            return Ok(Some(e));
+                        }
+                    }
+                    Some(e) => return Ok(Some(e)),
                 }
             }
         }
+    }
+    Ok(None)
+}
+
+/// Whether a batch stopped on a 403: the token's user may not change one of its documents.
+fn forbidden(e: &Error) -> bool {
+    matches!(e, Error::Stopped { source, .. } if matches!(**source, Error::Forbidden { .. }))
+}
+
+/// After a batch of several documents answered 403 (`first`): each one sent alone. When
+/// some land, those the server refuses alone are refused (the token's user may not change
+/// them: permissions changed since planning); when none does, the token lacks the right to
+/// change documents at all, and the run stops on `first`. `Some(error)` when it stops.
+fn one_by_one(
+    server: &impl Server,
+    steps: &mut [Step],
+    batch: &[usize],
+    journal: &mut Journal,
+    mode: Mode,
+    first: Error,
+) -> Result<Option<Error>> {
+    let (mut refused, mut landed) = (Vec::new(), false);
+    for &i in batch {
+        if steps[i].status != Status::Failed {
+            continue;
+        }
+        steps[i].status = Status::Planned;
+        steps[i].reason = None;
+        match run_batch(server, steps, &[i], journal, mode)? {
+            None => landed = true,
+            Some(e) if forbidden(&e) => refused.push(i),
+            Some(e) => return Ok(Some(e)),
+        }
+    }
+    if !landed && !refused.is_empty() {
+        return Ok(Some(first));
+    }
+    for i in refused {
+        let why = format!("{MAY_NOT_CHANGE} (the server answered 403)");
+        steps[i].set(Status::Refused, why);
     }
     Ok(None)
 }
@@ -565,6 +612,72 @@ mod tests {
         let h = Journal::read(&p).unwrap();
         assert_eq!(h.result(Op::Note, 3), Some("failed"));
         assert_eq!(h.result(Op::Note, 4), None, "nothing after it was tried");
+    }
+
+    #[test]
+    fn a_batch_answered_403_is_sent_again_one_by_one_and_the_refused_document_skipped() {
+        let server = FakeServer::with_docs(1..=5);
+        server.forbid(3);
+        let (mut j, p, _dir) = journal("forbidden.ndjson");
+        let mut steps: Vec<Step> = (2..=5).map(|id| step(Op::Tag, id, Some(9))).collect();
+        server.create_tag("dup").unwrap();
+        let tag = server.tag_id("dup").unwrap().unwrap();
+        steps.iter_mut().for_each(|s| s.tag_id = Some(tag));
+        let mode = Mode::Apply {
+            tag: "dup",
+            method: DeleteMethod::Endpoint,
+        };
+        let failed = execute(&server, &mut steps, &[Op::Tag], &mut j, 3, mode).unwrap();
+        assert!(failed.is_none(), "{failed:?}");
+        let st: Vec<Status> = steps.iter().map(|s| s.status).collect();
+        assert_eq!(
+            st,
+            [Status::Done, Status::Refused, Status::Done, Status::Done]
+        );
+        assert_eq!(
+            steps[1].reason.as_deref(),
+            Some("the token's user may not change it (the server answered 403)")
+        );
+        assert_eq!(
+            server.tagged(tag).unwrap().into_iter().collect::<Vec<_>>(),
+            [2, 4, 5]
+        );
+        assert_eq!(
+            server.requests(),
+            [
+                "create-tag",
+                "add_tag 2,3,4",
+                "add_tag 2",
+                "add_tag 3",
+                "add_tag 4",
+                "add_tag 5"
+            ]
+        );
+        let h = Journal::read(&p).unwrap();
+        assert!([2, 4, 5].iter().all(|&id| h.in_force(Op::Tag, id)));
+        assert!(!h.in_force(Op::Tag, 3));
+    }
+
+    #[test]
+    fn a_403_on_every_document_alone_stops_the_run_on_the_batch_s_error() {
+        let server = FakeServer::with_docs(1..=3);
+        server.forbid(2);
+        server.forbid(3);
+        let (mut j, _, _dir) = journal("all-forbidden.ndjson");
+        let mut steps: Vec<Step> = (2..=3).map(|id| step(Op::Trash, id, None)).collect();
+        let mode = Mode::Apply {
+            tag: "dup",
+            method: DeleteMethod::Endpoint,
+        };
+        let e = execute(&server, &mut steps, &[Op::Trash], &mut j, 2, mode)
+            .unwrap()
+            .expect("stopped");
+        assert!(
+            e.to_string()
+                .starts_with("trash of documents [2, 3] failed"),
+            "{e}"
+        );
+        assert!(steps.iter().all(|s| s.status == Status::Failed));
     }
 
     #[test]

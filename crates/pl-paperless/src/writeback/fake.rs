@@ -22,6 +22,10 @@ struct Doc {
     trashed: bool,
     notes: Vec<(u64, String)>,
     custom_fields: Vec<Value>,
+    /// The token's user may not change it: `user_can_change` false, writes answer 403.
+    locked: bool,
+    /// Writes answer 403 though `user_can_change` says yes (permissions changed meanwhile).
+    forbidden: bool,
 }
 
 #[derive(Debug, Default)]
@@ -66,6 +70,16 @@ impl FakeServer {
     /// An edit by someone else at `modified`.
     pub fn touch(&self, id: u64, modified: &str) {
         self.0.borrow_mut().docs.get_mut(&id).unwrap().modified = modified.into();
+    }
+
+    /// Document `id` is another user's, which the token's user may not change.
+    pub fn lock(&self, id: u64) {
+        self.0.borrow_mut().docs.get_mut(&id).unwrap().locked = true;
+    }
+
+    /// Writes on document `id` answer 403, though the server says the user may change it.
+    pub fn forbid(&self, id: u64) {
+        self.0.borrow_mut().docs.get_mut(&id).unwrap().forbidden = true;
     }
 
     /// The trash emptied of `id`.
@@ -171,6 +185,16 @@ impl FakeServer {
                 body: "refused on purpose".into(),
             });
         }
+        if ids
+            .iter()
+            .any(|id| s.docs.get(id).is_some_and(|d| d.locked || d.forbidden))
+        {
+            return Err(Error::Forbidden {
+                url: what,
+                action: "change",
+                detail: "Insufficient permissions".into(),
+            });
+        }
         let timeout = || Error::Transport {
             url: what.clone(),
             msg: "timed out".into(),
@@ -208,6 +232,7 @@ impl Server for FakeServer {
                 modified: d.modified.clone(),
                 tags: d.tags.clone(),
                 custom_fields: d.custom_fields.clone(),
+                can_change: !d.locked,
             };
             Some((*id, state))
         });

@@ -60,6 +60,27 @@ impl Live {
     }
 }
 
+/// The reason given for a document the token's user may not change, whether Paperless said so
+/// before planning (`user_can_change`) or answered a write with 403.
+pub const MAY_NOT_CHANGE: &str = "the token's user may not change it";
+
+/// ", N of them ... may not change" after a summary's refused count, or nothing.
+fn not_theirs(steps: &[Step], main: Op) -> String {
+    let n = steps
+        .iter()
+        .filter(|s| s.op == main && s.status == Status::Refused)
+        .filter(|s| {
+            s.reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with(MAY_NOT_CHANGE))
+        })
+        .count();
+    match n {
+        0 => String::new(),
+        n => format!(" ({n} documents {MAY_NOT_CHANGE})"),
+    }
+}
+
 /// The note pointing a duplicate to its primary.
 pub fn note_text(base: &str, primary: u64, group: u64) -> String {
     format!(
@@ -259,6 +280,11 @@ impl<S: Server> Planner<'_, S> {
                 Status::Refused,
                 format!("#{id} is not in Paperless (deleted, or not visible to this token)"),
             ))
+        } else if !self.live.docs[&id].can_change {
+            Some((
+                Status::Refused,
+                format!("{MAY_NOT_CHANGE} (Paperless: user_can_change false)"),
+            ))
         } else if let Some(n) = landed.get(&op) {
             s.note_id = *n;
             Some((
@@ -452,9 +478,10 @@ impl ApplyPlan {
             );
         }
         format!(
-            "plan: {what}; {} skipped, {} refused; nothing changed (add --yes to apply)",
+            "plan: {what}; {} skipped, {} refused{}; nothing changed (add --yes to apply)",
             count(&self.steps, Status::Skipped),
-            count(&self.steps, Status::Refused)
+            count(&self.steps, Status::Refused),
+            not_theirs(&self.steps, self.main)
         )
     }
 
@@ -475,10 +502,11 @@ impl ApplyPlan {
             None => String::new(),
         };
         format!(
-            "{verb} {}{notes}{links}, {} skipped, {} refused, {} failed{}; journal {}",
+            "{verb} {}{notes}{links}, {} skipped, {} refused{}, {} failed{}; journal {}",
             count_op(&self.steps, self.main, Status::Done),
             count(&self.steps, Status::Skipped),
             count(&self.steps, Status::Refused),
+            not_theirs(&self.steps, self.main),
             count(&self.steps, Status::Failed),
             unknown(&self.steps),
             journal.display()
@@ -577,6 +605,35 @@ mod tests {
 
     fn statuses(p: &ApplyPlan) -> Vec<(Op, u64, Status)> {
         p.steps.iter().map(|s| (s.op, s.id, s.status)).collect()
+    }
+
+    #[test]
+    fn a_document_the_token_may_not_change_is_refused_and_counted() {
+        let server = FakeServer::with_docs(1..=4);
+        server.lock(3);
+        let p = plan(&server, &[decision(1, 1, &[1, 2, 3, 4])], opts(false, true));
+        assert_eq!(
+            statuses(&p),
+            vec![
+                (Op::Tag, 2, Status::Planned),
+                (Op::Note, 2, Status::Planned),
+                (Op::Tag, 3, Status::Refused),
+                (Op::Note, 3, Status::Refused),
+                (Op::Tag, 4, Status::Planned),
+                (Op::Note, 4, Status::Planned)
+            ]
+        );
+        assert_eq!(
+            p.refusals(),
+            ["refused #3 (group 1): the token's user may not change it (Paperless: user_can_change false)"]
+        );
+        assert!(
+            p.summary().contains(
+                "2 refused (1 documents the token's user may not change it); nothing changed"
+            ),
+            "{}",
+            p.summary()
+        );
     }
 
     #[test]

@@ -438,7 +438,9 @@
     const n = { pending: 0, duplicate: 0, "not-duplicate": 0, ignore: 0 };
     for (const g of GROUPS) n[status(g)]++;
     $("counts").textContent = visible.length + " of " + GROUPS.length + " groups shown · " + n.pending + " pending · " +
-      n.duplicate + " duplicates · " + n["not-duplicate"] + " not duplicates · " + n.ignore + " ignored";
+      n.duplicate + " duplicates · " + n["not-duplicate"] + " not duplicates · " + n.ignore + " ignored" +
+      (META.across_owners ? " · " + META.across_owners + " groups join documents of different owners " +
+        "(pl-cluster --across-owners was given)" : "");
   }
 
   function render() {
