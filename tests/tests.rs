@@ -28,4 +28,5 @@ mod quality;
 mod report;
 mod robustness;
 mod stamps;
+mod watch;
 mod why;

@@ -24,6 +24,7 @@ pub fn bin(tool: &str) -> PathBuf {
         "pl-trigram" => env!("CARGO_BIN_EXE_pl-trigram"),
         "pl-index" => env!("CARGO_BIN_EXE_pl-index"),
         "pl-check" => env!("CARGO_BIN_EXE_pl-check"),
+        "pl-watch" => env!("CARGO_BIN_EXE_pl-watch"),
         other => panic!("unknown tool {other}"),
     };
     PathBuf::from(p)
