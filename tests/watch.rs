@@ -220,9 +220,9 @@ impl Watch {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Waits until the inbox is empty.
+    /// Waits until the inbox is empty (long: the machine may be busy with other tests).
     fn drained(&self) {
-        wait_for("the inbox drained", || self.queue() == 0);
+        wait_long("the inbox drained", || self.queue() == 0);
     }
 
     fn kill9(&mut self) {
@@ -235,6 +235,18 @@ impl Drop for Watch {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Waits until `f` holds, for at most two minutes (a hang is a failure).
+fn wait_long(what: &str, mut f: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !f() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -357,7 +369,7 @@ fn watch_killed_mid_run_loses_nothing_and_processes_each_document_once() {
     }
     for round in 1..=3 {
         let done = |w: &Watch| w.log().matches("tagged possible-duplicate").count();
-        wait_for("some documents processed", || done(&w) >= 5 * round);
+        wait_long("some documents processed", || done(&w) >= 5 * round);
         w.kill9();
         assert!(s.inbox_len() > 0, "round {round}: killed before the end");
         w = s.start("watch.log");
@@ -392,4 +404,35 @@ fn watch_stops_on_sigterm_after_its_document_and_keeps_the_rest() {
     let w = s.start("watch.log");
     w.drained();
     each_processed_once(&s);
+}
+
+#[test]
+fn watch_receives_webhooks_while_another_writer_holds_the_index() {
+    let s = Setup::new(10);
+    // Another writer (a cron pl-index) holds the writers' lock for a while.
+    let lock = s.path("index").join("index.lock");
+    let mut holder = Command::new("flock")
+        .arg(&lock)
+        .args(["sleep", "6"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let w = s.start("watch.log");
+    assert!(
+        holder.try_wait().unwrap().is_none(),
+        "listening while the other writer still holds the lock"
+    );
+    w.post_id(s.rescans[0]);
+    assert_eq!(w.queue(), 1, "kept in the inbox while the index is busy");
+    holder.wait().unwrap();
+    w.drained();
+    assert!(
+        s.notes_and_tag(s.rescans[0]).1,
+        "tagged once the lock was free"
+    );
+    assert!(
+        w.log().contains("another run is writing the index"),
+        "{}",
+        w.log()
+    );
 }

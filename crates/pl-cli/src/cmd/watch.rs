@@ -82,16 +82,22 @@ pub fn run(args: Args) -> Result<()> {
         None => client.base().to_string(),
     };
     let same = |p: &pl_pipeline::index::Params| p.clone();
-    let index = Index::open(&args.index, &same, Access::Write, &log)?;
+    if !args.index.join(pl_pipeline::index::DB_FILE).is_file() {
+        // No index: its refusal, before anything is made in the folder.
+        Index::open(&args.index, &same, Access::Write, &log)?;
+    }
     let inbox = Inbox::open(&args.index)?;
     let waiting = inbox.recover()?;
     let shared = Arc::new(Shared::new());
+    // Listening before the index is opened: while another writer (a cron pl-index) holds its
+    // lock, webhooks are still received and kept in the inbox.
     let addr = http::serve(&args, secret, &args.index, Arc::clone(&shared), &log)?;
     log.note(format!(
         "listening on http://{addr}/ (POST /webhook, GET /health); index {}; {} waiting",
         args.index.display(),
         crate::common::count(waiting, "document")
     ));
+    let index = Index::open(&args.index, &same, Access::Write, &log)?;
     let mut worker = Worker {
         index,
         client,
@@ -204,13 +210,23 @@ impl Worker {
                 return Ok(Turn::Again);
             }
         };
+        let fetched = started.elapsed().as_secs_f64();
         let line = String::from_utf8_lossy(&rec.line).into_owned();
         let name = format!("document {id}");
         let dups = crate::cmd::check::check_and_add_one(&mut self.index, &name, &line, &self.log)?;
+        let checked = started.elapsed().as_secs_f64();
+        // Where the time went: the fetch, the check and add, the write-back.
+        let took = |end: f64| {
+            format!(
+                "{end:.2} s: fetch {fetched:.2}, check and add {:.2}, write-back {:.2}",
+                checked - fetched,
+                end - checked
+            )
+        };
         if dups.is_empty() {
             self.log.note(format!(
-                "document {id}: no near-duplicate ({:.2} s)",
-                started.elapsed().as_secs_f64()
+                "document {id}: no near-duplicate ({})",
+                took(checked)
             ));
             return Ok(Turn::Done(Some(Outcome {
                 duplicates: Vec::new(),
@@ -228,11 +244,11 @@ impl Worker {
                     "its note was there already"
                 };
                 self.log.note(format!(
-                    "document {id}: {} ({}): tagged {}, {noted} ({:.2} s)",
+                    "document {id}: {} ({}): tagged {}, {noted} ({})",
                     crate::common::count(pairs.len() as u64, "near-duplicate"),
                     ids.join(", "),
                     self.tag,
-                    started.elapsed().as_secs_f64()
+                    took(started.elapsed().as_secs_f64())
                 ));
                 Ok(Turn::Done(Some(Outcome {
                     duplicates: pairs.iter().map(|(d, _)| *d).collect(),
