@@ -436,3 +436,32 @@ fn watch_receives_webhooks_while_another_writer_holds_the_index() {
         w.log()
     );
 }
+
+#[test]
+fn watch_keeps_a_document_the_server_fails_on_and_never_logs_the_token_it_echoes() {
+    let s = Setup::new(10);
+    // The first two fetches of the document (one request and its retry) answer 500 with the
+    // Authorization header echoed in the body and a header; the third succeeds.
+    s.server.ctl(
+        json!({"action": "fault", "kind": "echo", "status": 500, "count": 2,
+                        "path": "fields=id,title,content"}),
+    );
+    let w = s.start("watch.log");
+    let copy = s.rescans[0];
+    w.post_id(copy);
+    w.drained();
+    let (notes, tagged) = s.notes_and_tag(copy);
+    assert!(tagged && notes.len() == 1, "{notes:?}");
+    let log = w.log();
+    assert!(log.contains(&format!("document {copy}: ")), "{log}");
+    assert!(
+        log.contains("HTTP 500") && log.contains("kept, tried again"),
+        "{log}"
+    );
+    // A document the server does not have is dropped, said in one line.
+    w.post_id(999);
+    w.drained();
+    assert!(w.log().contains("document 999: ") && w.log().contains("dropped from the inbox"));
+    no_token(&w.log());
+    no_token(&std::fs::read_to_string(s.path("watch.ndjson")).unwrap());
+}
