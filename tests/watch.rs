@@ -72,6 +72,8 @@ impl Setup {
 
     /// Starts pl-watch on a free port; its stderr goes to `log` in the folder.
     fn start(&self, log: &str) -> Watch {
+        // What the log held before: its "listening" line is this run's, after it.
+        let before = std::fs::read_to_string(self.path(log)).map_or(0, |t| t.len());
         let err = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -101,22 +103,21 @@ impl Setup {
             .stderr(err)
             .spawn()
             .unwrap();
-        let log = self.path(log);
-        let before = std::fs::read_to_string(&log).map_or(0, |t| t.len());
-        let mut port = 0;
-        wait_for("pl-watch listening", || {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let mut w = Watch {
+            child,
+            port: 0,
+            log: self.path(log),
+        };
+        // A child that never listens is killed with `w` when the wait fails.
+        wait_long("pl-watch listening", || {
+            let text = std::fs::read_to_string(&w.log).unwrap_or_default();
             let text = text.get(before..).unwrap_or("");
-            let last = text.rsplit("listening on http://127.0.0.1:").next();
-            if text.contains("listening on") {
-                port = last
-                    .and_then(|r| r.split('/').next())
-                    .and_then(|p| p.parse().ok())
-                    .unwrap();
+            if let Some(rest) = text.split("listening on http://127.0.0.1:").nth(1) {
+                w.port = rest.split('/').next().unwrap().parse().unwrap();
             }
-            port != 0
+            w.port != 0
         });
-        Watch { child, port, log }
+        w
     }
 
     /// The notes of document `id` on the server, and whether it has the tag.
