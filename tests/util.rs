@@ -143,6 +143,37 @@ fn doc_line(id: u64, content: &str, added: &str) -> String {
     format!("{v}\n")
 }
 
+/// The docs lines `lines` written to `dir/docs.ndjson` and indexed by pl-index into
+/// `dir/index`, whose path is returned (the hook's and pl-watch's tests start from one).
+pub fn index_docs(dir: &Path, lines: &str) -> PathBuf {
+    let docs_path = dir.join("docs.ndjson");
+    std::fs::write(&docs_path, lines).unwrap();
+    let ix = dir.join("index");
+    ok(run(
+        "pl-index",
+        &[
+            "--index",
+            ix.to_str().unwrap(),
+            docs_path.to_str().unwrap(),
+            "-q",
+        ],
+        b"",
+    ));
+    ix
+}
+
+/// The ids the index in `ix` holds, read from its database.
+pub fn indexed_ids(ix: &Path) -> Vec<u64> {
+    let db = rusqlite::Connection::open_with_flags(
+        ix.join("index.sqlite"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let mut st = db.prepare("SELECT id FROM docs ORDER BY id").unwrap();
+    let ids = st.query_map([], |r| r.get::<_, i64>(0)).unwrap();
+    ids.map(|i| i.unwrap() as u64).collect()
+}
+
 /// Writes a file in a directory and returns its path.
 pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::server::{wait_for, Server};
-use crate::util::{bin, http, ok, run, small_corpus};
+use crate::server::Server;
+use crate::util::{bin, http, small_corpus};
 
 const TOKEN: &str = "W4tchT0ken-9f3e";
 const SECRET: &str = "hook-s3cret";
@@ -44,19 +44,7 @@ impl Setup {
         assert_eq!(ids, (1..=originals).collect::<Vec<_>>());
         let rescans = server.add(json!(on_server(&copies)));
         let lines: String = orig.iter().map(|d| format!("{d}\n")).collect();
-        let docs_path = dir.path().join("docs.ndjson");
-        std::fs::write(&docs_path, lines).unwrap();
-        let ix = dir.path().join("index");
-        ok(run(
-            "pl-index",
-            &[
-                "--index",
-                ix.to_str().unwrap(),
-                docs_path.to_str().unwrap(),
-                "-q",
-            ],
-            b"",
-        ));
+        crate::util::index_docs(dir.path(), &lines);
         std::fs::write(dir.path().join("token"), format!("{TOKEN}\n")).unwrap();
         std::fs::write(dir.path().join("secret"), format!("{SECRET}\n")).unwrap();
         Setup {
@@ -120,6 +108,19 @@ impl Setup {
         w
     }
 
+    /// pl-watch started with every rescan posted, on a server answering each notes request
+    /// `secs` late (so that a kill or a stop lands mid-run).
+    fn all_posted_with_slow_notes(&self, secs: f64) -> Watch {
+        self.server
+            .ctl(json!({"action": "fault", "kind": "delay", "seconds": secs,
+                               "path": "/notes/", "count": 100000}));
+        let w = self.start("watch.log");
+        for &id in &self.rescans {
+            w.post_id(id);
+        }
+        w
+    }
+
     /// The notes of document `id` on the server, and whether it has the tag.
     fn notes_and_tag(&self, id: u64) -> (Vec<String>, bool) {
         let (_, notes) =
@@ -152,14 +153,7 @@ impl Setup {
 
     /// The ids the index holds.
     fn indexed(&self) -> Vec<u64> {
-        let db = rusqlite::Connection::open_with_flags(
-            self.path("index").join("index.sqlite"),
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-        )
-        .unwrap();
-        let mut st = db.prepare("SELECT id FROM docs ORDER BY id").unwrap();
-        let ids = st.query_map([], |r| r.get::<_, i64>(0)).unwrap();
-        ids.map(|i| i.unwrap() as u64).collect()
+        crate::util::indexed_ids(&self.path("index"))
     }
 
     /// Entries the inbox holds, read from its file (the service may be dead).
@@ -361,13 +355,7 @@ fn watch_killed_mid_run_loses_nothing_and_processes_each_document_once() {
     let s = Setup::new(150);
     assert_eq!(s.rescans.len(), 30);
     // Every note request answered 0.15 s late, so the kills land mid-run.
-    s.server
-        .ctl(json!({"action": "fault", "kind": "delay", "seconds": 0.15,
-                        "path": "/notes/", "count": 100000}));
-    let mut w = s.start("watch.log");
-    for &id in &s.rescans {
-        w.post_id(id);
-    }
+    let mut w = s.all_posted_with_slow_notes(0.15);
     for round in 1..=3 {
         let done = |w: &Watch| w.log().matches("tagged possible-duplicate").count();
         wait_long("some documents processed", || done(&w) >= 5 * round);
@@ -383,14 +371,8 @@ fn watch_killed_mid_run_loses_nothing_and_processes_each_document_once() {
 #[test]
 fn watch_stops_on_sigterm_after_its_document_and_keeps_the_rest() {
     let s = Setup::new(50);
-    s.server
-        .ctl(json!({"action": "fault", "kind": "delay", "seconds": 0.3,
-                        "path": "/notes/", "count": 100000}));
-    let mut w = s.start("watch.log");
-    for &id in &s.rescans {
-        w.post_id(id);
-    }
-    wait_for("one document processed", || w.log().contains("tagged"));
+    let mut w = s.all_posted_with_slow_notes(0.3);
+    wait_long("one document processed", || w.log().contains("tagged"));
     let pid = w.child.id().to_string();
     assert!(Command::new("kill")
         .args(["-TERM", &pid])
