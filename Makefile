@@ -97,7 +97,7 @@ test:
 	$(CARGO_TEST) -p pl-cli --test integration
 
 # ---------------------------------------------------------------------------------------------
-# Install (PREFIX, default ~/.local; DESTDIR for staging): the fourteen tools and the pl-dedupe
+# Install (PREFIX, default ~/.local; DESTDIR for staging): the fifteen tools and the pl-dedupe
 # command in $(PREFIX)/bin, a man page per tool, bash, zsh and fish completions where those
 # shells look, and the pipeline (pipeline.mk, its script and the example corpus) that
 # pl-dedupe runs in $(PREFIX)/share/paperless-dedupe. Man pages and completions are printed by
@@ -252,6 +252,7 @@ docs-methods: presets
 #                          then owners with two users (scripts/real-owners-test.sh: no group
 #                          and no write across owners, about a minute);
 #                          PAPERLESS_REAL_STATE as for real-paperless-test
+#   make real-watch-test   pl-watch against the real Paperless-NGX 3.0.5 (a workflow's webhook)
 .PHONY: browser-test screenshot real-apply-test
 
 browser-test: $(WORK)/groups.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
@@ -266,6 +267,14 @@ screenshot:
 real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-apply-test.sh
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-owners-test.sh
+
+# pl-watch against the real Paperless-NGX 3.0.5 (docs/PAPERLESS.md, section 7): a workflow with a
+# webhook action created through the API, a document edited into a copy of another (Document
+# Updated: the backend has no consumer), Paperless's own webhook, the tag and the note checked.
+# PAPERLESS_REAL_STATE as for real-paperless-test.
+.PHONY: real-watch-test
+real-watch-test: $(BIN)/pl-fetch $(BIN)/pl-index $(BIN)/pl-watch
+	BIN=$(BIN) scripts/real-watch-test.sh
 
 # pl-spark (scripts/spark, docs/SCALE.md) against `make groups`: byte-identical groups on the
 # example corpus and a generated 100k one, on local[2]; installs Java 17 and pyspark itself.

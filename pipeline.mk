@@ -55,7 +55,7 @@ SHINGLE_FLAGS    ?=
 CLUSTER_FLAGS    ?=
 REPORT_FLAGS     ?=
 
-TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-trigram pl-report pl-apply pl-index pl-check
+TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-trigram pl-report pl-apply pl-index pl-check pl-watch
 BINS    := $(addprefix $(BIN)/,$(TOOLS))
 
 .PHONY: groups table eval report clean FORCE

@@ -8,9 +8,9 @@ use std::process::Command;
 
 use crate::util::*;
 
-/// The fourteen tools, as the library lists them (each must have its binary: `bin` panics on
+/// The fifteen tools, as the library lists them (each must have its binary: `bin` panics on
 /// an unknown name).
-const TOOLS: [&str; 14] = pl_cli::common::TOOLS;
+const TOOLS: [&str; 15] = pl_cli::common::TOOLS;
 
 /// The tools that work on several threads, and so take --threads.
 const THREADED: [&str; 6] = [
@@ -125,7 +125,7 @@ fn help_lists_a_tools_own_options_first_then_the_common_ones() {
         let server = at("Server options");
         assert_eq!(
             server.is_some(),
-            matches!(tool, "pl-fetch" | "pl-apply" | "pl-check")
+            matches!(tool, "pl-fetch" | "pl-apply" | "pl-check" | "pl-watch")
         );
         if let Some(s) = server {
             assert!(own < s && s < common, "{tool}: {names:?}");

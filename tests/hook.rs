@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::server::Server;
-use crate::util::{bin_dir, ok, repo, run, small_corpus};
+use crate::util::{bin_dir, repo, small_corpus};
 
 /// A token with the characters JSON escapes (`"`, `\`, `/`); no form of it may reach a log.
 const TOKEN: &str = r#"SECRET123"\/tok"#;
@@ -43,19 +43,7 @@ impl Setup {
                 format!("{d}\n")
             })
             .collect();
-        let docs_path = dir.path().join("docs.ndjson");
-        std::fs::write(&docs_path, indexed).unwrap();
-        let ix = dir.path().join("index");
-        ok(run(
-            "pl-index",
-            &[
-                "--index",
-                ix.to_str().unwrap(),
-                docs_path.to_str().unwrap(),
-                "-q",
-            ],
-            b"",
-        ));
+        crate::util::index_docs(dir.path(), &indexed);
         let ids = server.add(json!([{"title": "rescan", "content": rescan["content"]}]));
         assert_eq!(ids, vec![1]);
         std::fs::write(dir.path().join("token"), format!("{TOKEN}\n")).unwrap();
@@ -77,14 +65,7 @@ impl Setup {
 
     /// The ids the index holds.
     fn indexed(&self) -> Vec<u64> {
-        let db = rusqlite::Connection::open_with_flags(
-            self.path("index").join("index.sqlite"),
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-        )
-        .unwrap();
-        let mut st = db.prepare("SELECT id FROM docs ORDER BY id").unwrap();
-        let ids = st.query_map([], |r| r.get::<_, i64>(0)).unwrap();
-        ids.map(|i| i.unwrap() as u64).collect()
+        crate::util::indexed_ids(&self.path("index"))
     }
 
     /// The files the index's queue holds.

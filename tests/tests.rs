@@ -30,4 +30,5 @@ mod quality;
 mod report;
 mod robustness;
 mod stamps;
+mod watch;
 mod why;

@@ -24,6 +24,7 @@ pub fn bin(tool: &str) -> PathBuf {
         "pl-trigram" => env!("CARGO_BIN_EXE_pl-trigram"),
         "pl-index" => env!("CARGO_BIN_EXE_pl-index"),
         "pl-check" => env!("CARGO_BIN_EXE_pl-check"),
+        "pl-watch" => env!("CARGO_BIN_EXE_pl-watch"),
         other => panic!("unknown tool {other}"),
     };
     PathBuf::from(p)
@@ -140,6 +141,37 @@ pub fn small_corpus(n: u64) -> String {
 fn doc_line(id: u64, content: &str, added: &str) -> String {
     let v = serde_json::json!({"id": id, "title": format!("doc {id}"), "content": content, "added": added});
     format!("{v}\n")
+}
+
+/// The docs lines `lines` written to `dir/docs.ndjson` and indexed by pl-index into
+/// `dir/index`, whose path is returned (the hook's and pl-watch's tests start from one).
+pub fn index_docs(dir: &Path, lines: &str) -> PathBuf {
+    let docs_path = dir.join("docs.ndjson");
+    std::fs::write(&docs_path, lines).unwrap();
+    let ix = dir.join("index");
+    ok(run(
+        "pl-index",
+        &[
+            "--index",
+            ix.to_str().unwrap(),
+            docs_path.to_str().unwrap(),
+            "-q",
+        ],
+        b"",
+    ));
+    ix
+}
+
+/// The ids the index in `ix` holds, read from its database.
+pub fn indexed_ids(ix: &Path) -> Vec<u64> {
+    let db = rusqlite::Connection::open_with_flags(
+        ix.join("index.sqlite"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let mut st = db.prepare("SELECT id FROM docs ORDER BY id").unwrap();
+    let ids = st.query_map([], |r| r.get::<_, i64>(0)).unwrap();
+    ids.map(|i| i.unwrap() as u64).collect()
 }
 
 /// Writes a file in a directory and returns its path.

@@ -262,6 +262,9 @@ pub fn exit_status(tool: &str) -> String {
     if tool == "pl-apply" {
         s += ", 3 done, but some documents were refused (see the records with \"status\":\"refused\")";
     }
+    if tool == "pl-watch" {
+        s += "; it runs until SIGTERM or SIGINT, then exits 0 (the inbox keeps what is left)";
+    }
     if tool == "pl-check" {
         s += ", 3 some document has a near-duplicate in the index (0: none has)";
     }
@@ -338,8 +341,8 @@ fn man_page(cmd: clap::Command, out: &mut dyn std::io::Write) -> std::io::Result
     man.render_version_section(out)
 }
 
-/// The fourteen tools, in pipeline order (the persistent index's last).
-pub const TOOLS: [&str; 14] = [
+/// The fifteen tools, in pipeline order (the persistent index's last, then its service).
+pub const TOOLS: [&str; 15] = [
     "pl-fetch",
     "pl-normalize",
     "pl-shingle",
@@ -354,6 +357,7 @@ pub const TOOLS: [&str; 14] = [
     "pl-apply",
     "pl-index",
     "pl-check",
+    "pl-watch",
 ];
 
 /// A tool's `main`: parses its flags (usage errors exit 2, `--help` and `--version` 0),

@@ -44,6 +44,19 @@ impl Names {
     }
 }
 
+/// Document `id` fetched from the server as a docs record (the fields pl-fetch writes, names
+/// resolved): what pl-check --id and pl-watch check. Fetches the name lists too (three small
+/// requests), so a tag renamed since is never written under its old name.
+pub fn fetch_record(client: &Client, id: u64) -> Result<Record> {
+    let names = Names::fetch(client)?;
+    let path = format!("/api/documents/{id}/?fields={}", crate::api::DOC_FIELDS);
+    let doc = client.get_json(&path)?;
+    to_record(&doc, &names, client.base()).ok_or_else(|| crate::Error::Shape {
+        url: format!("{}{path}", client.base()),
+        msg: format!("document {id}: the answer has no id"),
+    })
+}
+
 /// A name for an id reference: the name, `#ID` when the token's user cannot see the object,
 /// `null` for no reference.
 fn resolve(map: &BTreeMap<u64, String>, v: Option<&Value>) -> Value {

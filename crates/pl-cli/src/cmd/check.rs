@@ -155,6 +155,31 @@ fn check_and_add(
     Ok((found, docs.len() as u64))
 }
 
+/// One docs record (`line`, named `name` in errors) checked against the index open for
+/// writing, then added: pl-check --add of one document, as pl-watch runs it for each webhook
+/// (the index's queue/ added first, as pl-check --add adds it). Its near-duplicates, best
+/// first, scored as if it were in the index (a document already indexed is re-checked, its
+/// stored text replaced when it changed).
+pub fn check_and_add_one(
+    index: &mut Index,
+    name: &str,
+    line: &str,
+    log: &Log,
+) -> Result<Vec<pl_pipeline::index::NearDuplicate>> {
+    let bad = |e: String| anyhow!("{name}: invalid record: {e}");
+    let o = pl_core::fields::parse_object(line.trim_end()).map_err(|e| bad(e.to_string()))?;
+    let doc = DocRecord::from_obj(o).map_err(|e| bad(e.to_string()))?;
+    let own: FxHashSet<u64> = [doc.id].into_iter().collect();
+    let taken = add_queued(index, &own, log)?;
+    index.explain(true)?;
+    let p = index.engine.prepare_doc(doc).map_err(bad)?;
+    let dups = index.check(&p)?;
+    let dir = index.dir.clone();
+    add_docs(index, &dir, name, format!("{}\n", line.trim_end()), log)?;
+    taken.done()?;
+    Ok(dups)
+}
+
 /// Checks one prepared document and writes its record; whether it has near-duplicates.
 fn check_one(index: &mut Index, p: &Prepared, out: &mut Output, log: &Log) -> Result<bool> {
     let started = Instant::now();
@@ -318,13 +343,7 @@ fn fetch_one(args: &Args, id: u64) -> Result<pl_pipeline::io::Input> {
         return Err(UsageError("--id and an input file exclude each other".into()).into());
     }
     let client = args.server.client("pl-check", 9, args.common.quiet)?;
-    let names = pl_paperless::record::Names::fetch(&client)?;
-    let doc = client.get_json(&format!(
-        "/api/documents/{id}/?fields={}",
-        pl_paperless::api::DOC_FIELDS
-    ))?;
-    let rec = pl_paperless::record::to_record(&doc, &names, client.base())
-        .ok_or_else(|| anyhow!("document {id}: the server's answer has no id"))?;
+    let rec = pl_paperless::record::fetch_record(&client, id)?;
     Ok(pl_pipeline::io::Input {
         name: format!("document {id}"),
         reader: Box::new(std::io::Cursor::new(rec.line)),

@@ -14,6 +14,7 @@ pub mod report;
 pub mod score;
 pub mod shingle;
 pub mod trigram;
+pub mod watch;
 
 #[cfg(test)]
 mod tests {
@@ -71,9 +72,10 @@ mod tests {
         check::<super::trigram::Args>("pl-trigram", &[]);
         check::<super::index::Args>("pl-index", &["--index", "ix"]);
         check::<super::check::Args>("pl-check", &["--index", "ix"]);
+        check::<super::watch::Args>("pl-watch", &["--index", "ix"]);
         assert_eq!(
             crate::common::TOOLS.len(),
-            14,
+            15,
             "a tool added: check it here too"
         );
     }

@@ -1,0 +1,294 @@
+//! pl-watch: Paperless-NGX's workflow webhooks → each named document checked against the
+//! persistent index held open, added to it, and tagged and noted when it has near-copies.
+
+mod http;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use pl_paperless::{Client, Error as ApiError};
+use pl_pipeline::inbox::{Entry, Inbox};
+use pl_pipeline::index::{Access, Index};
+
+use crate::common::{Log, OutputFlags, ServerFlags, UsageError};
+use http::Shared;
+
+/// pl-watch's words for `-o` (its flag is [`OutputFlags`]'s).
+const OUTPUT_HELP: &str = "Append one record per document processed to this file, flushed at once: {\"id\", \"duplicates\": [ids], \"tagged\", \"noted\", \"received\", \"done\"} (times in Unix milliseconds); a log for programs";
+/// pl-watch's words for `-v`.
+const VERBOSE_HELP: &str = "Also print each request answered, and timings";
+
+/// Receive Paperless-NGX's workflow webhooks and check each document they name against the
+/// persistent index of pl-index, held open between documents: POST /webhook with the header
+/// X-PL-Secret and the body {"doc_id": "{{doc_id}}"} (or {"doc_url": "{{doc_url}}"}) queues
+/// the document in the index folder's inbox (watch.sqlite) before it is answered (202); a
+/// worker then fetches it from Paperless (PAPERLESS_URL, PAPERLESS_TOKEN or --token-file),
+/// checks it and adds it to the index (as pl-check --add), and when it has near-copies adds
+/// the tag (--tag) and a note naming and linking the originals, as the consume hook does.
+/// A document updated (Document Updated) is checked again, its text replaced in the index.
+/// GET /health answers {"status":"ok","queue":N}. Nothing is deleted. A wrong or missing
+/// secret is refused (401), a body over --max-body-kb too (413), a body naming no document
+/// (400). SIGTERM or SIGINT: no new request is taken, the document being processed is
+/// finished, exit 0; the inbox keeps the others for the next start, which processes them
+/// first (a kill -9 loses nothing either). While it runs it holds the index's writers' lock:
+/// a consume hook's pl-check --add --wait then checks and queues its document in queue/,
+/// which pl-watch adds with its next document.
+#[derive(Debug, Parser)]
+#[command(name = "pl-watch", version)]
+#[command(mut_args(|a| OutputFlags::reword(a, OUTPUT_HELP, VERBOSE_HELP)))]
+pub struct Args {
+    /// The index folder (pl-index --index); the inbox is kept in it.
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// Where to listen, HOST:PORT. Paperless must reach it; keep it off the internet (a
+    /// private network, or 127.0.0.1 when Paperless runs on the same host).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
+    pub listen: String,
+    /// Read the shared secret (the X-PL-Secret header's value) from the first line of this
+    /// file instead of PL_WATCH_SECRET; never on a command line.
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
+    /// The tag a document with near-copies gets (created when missing).
+    #[arg(long, value_name = "NAME", default_value = "possible-duplicate")]
+    pub tag: String,
+    /// The Paperless address people open, for the links in the notes (default: PAPERLESS_URL).
+    #[arg(long, env = "PL_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+    /// Largest webhook body, in KiB (a larger one is refused, 413).
+    #[arg(long, value_name = "KB", default_value_t = 64,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub max_body_kb: u64,
+    /// Requests handled at once; more connections wait, and past a backlog of four times as
+    /// many they are refused (503).
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub handlers: u64,
+    #[command(flatten)]
+    pub server: ServerFlags,
+    #[command(flatten)]
+    pub out: OutputFlags,
+}
+
+/// Runs the service until SIGTERM or SIGINT.
+pub fn run(args: Args) -> Result<()> {
+    let log = crate::common::plain_log("pl-watch", &args.out);
+    let secret = read_secret(&args)?;
+    let client = args.server.client("pl-watch", 9, args.out.quiet)?;
+    let public = match &args.public_url {
+        Some(u) => pl_paperless::client::normalize_base(u).context("--public-url")?,
+        None => client.base().to_string(),
+    };
+    let same = |p: &pl_pipeline::index::Params| p.clone();
+    if !args.index.join(pl_pipeline::index::DB_FILE).is_file() {
+        // No index: its refusal, before anything is made in the folder.
+        Index::open(&args.index, &same, Access::Write, &log)?;
+    }
+    let inbox = Inbox::open(&args.index)?;
+    let waiting = inbox.recover()?;
+    let shared = Arc::new(Shared::new());
+    // Listening before the index is opened: while another writer (a cron pl-index) holds its
+    // lock, webhooks are still received and kept in the inbox.
+    let addr = http::serve(&args, secret, &args.index, Arc::clone(&shared), &log)?;
+    log.note(format!(
+        "listening on http://{addr}/ (POST /webhook, GET /health); index {}; {} waiting",
+        args.index.display(),
+        crate::common::count(waiting, "document")
+    ));
+    let index = Index::open(&args.index, &same, Access::Write, &log)?;
+    let mut worker = Worker {
+        index,
+        client,
+        inbox,
+        tag: args.tag.clone(),
+        public,
+        log: log.clone(),
+        out: args.out.output.as_deref().map(open_append).transpose()?,
+    };
+    worker.drain(&shared)?;
+    log.note(format!(
+        "stopped: {} left in the inbox for the next start",
+        crate::common::count(worker.inbox.len()?, "document")
+    ));
+    Ok(())
+}
+
+/// The shared secret from --secret-file (first line) or PL_WATCH_SECRET; an empty one is
+/// refused.
+fn read_secret(args: &Args) -> Result<Vec<u8>> {
+    let s = match &args.secret_file {
+        Some(p) => std::fs::read_to_string(p)
+            .with_context(|| format!("{}: cannot read the secret file", p.display()))?
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string(),
+        None => std::env::var("PL_WATCH_SECRET").unwrap_or_default(),
+    };
+    if s.is_empty() {
+        return Err(UsageError(
+            "no shared secret: set PL_WATCH_SECRET or pass --secret-file (never an argument)"
+                .into(),
+        )
+        .into());
+    }
+    Ok(s.into_bytes())
+}
+
+/// A document processed: its near-duplicates (ids, best first), and whether it was tagged
+/// and a note added.
+struct Outcome {
+    duplicates: Vec<u64>,
+    tagged: bool,
+    noted: bool,
+}
+
+/// The worker: the index held open, the client, the inbox, the -o file.
+struct Worker {
+    index: Index,
+    client: Client,
+    inbox: Inbox,
+    tag: String,
+    public: String,
+    log: Log,
+    out: Option<std::fs::File>,
+}
+
+/// What became of a document's turn.
+enum Turn {
+    /// Processed (or dropped, said why: `None`): out of the inbox.
+    Done(Option<Outcome>),
+    /// The server failed: it waits again, tried after a pause.
+    Again,
+}
+
+impl Worker {
+    /// Processes the inbox in order until asked to stop; a document being processed is
+    /// finished first.
+    fn drain(&mut self, shared: &Shared) -> Result<()> {
+        let mut pause = Duration::ZERO;
+        while !shared.stopping() {
+            let Some(e) = self.inbox.take()? else {
+                shared.wait(Duration::from_secs(1));
+                continue;
+            };
+            match self.process(e)? {
+                Turn::Done(outcome) => {
+                    if let Some(o) = outcome {
+                        self.write_record(&e, &o)?;
+                    }
+                    self.inbox.done(e.seq)?;
+                    pause = Duration::ZERO;
+                }
+                Turn::Again => {
+                    self.inbox.put_back(e.seq)?;
+                    pause = (pause * 2).clamp(Duration::from_secs(1), Duration::from_secs(60));
+                    shared.wait(pause);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One document: fetched, checked and added, tagged and noted when it has near-copies.
+    fn process(&mut self, e: Entry) -> Result<Turn> {
+        let started = Instant::now();
+        let id = e.id;
+        let rec = match pl_paperless::record::fetch_record(&self.client, id) {
+            Ok(r) => r,
+            Err(err @ (ApiError::NotFound { .. } | ApiError::Forbidden { .. })) => {
+                self.log
+                    .note(format!("document {id}: {err}: dropped from the inbox"));
+                return Ok(Turn::Done(None));
+            }
+            Err(err) => {
+                self.log
+                    .note(format!("document {id}: {err}: kept, tried again"));
+                return Ok(Turn::Again);
+            }
+        };
+        let fetched = started.elapsed().as_secs_f64();
+        let line = String::from_utf8_lossy(&rec.line).into_owned();
+        let name = format!("document {id}");
+        let dups = crate::cmd::check::check_and_add_one(&mut self.index, &name, &line, &self.log)?;
+        let checked = started.elapsed().as_secs_f64();
+        // Where the time went: the fetch, the check and add, the write-back.
+        let took = |end: f64| {
+            format!(
+                "{end:.2} s: fetch {fetched:.2}, check and add {:.2}, write-back {:.2}",
+                checked - fetched,
+                end - checked
+            )
+        };
+        if dups.is_empty() {
+            self.log.note(format!(
+                "document {id}: no near-duplicate ({})",
+                took(checked)
+            ));
+            return Ok(Turn::Done(Some(Outcome {
+                duplicates: Vec::new(),
+                tagged: false,
+                noted: false,
+            })));
+        }
+        let pairs: Vec<(u64, f64)> = dups.iter().map(|d| (d.id, d.pair.score)).collect();
+        let ids: Vec<String> = pairs.iter().map(|(d, _)| d.to_string()).collect();
+        match pl_paperless::flag::flag(&self.client, id, &pairs, &self.tag, &self.public) {
+            Ok(f) => {
+                let noted = if f.noted {
+                    "noted"
+                } else {
+                    "its note was there already"
+                };
+                self.log.note(format!(
+                    "document {id}: {} ({}): tagged {}, {noted} ({})",
+                    crate::common::count(pairs.len() as u64, "near-duplicate"),
+                    ids.join(", "),
+                    self.tag,
+                    took(started.elapsed().as_secs_f64())
+                ));
+                Ok(Turn::Done(Some(Outcome {
+                    duplicates: pairs.iter().map(|(d, _)| *d).collect(),
+                    tagged: true,
+                    noted: f.noted,
+                })))
+            }
+            Err(err) => {
+                self.log.note(format!(
+                    "document {id}: checked and indexed, but tagging failed: {err}: kept, tried again"
+                ));
+                Ok(Turn::Again)
+            }
+        }
+    }
+
+    /// -o: the document's record, appended and flushed.
+    fn write_record(&mut self, e: &Entry, o: &Outcome) -> Result<()> {
+        let Some(f) = self.out.as_mut() else {
+            return Ok(());
+        };
+        let done = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        let rec = serde_json::json!({"id": e.id, "duplicates": o.duplicates, "tagged": o.tagged,
+                                     "noted": o.noted, "received": e.received, "done": done});
+        use std::io::Write;
+        f.write_all(format!("{rec}\n").as_bytes())
+            .and_then(|()| f.flush())
+            .context("-o: write failed")
+    }
+}
+
+/// The -o file, opened to append (created when missing; a link at its name is refused).
+fn open_append(path: &std::path::Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .with_context(|| format!("{}: cannot open to append", path.display()))
+}

@@ -1,0 +1,54 @@
+# pl-watch's latency (docs/PAPERLESS.md, section 7): 100 near-copies posted one at a time, each waited
+# for, into a 10k-document index, against tests/paperless_server.py; p50/p99 from the webhook to
+# the -o record (written after the note). Usage: python3 scripts/bench/watch.py BIN REPO WORKDIR
+import json, os, random, socket, subprocess, sys, time, urllib.request
+bin_dir, repo, w = sys.argv[1:4]
+N, COPIES = 10000, 100
+rng = random.Random(5)
+vocab = [f"w{i}" for i in range(30000)]
+docs = []
+for i in range(N):
+    docs.append({"id": 100000 + i, "title": f"doc {i}", "content": " ".join(rng.choice(vocab) for _ in range(200))})
+with open(f"{w}/docs.ndjson", "w") as f:
+    for d in docs: f.write(json.dumps(d) + "\n")
+t = time.time()
+subprocess.run([f"{bin_dir}/pl-index", "--index", f"{w}/ix", f"{w}/docs.ndjson", "-q", "-o", "/dev/null"], check=True)
+print(f"pl-index of {N} documents: {time.time()-t:.1f} s", file=sys.stderr)
+srv = subprocess.Popen(["python3", f"{repo}/tests/paperless_server.py", "--token", "bench-token"], stdout=subprocess.PIPE)
+port = int(srv.stdout.readline().split()[1])
+url = f"http://127.0.0.1:{port}"
+def ctl(v):
+    r = urllib.request.urlopen(urllib.request.Request(url + "/__control__", json.dumps(v).encode(), {"Content-Type": "application/json"}))
+    return json.load(r)
+copies = []
+for i in range(COPIES):
+    words = docs[i * 97]["content"].split()
+    words[10] = words[10].replace("w", "vv")
+    copies.append({"title": f"copy {i}", "content": " ".join(words)})
+ids = ctl({"action": "add", "docs": copies})["ids"]
+open(f"{w}/token", "w").write("bench-token\n"); open(f"{w}/secret", "w").write("s\n")
+env = dict(os.environ, PAPERLESS_URL=url)
+log = open(f"{w}/watch.log", "w")
+p = subprocess.Popen([f"{bin_dir}/pl-watch", "--index", f"{w}/ix", "--listen", "127.0.0.1:0", "--token-file", f"{w}/token",
+                      "--secret-file", f"{w}/secret", "-o", f"{w}/out.ndjson"], env=env, stderr=log)
+while "listening" not in open(f"{w}/watch.log").read(): time.sleep(0.05)
+wport = int(open(f"{w}/watch.log").read().split("http://127.0.0.1:")[1].split("/")[0])
+def post(i):
+    body = json.dumps({"doc_id": str(i)}).encode()
+    s = socket.create_connection(("127.0.0.1", wport))
+    s.sendall(b"POST /webhook HTTP/1.1\r\nHost: x\r\nX-PL-Secret: s\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    r = s.recv(4096); s.close(); assert b" 202 " in r, r
+lat = []
+for i in ids:
+    t0 = time.time(); post(i)
+    while True:
+        lines = open(f"{w}/out.ndjson").read().splitlines() if os.path.exists(f"{w}/out.ndjson") else []
+        if any(json.loads(l)["id"] == i for l in lines): break
+        time.sleep(0.002)
+    lat.append(time.time() - t0)
+p.terminate(); p.wait(); srv.kill()
+recs = [json.loads(l) for l in open(f"{w}/out.ndjson")]
+tagged = sum(r["tagged"] for r in recs)
+lat.sort()
+q = lambda x: lat[min(len(lat) - 1, int(x * len(lat)))]
+print(f"{len(lat)} webhooks into a {N}-document index: p50 {q(0.5)*1000:.0f} ms, p99 {q(0.99)*1000:.0f} ms, max {lat[-1]*1000:.0f} ms; {tagged} tagged")

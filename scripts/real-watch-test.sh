@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# End-to-end test of pl-watch, the webhook service, against the real Paperless-NGX 3.0.5 backend
+# (../shared/paperless/real): the example corpus is loaded and indexed (pl-fetch, pl-index);
+# pl-watch runs on a free port; a workflow with a webhook action (trigger Document Updated, the
+# body {"doc_id": "{{doc_id}}"}, the header X-PL-Secret) is created through the API. The backend
+# has no consumer (no Redis, no OCR), so documents are not added by upload: a document's content
+# is PATCHed into a copy of another's, which fires Document Updated; Paperless itself posts the
+# webhook (its Celery tasks run inside the request), and the document gets the tag
+# possible-duplicate and a note naming the original, through the API. A document edited into
+# a text like no other gets neither. The token and the secret are in no log.
+#
+# env: PAPERLESS_REAL_STATE, PAPERLESS_REAL_DIR   see scripts/real-paperless-lib.sh
+#      BIN                   where the pl-* tools are (default target/release)
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/real-paperless-lib.sh"
+BIN=$(readlink -m "${BIN:-$ROOT/target/release}")
+for t in pl-fetch pl-index pl-watch; do
+  [ -x "$BIN/$t" ] || { echo "no $BIN/$t: build it first (cargo build --release -p pl-cli)" >&2; exit 1; }
+done
+
+step "setting up Paperless-NGX in $STATE (an empty library) and loading the example corpus"
+real_reset
+real_load "$ROOT/examples/docs.ndjson" "$W/ids"
+real_start
+
+step "indexing the library (pl-fetch, pl-index)"
+"$BIN/pl-fetch" --token-file "$TOKEN_FILE" --full -o "$W/docs.ndjson" -q
+"$BIN/pl-index" --index "$W/index" "$W/docs.ndjson" -q -o /dev/null
+# A document the pipeline groups with no other (the edited one), and one it does (its text copied).
+python3 - "$W/docs.ndjson" "$W" <<'PY'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
+w = sys.argv[2]
+target, original = docs[0]["id"], docs[-1]["id"]
+open(f"{w}/target", "w").write(f"{target}\n")
+open(f"{w}/original", "w").write(f"{original}\n")
+json.dump({"content": docs[-1]["content"]}, open(f"{w}/copy.json", "w"))
+json.dump({"content": "Dear neighbour, the quartz violin from the harbour lantern festival 2031 is "
+           "returned with thanks. Orbit walnut fjord cobalt meadow tulip granite saffron pylon "
+           "ember lagoon; the mosaic of 47 tiles stays in the garden shed until May."},
+          open(f"{w}/unique.json", "w"))
+PY
+TARGET=$(cat "$W/target"); ORIGINAL=$(cat "$W/original")
+UNIQUE=$(sed -n 2p "$W/ids")
+[ "$UNIQUE" != "$TARGET" ] && [ "$UNIQUE" != "$ORIGINAL" ] || fail "the documents chosen coincide"
+
+step "starting pl-watch"
+head -c 24 /dev/urandom | base64 | tr -d '/+=' > "$W/secret"
+SECRET=$(cat "$W/secret")
+"$BIN/pl-watch" --index "$W/index" --listen 127.0.0.1:0 --token-file "$TOKEN_FILE" \
+  --secret-file "$W/secret" -o "$W/watch.ndjson" 2> "$W/watch.log" &
+WATCH=$!
+stop_watch() { kill "$WATCH" 2>/dev/null || true; wait "$WATCH" 2>/dev/null || true; real_cleanup; }
+trap stop_watch EXIT
+for _ in $(seq 100); do grep -q 'listening on' "$W/watch.log" && break; sleep 0.1; done
+PORT=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$W/watch.log")
+[ -n "$PORT" ] || fail "pl-watch did not start: $(cat "$W/watch.log")"
+HEALTH=$(curl -sS "http://127.0.0.1:$PORT/health")
+[ "$HEALTH" = '{"queue":0,"status":"ok"}' ] || [ "$HEALTH" = '{"status":"ok","queue":0}' ] \
+  || fail "GET /health: $HEALTH"
+[ "$(curl -sS -o /dev/null -w '%{http_code}' -X POST --data '{"doc_id":"1"}' \
+  "http://127.0.0.1:$PORT/webhook")" = 401 ] || fail "a webhook without the secret was not refused"
+
+step "creating the workflow: Document Added, Document Updated -> webhook to pl-watch"
+WORKFLOW=$(python3 - "$PORT" "$SECRET" <<'PY'
+import json, sys
+port, secret = sys.argv[1:]
+print(json.dumps({
+    "name": "paperless-dedupe", "order": 0, "enabled": True,
+    "triggers": [{"type": 2, "sources": [1, 2, 3, 4]}, {"type": 3, "sources": [1, 2, 3, 4]}],
+    "actions": [{"type": 4, "webhook": {
+        "url": f"http://127.0.0.1:{port}/webhook", "use_params": False, "as_json": False,
+        "params": None, "body": '{"doc_id": "{{doc_id}}"}',
+        "headers": {"X-PL-Secret": secret}, "include_document": False}}]}))
+PY
+)
+expect_status 201 POST /api/workflows/ "$WORKFLOW"
+
+step "editing document $TARGET into a copy of $ORIGINAL, and $UNIQUE into a unique text (PATCH)"
+expect_status 200 PATCH "/api/documents/$TARGET/" "$(cat "$W/copy.json")"
+expect_status 200 PATCH "/api/documents/$UNIQUE/" "$(cat "$W/unique.json")"
+# Paperless posted the webhooks inside the PATCHes; pl-watch processes them in order.
+processed() { local n; n=$(grep -c "\"id\":$1," "$W/watch.ndjson" 2>/dev/null); echo "${n:-0}"; }
+for _ in $(seq 300); do
+  [ "$(processed "$TARGET")" -ge 1 ] && [ "$(processed "$UNIQUE")" -ge 1 ] && break; sleep 0.1
+done
+[ "$(processed "$TARGET")" -ge 1 ] && [ "$(processed "$UNIQUE")" -ge 1 ] \
+  || fail "pl-watch processed no webhook of Paperless's: $(cat "$W/watch.log")"
+
+step "checking the tag and the note through the API"
+expect_status 200 GET "/api/tags/?name__iexact=possible-duplicate"
+TAG=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r[0]["id"] if r else "")' "$W/resp")
+[ -n "$TAG" ] || fail "no tag possible-duplicate on the server"
+has_tag() { expect_status 200 GET "/api/documents/$1/"; python3 -c 'import json,sys; sys.exit(0 if int(sys.argv[2]) in json.load(open(sys.argv[1]))["tags"] else 1)' "$W/resp" "$TAG"; }
+has_tag "$TARGET" || fail "document $TARGET is not tagged"
+has_tag "$UNIQUE" && fail "document $UNIQUE is tagged, it has no near-copy"
+expect_status 200 GET "/api/documents/$TARGET/notes/"
+python3 - "$W/resp" "$ORIGINAL" "$PAPERLESS_URL" <<'PY' || fail "no note naming $ORIGINAL on $TARGET: $(cat "$W/resp")"
+import json, sys
+notes = [n["note"] for n in json.load(open(sys.argv[1]))]
+want = f"- #{sys.argv[2]} "
+link = f"{sys.argv[3]}/documents/{sys.argv[2]}/details"
+ours = [n for n in notes if n.startswith("Possible duplicate (paperless-dedupe)")]
+sys.exit(0 if len(ours) == 1 and want in ours[0] and link in ours[0] else 1)
+PY
+expect_status 200 GET "/api/documents/$UNIQUE/notes/"
+[ "$(cat "$W/resp")" = "[]" ] || fail "document $UNIQUE got a note: $(cat "$W/resp")"
+
+step "stopping pl-watch (SIGTERM) and checking the logs"
+kill -TERM "$WATCH"; wait "$WATCH" || fail "pl-watch did not exit 0 on SIGTERM: $(cat "$W/watch.log")"
+grep -E "document $TARGET: [0-9]+ near-duplicates? \(([0-9]+, )*$ORIGINAL[,)].*: tagged possible-duplicate, noted" \
+  "$W/watch.log" > /dev/null || fail "pl-watch's log: $(cat "$W/watch.log")"
+no_token_in "$W/watch.log" "$W/watch.ndjson" "$LOG"
+if grep -qF "$SECRET" "$W/watch.log" "$W/watch.ndjson"; then fail "the secret is in pl-watch's log"; fi
+sed 's/^/   /' "$W/watch.log"
+echo "real-watch-test: OK (a webhook from Paperless's own workflow tagged and noted document $TARGET)"
