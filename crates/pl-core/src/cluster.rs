@@ -41,7 +41,7 @@ pub enum PairError {
 }
 
 /// One line of pl-score's output: a kept pair, or two documents held apart (`"apart":true`:
-/// their numbers disagree and none agree, [`crate::ledger::Ledger::apart`]).
+/// [`crate::scorer::Reason::may_be_apart`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ScoresLine {
     /// A pair that passed scoring.

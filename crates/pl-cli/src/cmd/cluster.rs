@@ -24,8 +24,8 @@ use pl_pipeline::ndjson::{write_obj, NdjsonReader};
 /// `created`), then the one with the most metadata (title, correspondent, document type, tags,
 /// archive serial number), then the lowest id. Groups are sorted by confidence, highest first.
 ///
-/// Pairs held apart (pl-score's `{"a","b","apart":true}` lines: the verifier dropped them and
-/// their numbers disagree, none agreeing) are never in one group: average linkage does not
+/// Pairs held apart (pl-score's `{"a","b","apart":true}` lines: the verifier dropped them as
+/// two documents: their numbers disagree, none agreeing, or another addressee) are never in one group: average linkage does not
 /// merge two groups with such a pair between them (--linkage single ignores them), and a
 /// document that passed with two documents held apart, at scores within 0.01 of each other,
 /// joins neither: its text does not tell which one it copies. A pair both kept and held apart

@@ -44,7 +44,8 @@ use pl_pipeline::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 /// a badly read scan scores low while its invoice number and amounts survive.
 ///
 /// A pair the verifier drops whose numbers disagree, with none agreeing (no rare number, none
-/// of the wide agreement, and two or more standing against each other), is held apart: two
+/// of the wide agreement, and two or more standing against each other), or that names another
+/// addressee or signer, or writes a value otherwise in a clean scan, is held apart: two
 /// documents, not two readings of one. pl-cluster never puts such a pair in one group.
 ///
 /// Output: {"a","b","score","jaccard","fuzzy","containment","distinct","conflicts","garbled"}
