@@ -798,15 +798,16 @@ fn stderr_on_a_terminal(tool: &str, args: &[&str], dir: &Path) -> (i32, String) 
 }
 
 /// pl-lsh shows its progress on a terminal (the signatures read, then a bar over the
-/// candidates written with the time left) and, on a pipe, only its one summary line.
+/// candidates written with the time left), and pl-cluster a count of the pairs read; on a
+/// pipe, each only its one summary line.
 #[test]
-fn pl_lsh_shows_progress_on_a_terminal_only() {
+fn pl_lsh_and_pl_cluster_show_progress_on_a_terminal_only() {
     let d = tempfile::tempdir().unwrap();
     let docs = repo().join("examples/docs.ndjson");
     ok(sh(
         d.path(),
         &format!(
-            "pl-normalize -q {} | pl-shingle -q | pl-minhash -q -o sigs.bin",
+            "pl-normalize -q {} -o norm.ndjson && pl-shingle -q norm.ndjson | pl-minhash -q -o sigs.bin",
             docs.display()
         ),
     ));
@@ -827,6 +828,24 @@ fn pl_lsh_shows_progress_on_a_terminal_only() {
     assert_eq!(err.lines().count(), 1, "{err:?}");
     assert!(
         err.starts_with("pl-lsh: ") && !err.contains('\r') && !err.contains('\x1b'),
+        "{err:?}"
+    );
+    ok(sh(
+        d.path(),
+        "pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson -o scores.ndjson",
+    ));
+    let (code, shown) =
+        stderr_on_a_terminal("pl-cluster", &["scores.ndjson", "-o", "g.ndjson"], d.path());
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("pl-cluster: ") && shown.contains("/s)"),
+        "{shown:?}"
+    );
+    let piped = sh(d.path(), "pl-cluster scores.ndjson -o g2.ndjson");
+    let err = String::from_utf8_lossy(&piped.stderr);
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(
+        err.starts_with("pl-cluster: ") && !err.contains('\r'),
         "{err:?}"
     );
 }

@@ -90,12 +90,15 @@ pub fn run(args: Args) -> Result<()> {
         return renumber(&args, reader, &log);
     }
     let (mut pairs, mut apart) = (Vec::new(), Vec::new());
+    let pb = log.progress("pairs");
     while let Some(l) = reader.next_with(|o| ScoresLine::from_obj(&o).map_err(|e| e.to_string()))? {
         match l {
             ScoresLine::Kept(p) => pairs.push(p),
             ScoresLine::Apart(a, b) => apart.push((a, b, reader.line())),
         }
+        pb.inc(1);
     }
+    pb.finish_and_clear();
     let docs: FxHashMap<u64, (DocMeta, Owner)> = match &args.docs {
         Some(path) => {
             let wanted = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
