@@ -798,8 +798,9 @@ fn stderr_on_a_terminal(tool: &str, args: &[&str], dir: &Path) -> (i32, String) 
 }
 
 /// pl-lsh shows its progress on a terminal (the signatures read, then a bar over the
-/// candidates written with the time left), and pl-cluster a count of the pairs read; on a
-/// pipe, each only its one summary line.
+/// candidates written with the time left), pl-cluster a count of the pairs read, and pl-index
+/// a bar of the candidates it scores; on a pipe, pl-lsh and pl-cluster only their one summary
+/// line.
 #[test]
 fn pl_lsh_and_pl_cluster_show_progress_on_a_terminal_only() {
     let d = tempfile::tempdir().unwrap();
@@ -848,4 +849,13 @@ fn pl_lsh_and_pl_cluster_show_progress_on_a_terminal_only() {
         err.starts_with("pl-cluster: ") && !err.contains('\r'),
         "{err:?}"
     );
+    // pl-index's bulk build scores with pl-score's bar.
+    let docs = docs.display().to_string();
+    let (code, shown) = stderr_on_a_terminal("pl-index", &["--index", "ix", &docs], d.path());
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("pl-index: ") && shown.contains(" candidates ("),
+        "{shown:?}"
+    );
+    assert!(shown.contains(" left)"), "{shown:?}");
 }
