@@ -327,22 +327,28 @@ fn every_flag_a_tools_help_names_exists() {
     }
 }
 
-/// Runs `tool args` with its stdout on a pseudo-terminal (python3's pty module) and stdin
-/// empty; returns (exit code, stderr).
-fn on_a_terminal(tool: &str, args: &[&str], dir: &Path) -> (i32, String) {
-    let script = "import pty, subprocess, sys\n\
-                  m, s = pty.openpty()\n\
-                  r = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=s, stderr=subprocess.PIPE)\n\
-                  sys.stderr.buffer.write(r.stderr)\n\
-                  sys.exit(r.returncode)\n";
-    let out = Command::new("python3")
+/// Runs `tool args` in `dir` under python3 running `script` (which puts a stream on a
+/// pseudo-terminal, python3's pty module, and passes the rest through): its output.
+fn under_python(script: &str, tool: &str, args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new("python3")
         .arg("-c")
         .arg(script)
         .arg(bin(tool))
         .args(args)
         .current_dir(dir)
         .output()
-        .expect("python3 runs");
+        .expect("python3 runs")
+}
+
+/// Runs `tool args` with its stdout on a pseudo-terminal and stdin empty; returns (exit
+/// code, stderr).
+fn on_a_terminal(tool: &str, args: &[&str], dir: &Path) -> (i32, String) {
+    let script = "import pty, subprocess, sys\n\
+                  m, s = pty.openpty()\n\
+                  r = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=s, stderr=subprocess.PIPE)\n\
+                  sys.stderr.buffer.write(r.stderr)\n\
+                  sys.exit(r.returncode)\n";
+    let out = under_python(script, tool, args, dir);
     (
         out.status.code().unwrap(),
         String::from_utf8_lossy(&out.stderr).to_string(),
@@ -783,14 +789,7 @@ fn stderr_on_a_terminal(tool: &str, args: &[&str], dir: &Path) -> (i32, String) 
                   \x20   out += b\n\
                   sys.stdout.buffer.write(out)\n\
                   sys.exit(p.wait())\n";
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(bin(tool))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("python3 runs");
+    let out = under_python(script, tool, args, dir);
     (
         out.status.code().unwrap(),
         String::from_utf8_lossy(&out.stdout).to_string(),
