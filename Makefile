@@ -322,6 +322,18 @@ quality: $(BINS)
 	python3 scripts/quality.py --docs $(QUALITY_DOCS) --work $(WORK)/quality --bin $(BIN) \
 	  --ocr-docs $(OCR_FIXTURE)/docs.ndjson --ocr-truth $(OCR_FIXTURE)/truth.ndjson
 
+# crates/pl-core/src/scorer/policy.json: the match probability's weights, fitted on a generated
+# corpus with near-negatives and the real-OCR fixtures examples/ocr and examples/ocr-hard (never
+# examples/ocr-holdout), by scripts/fit_policy.py in its own venv (numpy, scipy, pinned).
+# docs/VERDICT.md says how; rebuild and rerun `make quality` after.
+FIT_VENV ?= $(WORK)/fit-venv
+.PHONY: fit
+fit: $(BINS)
+	test -x $(FIT_VENV)/bin/python || python3 -m venv $(FIT_VENV)
+	$(FIT_VENV)/bin/pip install -q numpy==2.1.3 scipy==1.14.1
+	$(FIT_VENV)/bin/python scripts/fit_policy.py --work $(WORK)/fit --bin $(BIN) \
+	  --out crates/pl-core/src/scorer/policy.json
+
 # The real-OCR fixture examples/ocr/ (examples/ocr/README.md): OCR_DOCS generated documents
 # printed to page images, each scan degraded, read by Tesseract (scripts/ocr_corpus.py; about
 # 45 minutes on two cores; each page's text is cached in $(WORK)/ocr-cache, so a rerun is quick).

@@ -20,6 +20,40 @@ fn keeps(c: &Value) -> bool {
     (flag("aligned_passes") || flag("rescued"))
         && !flag("another_value")
         && (num("score") >= num("threshold") || flag("by_numbers"))
+        && c["probability"]["p"]
+            .as_f64()
+            .is_none_or(|p| p >= num("min_probability"))
+}
+
+/// The match probability as listed: the prior and the contributions sum to the log-odds, its
+/// logistic is the probability, and a kept pair's `"p"` is it.
+fn check_probability(r: &Value) {
+    let prob = &r["computation"]["probability"];
+    let Some(p) = prob["p"].as_f64() else {
+        return;
+    };
+    let sum: f64 = prob["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let (v, w) = (t["value"].as_f64().unwrap(), t["weight"].as_f64().unwrap());
+            assert!(
+                (v * w - t["contribution"].as_f64().unwrap()).abs() < 1e-12,
+                "{r}"
+            );
+            v * w
+        })
+        .sum();
+    let log_odds = prob["log_odds"].as_f64().unwrap();
+    assert!(
+        (prob["prior"].as_f64().unwrap() + sum - log_odds).abs() < 1e-9,
+        "{r}"
+    );
+    assert!((1.0 / (1.0 + (-log_odds).exp()) - p).abs() < 1e-12, "{r}");
+    if let Some(kept) = r["p"].as_f64() {
+        assert!((kept - p).abs() < 1e-6, "{r}");
+    }
 }
 
 fn check_fixture(fixture: &str) {
@@ -40,6 +74,13 @@ fn check_fixture(fixture: &str) {
         kept_pairs(&plain),
         "{fixture}: explaining changed a verdict"
     );
+    // Nor a probability: what it weighs is counted in full either way.
+    let p = |rs: &[Value]| -> Vec<Option<f64>> { rs.iter().map(|r| r["p"].as_f64()).collect() };
+    assert_eq!(
+        p(&explained),
+        p(&plain),
+        "{fixture}: explaining changed a probability"
+    );
     let mut computed = 0;
     for (records, was_kept) in [(&explained, true), (&rejected, false)] {
         for r in records.iter().filter(|r| r.get("apart").is_none()) {
@@ -47,6 +88,7 @@ fn check_fixture(fixture: &str) {
                 continue;
             };
             computed += 1;
+            check_probability(r);
             assert_eq!(r["evidence"]["stopped"], false, "counted in full: {r}");
             let terms: f64 = c["terms"]
                 .as_array()
@@ -80,4 +122,53 @@ fn explain_is_the_computation_on_the_ocr_fixture() {
 #[test]
 fn explain_is_the_computation_on_the_hard_ocr_fixture() {
     check_fixture("examples/ocr-hard");
+}
+
+#[test]
+fn the_match_probability_is_a_dial_no_pair_skips() {
+    let d = tempfile::tempdir().unwrap();
+    let docs = repo().join("examples/ocr/docs.ndjson");
+    ok(sh(
+        d.path(),
+        &PREP.replace("DOCS", &docs.display().to_string()),
+    ));
+    let kept_at = |p: f64| -> Vec<Value> {
+        ndjson(&ok(sh(d.path(), &format!("{SCORE} --min-probability {p}"))))
+            .into_iter()
+            .filter(|r| r.get("apart").is_none())
+            .collect()
+    };
+    let all = kept_at(0.0);
+    let sure = kept_at(0.95);
+    assert!(
+        all.iter().all(|r| r["p"].as_f64().is_some()),
+        "every kept pair has p"
+    );
+    assert!(
+        sure.len() < all.len(),
+        "0.95 drops pairs: {} of {}",
+        sure.len(),
+        all.len()
+    );
+    assert!(
+        sure.iter().all(|r| r["p"].as_f64().unwrap() >= 0.95),
+        "no pair under the dial, by_numbers ones included"
+    );
+    let pairs = |rs: &[Value]| -> std::collections::BTreeSet<(u64, u64)> {
+        rs.iter()
+            .map(|r| (r["a"].as_u64().unwrap(), r["b"].as_u64().unwrap()))
+            .collect()
+    };
+    assert!(pairs(&sure).is_subset(&pairs(&all)));
+    // The policy printed is the one weighed.
+    let policy: Value =
+        serde_json::from_slice(&ok(sh(d.path(), "pl-score --print-policy"))).unwrap();
+    let names: Vec<&str> = policy["weights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["feature"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 15);
+    assert!(policy["fitted"].as_str().unwrap().contains("make fit"));
 }

@@ -73,6 +73,11 @@ pub struct ScoreFlags {
     /// Multiply the score by 1 − S·(1 − D) (0 = off) [default: 0].
     #[arg(long, value_name = "S", value_parser = numbers::unit, help_heading = HEADING)]
     pub distinct_penalty: Option<f64>,
+    /// Match probability a verified pair needs: the fitted policy's estimate that the two are
+    /// one document (`pl-score --print-policy`). Higher trades duplicates found for false
+    /// pairs avoided; 0 keeps what the verifier keeps [default: 0].
+    #[arg(long, value_name = "P", value_parser = numbers::unit, help_heading = HEADING)]
+    pub min_probability: Option<f64>,
 }
 
 impl ScoreFlags {
@@ -93,7 +98,8 @@ impl ScoreFlags {
             word_conflict_weight,
             one_digit_weight,
             distinct_min,
-            distinct_penalty
+            distinct_penalty,
+            min_probability
         );
         p.sort_words |= self.sort_words;
         p.containment &= !self.no_containment;

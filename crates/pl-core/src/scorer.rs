@@ -150,6 +150,8 @@ pub struct Config {
     pub distinct_penalty: f64,
     /// Keep a pair the verifier rejected when its order-free evidence says so (`None` = off).
     pub rescue: Option<Rescue>,
+    /// Match probability a verified pair needs ([`policy`]).
+    pub min_probability: f64,
 }
 
 impl Default for Config {
@@ -196,6 +198,8 @@ pub struct ScoreParams {
     pub distinct_min: f64,
     /// [`Config::distinct_penalty`].
     pub distinct_penalty: f64,
+    /// [`Config::min_probability`].
+    pub min_probability: f64,
 }
 
 impl Default for ScoreParams {
@@ -217,6 +221,7 @@ impl Default for ScoreParams {
             one_digit_weight: v.one_digit_weight,
             distinct_min: 0.0,
             distinct_penalty: 0.0,
+            min_probability: policy::DEFAULT_MIN_PROBABILITY,
         }
     }
 }
@@ -240,6 +245,7 @@ impl ScoreParams {
             distinct_min: self.distinct_min,
             distinct_penalty: self.distinct_penalty,
             rescue: self.rescue.then(Rescue::default),
+            min_probability: self.min_probability,
         }
     }
 
@@ -268,6 +274,7 @@ impl ScoreParams {
             ("--one-digit-weight", self.one_digit_weight.to_string()),
             ("--distinct-min", self.distinct_min.to_string()),
             ("--distinct-penalty", self.distinct_penalty.to_string()),
+            ("--min-probability", self.min_probability.to_string()),
         ]
     }
 }
@@ -334,6 +341,8 @@ pub struct Dims {
     pub by_numbers: bool,
     /// A number the other text writes as another value, in a pair OCR did not damage.
     pub another_value: bool,
+    /// The match probability of a verified pair ([`policy`]).
+    pub probability: Option<f64>,
 }
 
 /// The cascade over one corpus: its settings and which words other documents use.
@@ -444,11 +453,9 @@ impl Scorer<'_> {
                 ..Evidence::default()
             });
         dims.score = self.combine(1.0, 1.0, dims.fuzzy, dims.distinct);
-        // As comparing them would explain them.
-        if let (true, Some(_), Some(rescue), Some((x, y))) =
-            (self.explain, cfg.verifier, cfg.rescue, docs)
-        {
-            dims.ledger = Some(self.ledger_of(x, y, &rescue));
+        // As comparing them would weigh them.
+        if let (Some(_), Some(rescue), Some((x, y))) = (cfg.verifier, cfg.rescue, docs) {
+            dims.ledger = Some(self.full_ledger(x, y, &rescue));
         }
         self.gate(dims)
     }
@@ -478,6 +485,11 @@ impl Scorer<'_> {
                 dims.rescued = pass;
             }
             dims.ledger = Some(l);
+        }
+        // The match probability weighs a kept pair's order-free evidence counted in full, as
+        // explaining counts it.
+        if let (true, false, Some(rescue)) = (pass, self.explain, self.config.rescue) {
+            dims.ledger = Some(self.full_ledger(x, y, &rescue));
         }
         // A rescued pair's words matched decide whether its numbers judge it under the
         // threshold: counted in full, so that no verdict depends on where a count stopped.
@@ -582,6 +594,18 @@ impl Scorer<'_> {
         )
     }
 
+    /// The order-free evidence counted in full, its tokens kept only when explaining: what
+    /// the match probability weighs, the same whether or not the run explains.
+    fn full_ledger(&self, x: Doc, y: Doc, rescue: &Rescue) -> Ledger {
+        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        let mut l = ledger(x.text, x.profile, y.text, y.profile, df, rescue, true);
+        if !self.explain {
+            l.tokens = None;
+            l.balance = None;
+        }
+        l
+    }
+
     /// Whether two numbers that at most [`crate::ledger::WIDE_DF`] documents hold are in both
     /// texts (with the verifier and the ledger on) and the alignment can match a third of the
     /// shorter text ([`may_match`]): then the verifier decides the pair, whatever its score,
@@ -604,13 +628,22 @@ impl Scorer<'_> {
         ) && may_match(x.profile, y.profile, aligned_words(x, y))
     }
 
-    fn gate(&self, dims: Dims) -> Verdict {
+    /// The verdict on a pair every earlier step kept: the distinctive tokens, the threshold
+    /// (or the numbers' say), then the match probability, which no pair skips.
+    fn gate(&self, mut dims: Dims) -> Verdict {
+        let verifier = self.config.verifier;
+        dims.probability = verifier.and_then(|v| Policy::fitted().of(&v, &dims));
         if self.distinct_gated(dims.distinct) {
             Verdict::Dropped(dims, Reason::Distinct)
-        } else if dims.score >= self.config.threshold || dims.by_numbers {
-            Verdict::Kept(dims)
-        } else {
+        } else if dims.score < self.config.threshold && !dims.by_numbers {
             Verdict::Dropped(dims, Reason::Score)
+        } else if dims
+            .probability
+            .is_some_and(|p| p < self.config.min_probability)
+        {
+            Verdict::Dropped(dims, Reason::Probability)
+        } else {
+            Verdict::Kept(dims)
         }
     }
 
@@ -674,7 +707,9 @@ fn samples<'a>(x: Doc<'a>, y: Doc<'a>) -> (&'a str, &'a str) {
 }
 
 mod explain;
+pub mod policy;
 mod verdict;
+use policy::Policy;
 pub use verdict::{Reason, Step, Verdict};
 
 pub use explain::{is_clean, Computation, Term};

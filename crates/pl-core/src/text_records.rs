@@ -237,6 +237,9 @@ pub struct ScoreRecord {
     /// at most six documents hold are in both texts (the verifier decided it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by_numbers: Option<bool>,
+    /// The match probability of a verified pair ([`crate::scorer::policy`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<f64>,
     /// `--explain`: the verdict's computation, term by term.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub computation: Option<crate::scorer::Computation>,
@@ -272,6 +275,9 @@ impl ScoreRecord {
             "conflicts_b" => self.conflicts_b.is_some(),
             "ledger" => self.ledger.is_some(),
             "rescued" => self.rescued.is_some(),
+            "by_numbers" => self.by_numbers.is_some(),
+            "p" => self.p.is_some(),
+            "computation" => self.computation.is_some(),
             "dropped" => self.dropped.is_some(),
             _ => self.rest.contains_key(key),
         }

@@ -160,7 +160,7 @@ pub enum Apart {
 pub struct Counts {
     pub kept: u64,
     pub apart: u64,
-    pub dropped: [u64; 4],
+    pub dropped: [u64; 5],
     pub ladder: Ladder,
 }
 
@@ -312,7 +312,7 @@ fn read_again(inputs: &Inputs, batch: &Batch, doc_ids: &[u64], job: &Scoring) ->
 #[derive(Default)]
 struct Tally {
     kept: u64,
-    dropped: [u64; 4],
+    dropped: [u64; 5],
     kept_pairs: Vec<(u64, u64)>,
     apart: Vec<(u64, u64)>,
 }
@@ -462,6 +462,7 @@ impl Scoring {
                 r.sampled = Some(true);
             }
         }
+        r.p = d.probability.map(round6);
         if d.rescued {
             r.rescued = Some(true);
         }

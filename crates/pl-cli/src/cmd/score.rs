@@ -43,6 +43,12 @@ use pl_pipeline::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 /// under the threshold when its alignment matches a third of the shorter text (`"by_numbers"`):
 /// a badly read scan scores low while its invoice number and amounts survive.
 ///
+/// Every pair the verifier keeps gets its match probability `"p"`: a logistic model over the
+/// verdict's findings (similarity, conflict weight, rare numbers agreeing and standing against
+/// each other, damage, …) whose weights `make fit` fitted on labelled corpora
+/// (--print-policy prints them). A pair under --min-probability is dropped: no pair, the ones
+/// kept by their numbers included, skips that dial.
+///
 /// A pair the verifier drops whose numbers disagree, with none agreeing (no rare number, none
 /// of the wide agreement, and two or more standing against each other), or that names another
 /// addressee or signer, or writes a value otherwise in a clean scan, is held apart: two
@@ -59,7 +65,7 @@ pub struct Args {
     #[command(flatten)]
     pub common: Threaded,
     /// Signature stream of the documents (pl-minhash output).
-    #[arg(long, value_name = "FILE", required_unless_present = "count_corpus")]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["count_corpus", "print_policy"])]
     pub sigs: Option<PathBuf>,
     /// Normalized documents (pl-normalize output), for the fuzzy ratio and the distinctive
     /// tokens; their rarity is counted over every document of this file.
@@ -78,9 +84,13 @@ pub struct Args {
     #[arg(long)]
     pub explain: bool,
     /// Also write the dropped candidates here, each with its dimensions and `"dropped"`: the
-    /// step that dropped it (score, distinct, numbers, conflicts).
+    /// step that dropped it (score, distinct, numbers, conflicts, probability).
     #[arg(long, value_name = "FILE")]
     pub rejected: Option<PathBuf>,
+    /// Print the fitted policy (the prior and each finding's weight in log-odds, and how they
+    /// were fitted) as JSON and exit.
+    #[arg(long, exclusive = true)]
+    pub print_policy: bool,
     /// Write every pair held apart, not only those whose documents the kept pairs connect:
     /// for a run over part of the candidates, whose pairs are clustered with others'
     /// (scripts/spark).
@@ -112,6 +122,10 @@ pub struct Args {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
+    if args.print_policy {
+        println!("{}", pl_core::scorer::policy::POLICY_JSON.trim_end());
+        return Ok(());
+    }
     let log = crate::common::log("pl-score", &args.common);
     let params = args.score.over(&ScoreParams::default());
     check_flags(&args, &params)?;
@@ -166,14 +180,15 @@ pub fn run(args: Args) -> Result<()> {
     }
     reader.report_skipped(&log);
     counts.ladder.report(&log);
-    let [score, distinct, conflicts, numbers] = counts.dropped;
+    let [score, distinct, conflicts, numbers, probability] = counts.dropped;
     log.summary(format!(
         "{} candidates scored: {} kept at or over {}; dropped {score} by score, {distinct} by \
-         distinctive tokens, {conflicts} by conflicts, {numbers} by numbers before aligning; {} \
-         held apart",
+         distinctive tokens, {conflicts} by conflicts, {numbers} by numbers before aligning, \
+         {probability} under match probability {}; {} held apart",
         cands.len(),
         counts.kept,
         params.threshold,
+        params.min_probability,
         counts.apart
     ));
     Ok(())

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::policy::{features, Policy, Probability};
 use super::{Config, Dims, Verifier, CLEAN_DAMAGE};
 use crate::evidence::Evidence;
 
@@ -57,6 +58,12 @@ pub struct Computation {
     /// Under the threshold but judged by the verifier: two rare numbers in both texts and a
     /// third of the shorter text aligned.
     pub by_numbers: bool,
+    /// The match probability as computed ([`super::policy`]): the policy's prior and each
+    /// finding's contribution to the log-odds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probability: Option<Probability>,
+    /// The probability a pair needs (`--min-probability`).
+    pub min_probability: f64,
 }
 
 impl Computation {
@@ -75,16 +82,22 @@ impl Computation {
             score: dims.score,
             threshold: config.threshold,
             by_numbers: dims.by_numbers,
+            probability: features(&v, dims).map(|x| Policy::fitted().probability(&x)),
+            min_probability: config.min_probability,
         })
     }
 
     /// The verdict the computation gives: the alignment passes (or the ledger rescues it),
-    /// no value is written otherwise, and the score reaches the threshold (or the numbers
-    /// judge it).
+    /// no value is written otherwise, the score reaches the threshold (or the numbers judge
+    /// it), and the match probability reaches its minimum.
     pub fn keeps(&self) -> bool {
         (self.aligned_passes || self.rescued)
             && !self.another_value
             && (self.score >= self.threshold || self.by_numbers)
+            && self
+                .probability
+                .as_ref()
+                .is_none_or(|p| p.p >= self.min_probability)
     }
 }
 

@@ -233,7 +233,26 @@ fn each_verdict_names_the_step_that_decided_it() {
     };
     assert_eq!(Verdict::Kept(rescued).step(), Step::Rescued);
     assert_eq!(Verdict::Kept(Dims::default()).step(), Step::Kept);
-    assert_eq!(Step::ALL.len(), 9);
+    // A verified pair under the probability it needs (a logistic never reaches 1).
+    let certain = Config {
+        min_probability: 1.0,
+        ..config()
+    };
+    let (e, w) = corpus(&["aaaa bbbb cccc dddd eeee", "aaaa bbbb cccc dddd eeee ffff"]);
+    let s = scorer(&certain, &w);
+    let verdict = s.score(fair, Some((doc(&e[0]), doc(&e[1]))), true);
+    assert_eq!(verdict.step(), Step::Probability, "{verdict:?}");
+    let any = Config {
+        min_probability: 0.0,
+        ..certain
+    };
+    let s = scorer(&any, &w);
+    let verdict = s.score(fair, Some((doc(&e[0]), doc(&e[1]))), true);
+    match verdict {
+        Verdict::Kept(d) => assert!(d.probability.is_some_and(|p| p > 0.0 && p < 1.0)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(Step::ALL.len(), 10);
     assert!(Step::ALL.iter().enumerate().all(|(i, &s)| s as usize == i));
 }
 

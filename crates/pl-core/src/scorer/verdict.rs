@@ -14,6 +14,8 @@ pub enum Reason {
     Conflicts,
     /// Refused by its numbers before the alignment ([`crate::ledger::refuses`]).
     Numbers,
+    /// Its match probability under `min_probability` ([`super::policy`]).
+    Probability,
 }
 
 impl Reason {
@@ -24,6 +26,7 @@ impl Reason {
             Reason::Distinct => "distinct",
             Reason::Conflicts => "conflicts",
             Reason::Numbers => "numbers",
+            Reason::Probability => "probability",
         }
     }
 
@@ -43,7 +46,7 @@ impl Reason {
                         .as_ref()
                         .is_some_and(|l| l.may_be_apart(decided))
             }
-            Reason::Score | Reason::Distinct => false,
+            Reason::Score | Reason::Distinct | Reason::Probability => false,
         }
     }
 }
@@ -75,6 +78,8 @@ pub enum Step {
     Conflicts,
     /// The fuzzy ratio, measured after the verifier kept the pair.
     Fuzzy,
+    /// Its match probability under `min_probability`.
+    Probability,
     /// Kept after every step, the alignment's rejection overruled by the ledger.
     Rescued,
     /// Kept after every step.
@@ -83,7 +88,7 @@ pub enum Step {
 
 impl Step {
     /// Every step, in cascade order.
-    pub const ALL: [Step; 9] = [
+    pub const ALL: [Step; 10] = [
         Step::Identical,
         Step::Bound,
         Step::Distinct,
@@ -91,6 +96,7 @@ impl Step {
         Step::Settled,
         Step::Conflicts,
         Step::Fuzzy,
+        Step::Probability,
         Step::Rescued,
         Step::Kept,
     ];
@@ -105,6 +111,7 @@ impl Step {
             Step::Settled => "verifier, settled at an early block",
             Step::Conflicts => "verifier, whole alignment",
             Step::Fuzzy => "fuzzy ratio",
+            Step::Probability => "match probability under --min-probability",
             Step::Rescued => "kept by the ledger (the alignment rejected it)",
             Step::Kept => "kept after every step",
         }
@@ -120,6 +127,7 @@ impl Verdict {
             Verdict::Kept(_) => Step::Kept,
             Verdict::Dropped(_, Reason::Distinct) => Step::Distinct,
             Verdict::Dropped(_, Reason::Numbers) => Step::Numbers,
+            Verdict::Dropped(_, Reason::Probability) => Step::Probability,
             Verdict::Dropped(d, Reason::Conflicts) => {
                 if d.evidence.as_ref().is_some_and(|e| e.stopped) {
                     Step::Settled
