@@ -280,7 +280,7 @@
       else why = str(p.missing) || "not fetched";
     } else return null;
     const body = src ? el("img", {
-      src: src, alt: "first page of #" + id, loading: "lazy", "data-page": id,
+      src: src, alt: "first page of #" + id, "data-page": id,
       on: { error: (e) => e.target.replaceWith(unavailable(META.pages === "served" ? "" : "not an image")) },
     }) : unavailable(why);
     const d = doc(id);
