@@ -279,3 +279,34 @@ fn thumbs_need_a_server_and_a_token_that_works() {
     let err = fails(out, 1, "pl-report", &["document 1", "refused the token"]);
     assert!(!err.contains(bad));
 }
+
+#[test]
+fn a_slow_paperless_holds_at_most_eight_image_requests() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("report-thumbs-slow");
+    let (docs, groups) = library(&server, &dir);
+    // The first thumbnail asked for takes 3 s; the requests after it wait in line.
+    server.ctl(json!({"action": "fault", "kind": "delay", "seconds": 3,
+                      "path": "/api/documents/1/thumb/"}));
+    let mut child = report(&server, &[&groups, "--docs", &docs, "--thumbs", "--serve"])
+        .arg("--decisions")
+        .arg(dir.path("decisions.ndjson"))
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let port = served_port(&mut child);
+    let asks: Vec<_> = (0..12)
+        .map(|_| std::thread::spawn(move || get(port, "/thumb/1").0))
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Meanwhile the decisions are answered at once.
+    let start = std::time::Instant::now();
+    assert_eq!(get(port, "/decisions").0, 200);
+    assert!(start.elapsed() < std::time::Duration::from_secs(1));
+    let mut statuses: Vec<u16> = asks.into_iter().map(|t| t.join().unwrap()).collect();
+    statuses.sort_unstable();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(statuses, [[200; 8].as_slice(), &[503; 4]].concat());
+}

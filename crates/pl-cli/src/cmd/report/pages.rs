@@ -5,6 +5,7 @@
 //! (which bytes count as an image, the cache) are `pl_core::thumb`'s.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::Mutex;
 
@@ -21,8 +22,10 @@ use crate::common::{Log, ServerFlags};
 pub const MAX_EMBEDDED: usize = 64 << 20;
 /// The most bytes `--serve` keeps in its cache of images (the oldest go first).
 pub const CACHE_BUDGET: usize = 64 << 20;
-/// Image requests waiting for the fetching thread at once.
-const QUEUE: usize = 64;
+/// Image requests waiting for the fetching thread at once: a slow Paperless holds at most
+/// these connections of the server's 64 (the next image is answered "busy" at once), so the
+/// page can always save its decisions.
+pub const MAX_WAITING: usize = 8;
 
 /// The server flags of the page images: the server of `--url` (PAPERLESS_URL), else
 /// `--paperless-url`.
@@ -86,13 +89,24 @@ pub struct Served {
     ids: BTreeSet<u64>,
     cache: Mutex<ImageCache>,
     fetch: SyncSender<(u64, Sender<Fetched>)>,
+    /// Requests waiting for the fetching thread (at most [`MAX_WAITING`]).
+    waiting: AtomicUsize,
+}
+
+/// One request's place among the [`MAX_WAITING`], given back on drop.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Served {
     /// Starts the fetching thread (its client made there: it stays on that thread) for the
     /// members `ids`; `Err` when the client cannot be made (no token, a bad address).
     pub fn start(args: &Args, ids: BTreeSet<u64>, log: &Log) -> Result<Served> {
-        let (fetch, asked) = mpsc::sync_channel(QUEUE);
+        let (fetch, asked) = mpsc::sync_channel(MAX_WAITING);
         let (ready, made) = mpsc::channel();
         let (flags, quiet, log) = (server_flags(args), args.common.quiet, log.clone());
         std::thread::spawn(move || match flags.client("pl-report", 9, quiet) {
@@ -110,6 +124,7 @@ impl Served {
             ids,
             cache: Mutex::new(ImageCache::new(CACHE_BUDGET)),
             fetch,
+            waiting: AtomicUsize::new(0),
         })
     }
 
@@ -118,11 +133,25 @@ impl Served {
         self.ids.contains(&id)
     }
 
-    /// Document `id`'s page image, from the cache or fetched (and then cached).
-    pub fn get(&self, id: u64) -> Fetched {
+    /// Document `id`'s page image, from the cache or fetched (and then cached); `None` when
+    /// [`MAX_WAITING`] requests wait for Paperless already.
+    pub fn get(&self, id: u64) -> Option<Fetched> {
         if let Some(c) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(id) {
-            return Ok(c.clone());
+            return Some(Ok(c.clone()));
         }
+        let free = |n: usize| (n < MAX_WAITING).then_some(n + 1);
+        if (self.waiting)
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, free)
+            .is_err()
+        {
+            return None;
+        }
+        let _waiting = Waiting(&self.waiting);
+        Some(self.fetched(id))
+    }
+
+    /// Asks the fetching thread for `id`'s image and caches what it says.
+    fn fetched(&self, id: u64) -> Fetched {
         let (tx, rx) = mpsc::channel();
         self.fetch
             .send((id, tx))

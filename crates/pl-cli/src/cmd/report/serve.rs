@@ -5,7 +5,9 @@
 //! - `GET /` → the page.
 //! - `GET /thumb/ID` → document ID's page image (with `--thumbs`; [`super::pages`]): only a
 //!   member of the report's groups (else 403), a WebP, PNG or JPEG image, or a 404 saying why
-//!   there is none. The token stays in this process: the page never sees it.
+//!   there is none; at most `pages::MAX_WAITING` wait for Paperless at once (else 503), so a
+//!   slow Paperless cannot take the connections the decisions need. The token stays in this
+//!   process: the page never sees it.
 //! - `GET /decisions` → the decisions file (NDJSON; empty when there is none yet).
 //! - `PUT /decisions` → decisions as NDJSON, merged into the file per group: each record is
 //!   checked (a known group, its members, a primary among them), its `modified` filled from
@@ -341,7 +343,14 @@ fn page_image(w: &mut TcpStream, st: &State, path: &str) -> Result<()> {
         let msg = format!("document {id} is not in this report\n");
         return respond(w, 403, "text/plain", msg.as_bytes());
     }
-    match pages.get(id) {
+    let Some(got) = pages.get(id) else {
+        let msg = format!(
+            "busy: {} page images are being fetched from Paperless; try again\n",
+            super::pages::MAX_WAITING
+        );
+        return respond(w, 503, "text/plain", msg.as_bytes());
+    };
+    match got {
         Ok(Ok((image_type, bytes))) => send(w, 200, image_type, "private, max-age=600", &bytes),
         Ok(Err(why)) => {
             let msg = format!("page image unavailable: {why}\n");
