@@ -55,8 +55,6 @@ const SCRIPT: &str = include_str!("report/page.js");
 #[derive(Debug, Parser)]
 #[command(name = "pl-report", version)]
 pub struct Args {
-    #[command(flatten)]
-    pub common: Common,
     /// Documents (docs or norm NDJSON): titles, metadata, texts and `modified` for the page.
     #[arg(long, value_name = "FILE")]
     pub docs: Option<PathBuf>,
@@ -105,6 +103,8 @@ pub struct Args {
     /// The server the page images come from (--thumbs).
     #[command(flatten)]
     pub server: ServerFlags,
+    #[command(flatten)]
+    pub common: Common,
 }
 
 /// The help heading of the flags that tell the page what pl-apply will do.
