@@ -250,10 +250,16 @@ docs-methods: presets
 #                          groups change)
 #   make real-apply-test   pl-apply against the real Paperless-NGX 3.0.5 (tag, trash, undo),
 #                          then owners with two users (scripts/real-owners-test.sh: no group
-#                          and no write across owners, about a minute);
+#                          and no write across owners, about a minute), then real-report-test;
 #                          PAPERLESS_REAL_STATE as for real-paperless-test
+#   make real-report-test  pl-report --thumbs against the real Paperless-NGX 3.0.5 in headless
+#                          Chromium: the documents given thumbnails (scripts/real-thumbnails.py),
+#                          served through --serve and embedded (scripts/real-report-test.sh,
+#                          about a minute and a half)
+#   make screenshot-thumbs docs/report-thumbs.png, the review page with the pages in view, written
+#                          by real-report-test
 #   make real-watch-test   pl-watch against the real Paperless-NGX 3.0.5 (a workflow's webhook)
-.PHONY: browser-test screenshot real-apply-test
+.PHONY: browser-test screenshot real-apply-test real-report-test screenshot-thumbs
 
 browser-test: $(WORK)/groups.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
 	scripts/browser-setup.sh
@@ -267,6 +273,13 @@ screenshot:
 real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-apply-test.sh
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-owners-test.sh
+	BIN=$(BIN) DOCS=$(DOCS) scripts/real-report-test.sh
+
+real-report-test: $(BINS)
+	BIN=$(BIN) DOCS=$(DOCS) scripts/real-report-test.sh
+
+screenshot-thumbs:
+	PL_SCREENSHOT_DOCS=1 $(MAKE) --no-print-directory real-report-test
 
 # pl-watch against the real Paperless-NGX 3.0.5 (docs/PAPERLESS.md, section 7): a workflow with a
 # webhook action created through the API, a document edited into a copy of another (Document

@@ -125,7 +125,10 @@ fn help_lists_a_tools_own_options_first_then_the_common_ones() {
         let server = at("Server options");
         assert_eq!(
             server.is_some(),
-            matches!(tool, "pl-fetch" | "pl-apply" | "pl-check" | "pl-watch")
+            matches!(
+                tool,
+                "pl-fetch" | "pl-apply" | "pl-check" | "pl-watch" | "pl-report"
+            )
         );
         if let Some(s) = server {
             assert!(own < s && s < common, "{tool}: {names:?}");

@@ -24,6 +24,9 @@ API (token auth `Authorization: Token T`; `Accept: application/json; version=N`,
   GET    /api/tags/ /api/correspondents/ /api/document_types/     POST (create by name)
   GET    /api/tags/ID/ (and the others)   DELETE (drops the links from every document)
                                     documents also filter by tags__id__all
+  GET    /api/documents/ID/thumb/   the document's `thumb` as added (bytes and content type, as
+                                    the real server answers image/webp), else 404 as the real
+                                    server does when the thumbnail file is missing
   GET    /api/custom_fields/        POST {"name", "data_type"} (400 on a name taken)
   PATCH  /api/documents/ID/ {"custom_fields": [{"field", "value"}...]} replaces the whole list;
                                     a documentlink value is a list of live document ids, and
@@ -36,7 +39,8 @@ Control (no auth), POST /__control__ with a JSON object {"action": ...}:
   reset                          empty library, no faults, versions 9 and 10
   add      {"docs": [{title, content, correspondent?, document_type?, tags?: [names],
              created?, modified?, added?, archive_serial_number?, owner? (default 1),
-             user_can_change? (default true: false makes every change of it answer 403)}]}
+             user_can_change? (default true: false makes every change of it answer 403),
+             thumb? {"b64": base64 bytes, "ctype"?: content type (default image/webp)}}]}
            -> {"ids": [...]}
   update   {"id", field: value...} (names for correspondent/document_type/tags); bumps modified
   access   {"id", "owner"?, "user_can_change"?}  as a bulk edit of permissions: modified kept
@@ -74,6 +78,7 @@ GET /__control__ -> {"requests": [{"method", "path", "accept", "auth"}], "docs":
 """
 
 import argparse
+import base64
 import datetime as dt
 import hashlib
 import json
@@ -214,6 +219,7 @@ class Library:
             "is_shared_by_requester": False,
             "notes": [],
             "custom_fields": [],
+            "thumb": d.get("thumb"),
             "page_count": 1,
             "mime_type": "application/pdf",
             "root_document": None,
@@ -669,6 +675,14 @@ class Handler(BaseHTTPRequestHandler):
             hdrs = [("X-Api-Version", LIB.allowed[-1]), ("X-Version", LIB.release)]
             if body_err:
                 return self.send(400, body_err, headers=hdrs)
+            m = re.fullmatch(r"/api/documents/(\d+)/thumb/", path)
+            if m and method == "GET":
+                doc = LIB.docs.get(int(m.group(1))) or LIB.trash.get(int(m.group(1)))
+                if not doc or not doc.get("thumb"):
+                    return self.send(404, {"detail": "Not found."}, headers=hdrs)
+                t = doc["thumb"]
+                return self.send(200, base64.b64decode(t["b64"]), ctype=t.get("ctype", "image/webp"),
+                                 headers=hdrs)
             result = api(self, method, path, version, body)
             if result is None:
                 if re.fullmatch(r"/api/(documents|tags|correspondents|document_types|trash)/.*", path):

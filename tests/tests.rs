@@ -28,6 +28,7 @@ mod owners;
 mod pipeline;
 mod quality;
 mod report;
+mod report_thumbs;
 mod robustness;
 mod stamps;
 mod watch;

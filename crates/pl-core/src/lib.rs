@@ -30,6 +30,7 @@ pub mod stamp;
 pub mod stream;
 pub mod terminal;
 pub mod text_records;
+pub mod thumb;
 pub mod time;
 pub mod trials;
 pub mod trigram;

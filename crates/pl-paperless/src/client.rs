@@ -9,6 +9,8 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 
+mod image;
+
 /// An API token. It is sent only in the `Authorization` header: `Debug` hides it and no error
 /// message carries it.
 pub struct Token(String);
@@ -117,7 +119,7 @@ pub struct Client {
     pub(crate) retry: Retry,
     server: RefCell<ServerInfo>,
     pub(crate) notify: Box<dyn Fn(&str)>,
-    max_answer: u64,
+    max_answer: Cell<u64>,
     /// A write went unanswered (or got a 5xx) before a retry: that copy may still land.
     pub(crate) unanswered: Cell<bool>,
 }
@@ -182,6 +184,9 @@ impl Retryable {
         }
     }
 }
+
+/// What takes a 2xx answer: the client, the method, the URL and the answer.
+type Accept<T> = dyn Fn(&Client, &str, String, Answer) -> std::result::Result<T, Failed>;
 
 /// An answer's status, the headers acted on (token redacted) and its body as read.
 struct Answer {
@@ -312,7 +317,7 @@ impl Client {
             retry: opts.retry.clone(),
             server: RefCell::new(ServerInfo::default()),
             notify: Box::new(|_| {}),
-            max_answer: opts.max_answer,
+            max_answer: Cell::new(opts.max_answer),
             unanswered: Cell::new(false),
         })
     }
@@ -378,12 +383,24 @@ impl Client {
         body: Option<&Value>,
         retries: u32,
     ) -> Result<Value> {
+        self.call_with(method, path_query, body, retries, &Client::accepted)
+    }
+
+    /// [`Client::call`], a 2xx answer taken by `accept` (the JSON one, or an image's).
+    fn call_with<T>(
+        &self,
+        method: &str,
+        path_query: &str,
+        body: Option<&Value>,
+        retries: u32,
+        accept: &Accept<T>,
+    ) -> Result<T> {
         let url = format!("{}{}", self.base, path_query);
         let mut attempt = 0u32;
         let mut renegotiated = false;
         loop {
             attempt += 1;
-            match self.once(method, &url, body, Some(self.version.get())) {
+            match self.once(method, &url, body, Some(self.version.get()), accept) {
                 Ok(v) => return Ok(v),
                 Err(Failed::Fatal(e)) => return Err(e),
                 Err(Failed::Renegotiate(v)) if !renegotiated => {
@@ -437,7 +454,7 @@ impl Client {
         let requested = self.version.get();
         // Ask without a version: the answer's X-Api-Version names one it speaks. A network
         // failure then is what to report, not the version.
-        if let Err(Failed::Retry(r)) = self.once(method, url, body, None) {
+        if let Err(Failed::Retry(r)) = self.once(method, url, body, None, &|_, _, _, _| Ok(())) {
             if r.status.is_none() {
                 return Err(Error::Transport {
                     url: url.to_owned(),
@@ -479,13 +496,14 @@ impl Client {
         std::thread::sleep(delay);
     }
 
-    fn once(
+    fn once<T>(
         &self,
         method: &str,
         url: &str,
         body: Option<&Value>,
         version: Option<u32>,
-    ) -> std::result::Result<Value, Failed> {
+        accept: &Accept<T>,
+    ) -> std::result::Result<T, Failed> {
         let sent = self.send(method, url, body, version);
         // Everything the server says passes through the token's redaction before we look at
         // it: its headers, its body, the transport's error text.
@@ -493,7 +511,7 @@ impl Client {
         let answer = self.read_answer(resp);
         let url = url.to_owned();
         match answer.status {
-            200..=299 => self.accepted(method, url, answer),
+            200..=299 => accept(self, method, url, answer),
             300..=399 => Err(Failed::Fatal(Error::Redirect {
                 url,
                 status: answer.status,
@@ -572,7 +590,7 @@ impl Client {
         let body = resp
             .body_mut()
             .with_config()
-            .limit(self.max_answer)
+            .limit(self.max_answer.get())
             .read_to_vec()
             .map(|b| self.token.redact(b));
         Answer {
@@ -613,7 +631,7 @@ impl Client {
         let bytes = read.map_err(|e| match e {
             ureq::Error::BodyExceedsLimit(_) => Failed::Fatal(Error::TooLarge {
                 url: url.clone(),
-                limit_mb: self.max_answer >> 20,
+                limit_mb: self.max_answer.get() >> 20,
             }),
             ureq::Error::Timeout(t) => Failed::network(timed_out(t)),
             e => Failed::network(self.token.redact_str(format!("answer cut short: {e}"))),

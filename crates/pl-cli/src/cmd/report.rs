@@ -1,6 +1,7 @@
 //! pl-report: groups (+ docs) → one self-contained HTML review page, or a live one on
 //! 127.0.0.1 that saves each decision to a file.
 
+mod pages;
 mod serve;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,7 +18,7 @@ use pl_core::sha256::{base64, hex, sha256};
 use pl_core::text_records::GroupRecord;
 use serde_json::{json, Map, Value};
 
-use crate::common::{Common, Log, UsageError};
+use crate::common::{Common, Log, ServerFlags, UsageError};
 use crate::sides::read_field;
 use pl_pipeline::io::{create_output, open_input};
 use pl_pipeline::ndjson::{get_u64, get_unit, NdjsonReader};
@@ -31,7 +32,8 @@ const SCRIPT: &str = include_str!("report/page.js");
 /// network, everything inline), groups sorted by confidence with filters (confidence, size,
 /// status, text), each group's members side by side (title, correspondent, type, tags, dates,
 /// pages, scores; the primary marked), a word diff of any two members' texts, and a link to
-/// each document in Paperless. Per group: duplicates / not duplicates / ignore / another
+/// each document in Paperless; with --thumbs, each document's first page (its Paperless
+/// thumbnail) beside its fields and its text. Per group: duplicates / not duplicates / ignore / another
 /// primary, with the keyboard (press ? on the page). Decisions stay in the browser
 /// (localStorage) and are exported as a decisions NDJSON file for pl-apply; groups export as
 /// CSV.
@@ -39,14 +41,20 @@ const SCRIPT: &str = include_str!("report/page.js");
 /// With --serve the page is served on 127.0.0.1 instead and every decision is written at
 /// once to --decisions FILE (atomically), which the page also loads when opened.
 ///
+/// With --thumbs the page shows each document's thumbnail, fetched from Paperless with the
+/// token (PAPERLESS_URL or --paperless-url; PAPERLESS_TOKEN or --token-file): a file page
+/// embeds them (fetched once now, at most 512 KiB each and 64 MiB in all); with --serve the
+/// page asks this server for /thumb/ID, which fetches the image (a member of the groups only)
+/// and keeps it in memory (at most 64 MiB, the oldest dropped first). The token never reaches
+/// the page. Only WebP, PNG and JPEG images are shown; a page image that is missing, refused,
+/// late or not an image is replaced by "page image unavailable".
+///
 /// All document text and metadata is treated as untrusted: it reaches the page only as JSON
 /// data and is shown as text; the page's Content-Security-Policy allows its own script and
 /// nothing else.
 #[derive(Debug, Parser)]
 #[command(name = "pl-report", version)]
 pub struct Args {
-    #[command(flatten)]
-    pub common: Common,
     /// Documents (docs or norm NDJSON): titles, metadata, texts and `modified` for the page.
     #[arg(long, value_name = "FILE")]
     pub docs: Option<PathBuf>,
@@ -54,9 +62,15 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub scores: Option<PathBuf>,
     /// Paperless-NGX address for links to documents whose record has no `url`
-    /// ({URL}/documents/{id}/details).
+    /// ({URL}/documents/{id}/details); default: --url (PAPERLESS_URL) when set.
     #[arg(long, value_name = "URL")]
     pub paperless_url: Option<String>,
+    /// Show each document's first page, its Paperless thumbnail (needs the server and its
+    /// token: PAPERLESS_URL or --paperless-url, PAPERLESS_TOKEN or --token-file). Embedded in
+    /// the file (at most 512 KiB each, 64 MiB in all), or with --serve fetched when the page
+    /// asks and kept in memory (at most 64 MiB).
+    #[arg(long)]
+    pub thumbs: bool,
     /// Characters of each document's text kept in the page (longer texts are cut, and the
     /// page says so); bounds the page size and the diff work.
     #[arg(long, default_value_t = 100_000, value_name = "N")]
@@ -86,6 +100,11 @@ pub struct Args {
     /// --link FIELD).
     #[arg(long, value_name = "FIELD", help_heading = APPLY_HEADING)]
     pub link: Option<String>,
+    /// The server the page images come from (--thumbs).
+    #[command(flatten)]
+    pub server: ServerFlags,
+    #[command(flatten)]
+    pub common: Common,
 }
 
 /// The help heading of the flags that tell the page what pl-apply will do.
@@ -147,8 +166,8 @@ fn page_docs(
         ));
     }
     let mut docs: BTreeMap<u64, Value> = read.into_iter().map(|(id, (d, _))| (id, d)).collect();
-    // Links from --paperless-url for records without their own `url`.
-    if let Some(base) = args.paperless_url.as_deref().and_then(safe_url) {
+    // Links from --paperless-url (or the server's address) for records without their own `url`.
+    if let Some(base) = link_base(args) {
         link_documents(&mut docs, &base);
     }
     let missing = wanted.iter().filter(|id| !docs.contains_key(id)).count();
@@ -158,6 +177,17 @@ fn page_docs(
         ));
     }
     Ok((docs, across))
+}
+
+/// The address documents are linked to: --paperless-url, else the server's (--url).
+fn link_base(args: &Args) -> Option<String> {
+    match (&args.paperless_url, &args.server.url) {
+        (Some(u), _) => safe_url(u),
+        (None, Some(u)) => pl_paperless::client::normalize_base(u)
+            .ok()
+            .and_then(|u| safe_url(&u)),
+        (None, None) => None,
+    }
 }
 
 /// The scores of the pairs inside each group (from --scores), for the per-member columns.
@@ -230,8 +260,14 @@ fn build_data(args: &Args, groups: &[GroupRecord], log: &Log) -> Result<Value> {
 
 /// The whole page: the template with the CSP, style, data and script put in.
 pub fn render(data: &Value) -> String {
+    // A served page's images come from its own server (/thumb/ID); a file's are inside it.
+    let img = if data["meta"]["pages"] == "served" {
+        "'self' data:"
+    } else {
+        "data:"
+    };
     let csp = format!(
-        "default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; img-src data:; \
+        "default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; img-src {img}; \
          connect-src 'self'; base-uri 'none'; form-action 'none'",
         base64(&sha256(SCRIPT.as_bytes())),
         base64(&sha256(STYLE.as_bytes()))
@@ -289,8 +325,16 @@ pub fn run(args: Args) -> Result<()> {
             .into());
         }
     }
+    if args.thumbs && args.server.url.is_none() && args.paperless_url.is_none() {
+        return Err(UsageError(
+            "--thumbs needs the Paperless server: set PAPERLESS_URL (or --paperless-url) and \
+             PAPERLESS_TOKEN (or --token-file)"
+                .into(),
+        )
+        .into());
+    }
     let groups = read_groups(&args)?;
-    let data = build_data(&args, &groups, &log)?;
+    let mut data = build_data(&args, &groups, &log)?;
     let members: BTreeSet<u64> = groups
         .iter()
         .flat_map(|g| g.members.iter().copied())
@@ -301,7 +345,17 @@ pub fn run(args: Args) -> Result<()> {
         members.len()
     ));
     if args.serve {
-        return serve::serve(&args, &data, &log);
+        let pages = match args.thumbs {
+            true => Some(pages::Served::start(&args, members, &log)?),
+            false => None,
+        };
+        if pages.is_some() {
+            data["meta"]["pages"] = "served".into();
+        }
+        return serve::serve(&args, &data, pages, &log);
+    }
+    if args.thumbs {
+        pages::embed(&args, &mut data, &members, &log)?;
     }
     let page = render(&data);
     let mut out = create_output(args.common.output.as_deref())?;

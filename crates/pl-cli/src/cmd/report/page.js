@@ -6,6 +6,8 @@
   const META = DATA.meta || {};
   const GROUPS = DATA.groups || [];
   const DOCS = DATA.docs || {};
+  // Page images (pl-report --thumbs): "embedded" in DATA.pages, or "served" from /thumb/ID.
+  const PAGES = DATA.pages || {};
   const VERDICTS = ["duplicate", "not-duplicate", "ignore"];
   const MAX_TOKENS = 20000; // words per side in a diff
   const MAX_EDITS = 3000; // a diff needing more edits is shown as "too different"
@@ -262,6 +264,31 @@
     return ops.reverse();
   }
 
+  // ---- page images ----
+  const IMAGE_URI = /^data:image\/(webp|png|jpeg);base64,[A-Za-z0-9+\/=]*$/;
+  function unavailable(why) {
+    return el("span", { class: "page-missing" }, "page image unavailable" + (why ? " (" + why + ")" : ""));
+  }
+  // Document id's first page, linked to the document in Paperless; null without --thumbs. A
+  // missing or broken image is said in its place.
+  function pageImage(id, cls) {
+    let src = null, why = "";
+    if (META.pages === "served") src = "/thumb/" + Number(id);
+    else if (META.pages === "embedded") {
+      const p = PAGES[String(id)] || {};
+      if (typeof p.src === "string" && IMAGE_URI.test(p.src)) src = p.src;
+      else why = str(p.missing) || "not fetched";
+    } else return null;
+    const body = src ? el("img", {
+      src: src, alt: "first page of #" + id, "data-page": id,
+      on: { error: (e) => e.target.replaceWith(unavailable(META.pages === "served" ? "" : "not an image")) },
+    }) : unavailable(why);
+    const d = doc(id);
+    const url = d && safeUrl(d.url);
+    return el("figure", { class: "page " + cls },
+      url ? el("a", { href: url, target: "_blank", rel: "noopener noreferrer", title: "open #" + id + " in Paperless" }, body) : body);
+  }
+
   // ---- rendering ----
   function badge(s) { return el("span", { class: "badge " + s }, s); }
   function title(id) { const d = doc(id); return d && d.title ? str(d.title) : "(document " + id + ")"; }
@@ -322,12 +349,14 @@
       const cell = Array.isArray(v) ? v.map((t) => el("span", { class: "tag" }, str(t))) : v;
       return el("td", { class: m === p ? "primary" : differs ? "differs" : null }, cell);
     })));
+    const pageRow = META.pages ? el("tr", { class: "pages" }, el("th", {}, "Page"), ms.map((m) =>
+      el("td", { class: m === p ? "primary" : null }, pageImage(m, "small")))) : null;
     const scoreRow = el("tr", {}, el("th", {}, "Score vs primary"), ms.map((m) => {
       if (m === p) return el("td", { class: "primary" }, "–");
       const s = pairScore(g, p, m);
       return el("td", {}, s ? "score " + fix(s[2]) + " · jaccard " + fix(s[3]) + " · fuzzy " + fix(s[4]) : "not scored directly");
     }));
-    return el("div", { class: "members" }, el("table", {}, el("thead", {}, head), el("tbody", {}, body, scoreRow)));
+    return el("div", { class: "members" }, el("table", {}, el("thead", {}, head), el("tbody", {}, pageRow, body, scoreRow)));
   }
 
   function diffView(g) {
@@ -347,7 +376,13 @@
       el("div", { class: "compare" }, "Compare", select(0), "with", select(1),
         el("span", { class: "scores" }, res.changed + " of " + res.total + " words differ"),
         res.note ? el("span", { class: "note" }, res.note) : null),
-      el("div", { class: "diff" }, pane(c[0], res.a, "del", da), pane(c[1], res.b, "ins", db)));
+      el("div", { class: "diff" }, side(c[0], pane(c[0], res.a, "del", da)), side(c[1], pane(c[1], res.b, "ins", db))));
+  }
+
+  // A text pane with the document's first page beside it (with --thumbs).
+  function side(id, pane) {
+    const img = pageImage(id, "big");
+    return img ? el("div", { class: "side" }, img, pane) : pane;
   }
 
   // ---- what pl-apply will do ----

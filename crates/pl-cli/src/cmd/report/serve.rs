@@ -3,6 +3,11 @@
 //! `Connection: close`, three routes.
 //!
 //! - `GET /` → the page.
+//! - `GET /thumb/ID` → document ID's page image (with `--thumbs`; [`super::pages`]): only a
+//!   member of the report's groups (else 403), a WebP, PNG or JPEG image, or a 404 saying why
+//!   there is none; at most `pages::MAX_WAITING` wait for Paperless at once (else 503), so a
+//!   slow Paperless cannot take the connections the decisions need. The token stays in this
+//!   process: the page never sees it.
 //! - `GET /decisions` → the decisions file (NDJSON; empty when there is none yet).
 //! - `PUT /decisions` → decisions as NDJSON, merged into the file per group: each record is
 //!   checked (a known group, its members, a primary among them), its `modified` filled from
@@ -39,8 +44,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use pl_core::decision::Decision;
 use pl_core::page::{parse_changes, parse_decisions, PageGroups};
+use pl_core::thumb::thumb_path_id;
 use serde_json::Value;
 
+use super::pages::Served;
 use super::{render, Args};
 use crate::common::Log;
 use pl_pipeline::io::create_output;
@@ -64,6 +71,8 @@ const BODIES_AT_ONCE: usize = 4;
 /// What the handlers share.
 struct State {
     page: String,
+    /// The page images (`--thumbs`).
+    pages: Option<Served>,
     groups: PageGroups,
     file: PathBuf,
     hosts: [String; 2],
@@ -145,7 +154,7 @@ impl Drop for Active<'_> {
 }
 
 /// Serves until killed.
-pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
+pub fn serve(args: &Args, data: &Value, pages: Option<Served>, log: &Log) -> Result<()> {
     let file = args.decisions.clone().expect("checked by run");
     let listener = TcpListener::bind(("127.0.0.1", args.port))
         .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
@@ -156,6 +165,7 @@ pub fn serve(args: &Args, data: &Value, log: &Log) -> Result<()> {
     load(&file, &groups).with_context(|| file.display().to_string())?;
     let state = Arc::new(State {
         page: render(data),
+        pages,
         groups,
         file: file.clone(),
         hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
@@ -310,8 +320,43 @@ fn handle(stream: TcpStream, st: &State, reading: Reading) -> Result<()> {
             };
             respond(&mut w, 200, "application/x-ndjson", &body)
         }
+        ("GET", p) if p.starts_with("/thumb/") => page_image(&mut w, st, p),
         (_, "/") | (_, "/decisions") => respond(&mut w, 405, "text/plain", b"method not allowed\n"),
         _ => respond(&mut w, 404, "text/plain", b"not found\n"),
+    }
+}
+
+/// `GET /thumb/ID`: a member's page image, or why there is none.
+fn page_image(w: &mut TcpStream, st: &State, path: &str) -> Result<()> {
+    let Some(pages) = &st.pages else {
+        return respond(
+            w,
+            404,
+            "text/plain",
+            b"no page images: pl-report runs without --thumbs\n",
+        );
+    };
+    let Some(id) = thumb_path_id(path) else {
+        return respond(w, 404, "text/plain", b"not found\n");
+    };
+    if !pages.serves(id) {
+        let msg = format!("document {id} is not in this report\n");
+        return respond(w, 403, "text/plain", msg.as_bytes());
+    }
+    let Some(got) = pages.get(id) else {
+        let msg = format!(
+            "busy: {} page images are being fetched from Paperless; try again\n",
+            super::pages::MAX_WAITING
+        );
+        return respond(w, 503, "text/plain", msg.as_bytes());
+    };
+    match got {
+        Ok(Ok((image_type, bytes))) => send(w, 200, image_type, "private, max-age=600", &bytes),
+        Ok(Err(why)) => {
+            let msg = format!("page image unavailable: {why}\n");
+            respond(w, 404, "text/plain", msg.as_bytes())
+        }
+        Err(msg) => respond(w, 502, "text/plain", format!("{msg}\n").as_bytes()),
     }
 }
 
@@ -437,6 +482,11 @@ fn save(file: &Path, ds: &[Decision]) -> Result<()> {
 }
 
 fn respond(w: &mut TcpStream, status: u16, ctype: &str, body: &[u8]) -> Result<()> {
+    send(w, status, ctype, "no-store", body)
+}
+
+/// An answer with its `Cache-Control`.
+fn send(w: &mut TcpStream, status: u16, ctype: &str, cache: &str, body: &[u8]) -> Result<()> {
     let reason = match status {
         200 => "OK",
         400 => "Bad Request",
@@ -446,6 +496,7 @@ fn respond(w: &mut TcpStream, status: u16, ctype: &str, body: &[u8]) -> Result<(
         408 => "Request Timeout",
         411 => "Length Required",
         413 => "Payload Too Large",
+        502 => "Bad Gateway",
         431 => "Request Header Fields Too Large",
         503 => "Service Unavailable",
         _ => "Internal Server Error",
@@ -454,7 +505,7 @@ fn respond(w: &mut TcpStream, status: u16, ctype: &str, body: &[u8]) -> Result<(
     // sends each formatted fragment as its own segment).
     let mut out = format!(
         "HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\
-         Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
+         Cache-Control: {cache}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
         body.len()
     )
     .into_bytes();
