@@ -26,6 +26,9 @@ pub struct Summary {
     /// The strongest pair of the first group below the threshold that the numbers did not
     /// keep (the one to ask `why` about).
     pub unexplained: Option<[u64; 2]>,
+    /// Whether the scores were read: without them (an index's groups) no group below the
+    /// threshold is known to be kept by its numbers.
+    pub scored: bool,
 }
 
 /// Counts the groups of `groups` and those under `threshold`, and reads `scores` (pl-score's
@@ -33,7 +36,10 @@ pub struct Summary {
 /// for why each of those was kept.
 pub fn summarize(groups: &Path, scores: Option<&Path>, threshold: f64) -> Result<Summary> {
     let mut reader = NdjsonReader::new(open_input(Some(groups))?, false);
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        scored: scores.is_some(),
+        ..Summary::default()
+    };
     // The strongest pair of each group below the threshold, in file order.
     let mut low: Vec<[u64; 2]> = Vec::new();
     while let Some(g) = reader.next_with(|o| GroupRecord::from_obj(o).map_err(|e| e.to_string()))? {
@@ -99,12 +105,16 @@ mod tests {
                 low: 2,
                 by_numbers: 1,
                 unexplained: Some([8, 9]),
+                scored: true,
             }
         );
         // Under a lower threshold none is below it; without scores none is explained.
         assert_eq!(summarize(&groups, Some(&scores), 0.2).unwrap().low, 0);
         let s = summarize(&groups, None, 0.65).unwrap();
-        assert_eq!((s.low, s.by_numbers, s.unexplained), (2, 0, Some([3, 7])));
+        assert_eq!(
+            (s.low, s.by_numbers, s.unexplained, s.scored),
+            (2, 0, Some([3, 7]), false)
+        );
     }
 
     #[test]

@@ -403,7 +403,13 @@ pub fn describe(s: &Summary, groups: &Path, threshold: f64) -> Vec<String> {
     let mut first = format!("{} groups in {}", s.groups, groups.display());
     if s.low > 0 {
         first += &format!("; {} below the threshold {threshold}", s.low);
-        if s.by_numbers == s.low {
+        if !s.scored {
+            let [a, b] = s.unexplained.unwrap_or_default();
+            first += &format!(
+                " (a pair whose rare numbers both texts hold is kept whatever its score; \
+                 {TOOL} why {a} {b} says why this one is)"
+            );
+        } else if s.by_numbers == s.low {
             first += ": kept by rare numbers both texts hold, which the verifier aligned \
                       (a pair they vouch for skips the threshold: docs/VERDICT.md)";
         } else if let Some([a, b]) = s.unexplained {
@@ -484,6 +490,7 @@ fn only_work(params: &Params, command: &Command) -> Result<()> {
 fn make_safe(flag: &str, p: &Path) -> Result<()> {
     let bad = |c: char| c.is_whitespace() || "$:#%*?[\\;'\"`".contains(c);
     match p.to_str() {
+        Some("-") => Err(UsageError(format!("{flag} -: give a file (make reads no stdin)")).into()),
         Some(s) if !s.contains(bad) && !s.is_empty() => Ok(()),
         _ => Err(UsageError(format!(
             "{flag} {:?}: make cannot take a path with a space, a quote or one of $:#%*?[\\; \

@@ -55,16 +55,18 @@ fn values_are_checked_as_the_stages_check_them() {
     };
     assert!(refused("--min-words 0").contains("--min-words must be at least 1"));
     assert!(refused("--jaccard-weight 0 --fuzzy-weight 0").contains("both 0"));
-    for path in ["a b.ndjson", "a$b", "c:d", "*.ndjson"] {
+    for path in ["a b.ndjson", "a$b", "c:d", "*.ndjson", "-"] {
         let params = Params {
             docs: Some(PathBuf::from(path)),
             ..Params::default()
         };
         let err = check(&params, &Command::Run).unwrap_err().to_string();
-        assert!(
-            err.starts_with("--docs ") && err.contains("make cannot take"),
-            "{err}"
-        );
+        let said = if path == "-" {
+            "give a file"
+        } else {
+            "make cannot take"
+        };
+        assert!(err.starts_with("--docs ") && err.contains(said), "{err}");
     }
     let why = parse("why 7 7").unwrap();
     let err = check(&why.params, why.command.as_ref().unwrap()).unwrap_err();
@@ -105,6 +107,7 @@ fn the_end_says_where_the_groups_are_why_some_are_low_and_what_next() {
     let groups = Path::new("work/groups.ndjson");
     let mut s = Summary {
         groups: 62,
+        scored: true,
         ..Summary::default()
     };
     let lines = describe(&s, groups, 0.65);
@@ -126,6 +129,13 @@ fn the_end_says_where_the_groups_are_why_some_are_low_and_what_next() {
         lines[0].ends_with(
             "(1 kept by rare numbers both texts hold; pl-dedupe why 8 9 says why the others are)"
         ),
+        "{lines:?}"
+    );
+    // An index's groups: no scores to tell, the rule said.
+    s.scored = false;
+    let lines = describe(&s, groups, 0.65);
+    assert!(
+        lines[0].ends_with("below the threshold 0.65 (a pair whose rare numbers both texts hold is kept whatever its score; pl-dedupe why 8 9 says why this one is)"),
         "{lines:?}"
     );
 }
