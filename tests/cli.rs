@@ -699,11 +699,19 @@ fn after_make_install_pl_dedupe_runs_in_any_folder() {
     let out = with_installed(&prefix, &home, "pl-dedupe");
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(!out.status.success(), "{err}");
+    // ... in its own words: its flags, not make's variables.
     assert!(
-        err.starts_with("pl-dedupe: ") && err.contains("run 'pl-dedupe clean'"),
+        err.starts_with("pl-dedupe: ")
+            && err.contains("run 'pl-dedupe clean' (or use --work another folder)")
+            && err.contains("or --switch-source to replace them"),
         "{err}"
     );
-    std::fs::remove_file(home.join("work/docs.source")).unwrap();
+    // --switch-source replaces them, and the folder forgets the library.
+    let out = with_installed(&prefix, &home, "pl-dedupe groups --switch-source");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("(--switch-source)"), "{err}");
+    assert!(!home.join("work/docs.source").exists());
 }
 
 /// Every variable pipeline.mk lets a user set is a flag of pl-dedupe (so its man page and
