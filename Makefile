@@ -36,10 +36,13 @@ demo: table
 
 # Cargo shows its progress on a terminal (and its "Compiling" lines elsewhere): the first
 # build compiles every dependency, a few minutes.
-$(BINS) &: $(SOURCES)
+# pl-dedupe, the pipeline as one command (make install installs it), is built with the tools.
+DRIVER := $(BIN)/pl-dedupe
+
+$(BINS) $(DRIVER) &: $(SOURCES)
 	@echo "make: building the pl-* tools (release, $(BIN)/); the first build takes a few minutes" >&2
 	$(CARGO_BUILD)
-	@touch $(BINS)
+	@touch $(BINS) $(DRIVER)
 
 # The real-OCR fixture (examples/ocr/README.md, `make ocr-corpus`): its pipeline runs in
 # $(WORK)/ocr with the same parameters as the example corpus's.
@@ -101,7 +104,7 @@ test:
 # command in $(PREFIX)/bin, a man page per tool, bash, zsh and fish completions where those
 # shells look, and the pipeline (pipeline.mk, its script and the example corpus) that
 # pl-dedupe runs in $(PREFIX)/share/paperless-dedupe. Man pages and completions are printed by
-# the tools themselves (--generate), from the same clap definitions as their --help.
+# the tools themselves, pl-dedupe too (--generate), from the same clap definitions as their --help.
 # `make uninstall` (same PREFIX and DESTDIR) removes exactly these files.
 PREFIX   ?= $(HOME)/.local
 DESTDIR  ?=
@@ -113,28 +116,25 @@ BASHDIR   = $(ROOT)/share/bash-completion/completions
 ZSHDIR    = $(ROOT)/share/zsh/site-functions
 FISHDIR   = $(ROOT)/share/fish/vendor_completions.d
 SHARED   := pipeline.mk scripts/source-guard.sh examples/docs.ndjson examples/truth.ndjson
-INSTALLED = $(addprefix $(BINDIR)/,$(TOOLS) pl-dedupe) $(patsubst %,$(MANDIR)/%.1,$(TOOLS)) \
-            $(addprefix $(BASHDIR)/,$(TOOLS)) $(patsubst %,$(ZSHDIR)/_%,$(TOOLS)) \
-            $(patsubst %,$(FISHDIR)/%.fish,$(TOOLS)) $(addprefix $(SHAREDIR)/,$(SHARED)) \
-            $(HOOKDIR)/paperless-consume-hook.sh $(HOOKDIR)/hook.env.example \
-            $(BASHDIR)/pl-dedupe $(FISHDIR)/pl-dedupe.fish $(ZSHDIR)/_pl-dedupe
+COMMANDS := $(TOOLS) pl-dedupe
+INSTALLED = $(addprefix $(BINDIR)/,$(COMMANDS)) $(patsubst %,$(MANDIR)/%.1,$(COMMANDS)) \
+            $(addprefix $(BASHDIR)/,$(COMMANDS)) $(patsubst %,$(ZSHDIR)/_%,$(COMMANDS)) \
+            $(patsubst %,$(FISHDIR)/%.fish,$(COMMANDS)) $(addprefix $(SHAREDIR)/,$(SHARED)) \
+            $(HOOKDIR)/paperless-consume-hook.sh $(HOOKDIR)/hook.env.example
 # The consume hook and a commented template of its settings (docs/PAPERLESS.md, section 6).
 HOOKDIR   = $(SHAREDIR)/hook
 
-install: $(BINS)
+install: $(BINS) $(DRIVER)
 	@test -n "$(PREFIX)" || { echo "make install: PREFIX is empty" >&2; exit 1; }
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(SHAREDIR)/scripts $(SHAREDIR)/examples
-	install -m 755 $(BINS) scripts/pl-dedupe $(BINDIR)/
-	for t in $(TOOLS); do \
+	install -m 755 $(BINS) $(DRIVER) $(BINDIR)/
+	for t in $(COMMANDS); do \
 	  $(BIN)/$$t --generate man > $(MANDIR)/$$t.1 && \
 	  $(BIN)/$$t --generate bash > $(BASHDIR)/$$t && \
 	  $(BIN)/$$t --generate zsh > $(ZSHDIR)/_$$t && \
 	  $(BIN)/$$t --generate fish > $(FISHDIR)/$$t.fish || exit 1; \
 	done
 	for f in $(SHARED); do install -m $$(test -x $$f && echo 755 || echo 644) $$f $(SHAREDIR)/$$f || exit 1; done
-	install -m 644 scripts/completions/pl-dedupe.bash $(BASHDIR)/pl-dedupe
-	install -m 644 scripts/completions/pl-dedupe.fish $(FISHDIR)/pl-dedupe.fish
-	install -m 644 scripts/completions/pl-dedupe.zsh $(ZSHDIR)/_pl-dedupe
 	install -d $(HOOKDIR)
 	install -m 755 scripts/paperless-consume-hook.sh $(HOOKDIR)/
 	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/hook.env.example > $(HOOKDIR)/hook.env.example

@@ -8,6 +8,9 @@ set -euo pipefail
 work=$1 new=$2
 # Who the user ran: pl-dedupe sets PL_DEDUPE_CMD, so that it is named in the advice.
 cmd=${PL_DEDUPE_CMD:-make}
+# The words of each for another folder, and for replacing the documents.
+other="WORK=another folder" switch="SWITCH_SOURCE=1"
+if [ "$cmd" = pl-dedupe ]; then other="--work another folder" switch="--switch-source"; fi
 old=""
 if [ -s "$work/docs.source" ]; then
   old=$(cat "$work/docs.source")
@@ -23,9 +26,9 @@ case "$old|$new" in
   "paperless (fetched before"*"|paperless "*) exit 0 ;;
 esac
 if [ -n "${SWITCH_SOURCE:-}" ]; then
-  echo "$cmd: $work: replacing the documents of ${old#paperless } with those of ${new#* } (SWITCH_SOURCE)" >&2
+  echo "$cmd: $work: replacing the documents of ${old#paperless } with those of ${new#* } ($switch)" >&2
   rm -f "$work/docs.source" "$work/docs.ndjson.state.json"
   exit 0
 fi
-echo "$cmd: $work/docs.ndjson holds the documents of ${old#paperless }, not of ${new#* }: run '$cmd clean' (or use WORK=another folder) first, or SWITCH_SOURCE=1 to replace them" >&2
+echo "$cmd: $work/docs.ndjson holds the documents of ${old#paperless }, not of ${new#* }: run '$cmd clean' (or use $other) first, or $switch to replace them" >&2
 exit 1

@@ -47,10 +47,11 @@ fn help_sections(tool: &str) -> Vec<(String, Vec<String>)> {
     sections
 }
 
-/// Every long flag of every tool, from `--help`.
+/// Every long flag of every tool, and of pl-dedupe, from `--help`.
 fn flags_by_tool() -> BTreeMap<&'static str, BTreeSet<String>> {
     TOOLS
         .iter()
+        .chain(&["pl-dedupe"])
         .map(|&t| {
             let flags = help_sections(t).into_iter().flat_map(|(_, f)| f).collect();
             (t, flags)
@@ -272,6 +273,10 @@ fn every_flag_the_readme_and_docs_name_exists() {
             for (program, named) in commands(&code) {
                 for flag in named {
                     let known = match flags.get(program.as_str()) {
+                        // pl-dedupe apply passes pl-apply's flags on.
+                        Some(own) if program == "pl-dedupe" => {
+                            own.contains(&flag) || flags["pl-apply"].contains(&flag)
+                        }
                         Some(own) => own.contains(&flag),
                         None if program.starts_with("--") || program.starts_with("pl-") => {
                             any.contains(&flag) || others.contains(&flag.as_str())
@@ -474,7 +479,7 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
     std::fs::create_dir_all(&prefix).unwrap();
     ok(make_install("install", &prefix, None));
     let files = files_under(&prefix);
-    for t in TOOLS {
+    for t in TOOLS.iter().chain(&["pl-dedupe"]) {
         for f in [
             format!("bin/{t}"),
             format!("share/man/man1/{t}.1"),
@@ -485,10 +490,9 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
             assert!(files.contains(&f), "{f} not installed: {files:?}");
         }
     }
-    assert!(files.contains("bin/pl-dedupe"));
-    assert!(files.contains("share/zsh/site-functions/_pl-dedupe"));
     assert!(files.contains("share/paperless-dedupe/pipeline.mk"));
-    assert_eq!(files.len(), TOOLS.len() * 5 + 1 + 4 + 2 + 3, "{files:?}");
+    // The fifteen tools and pl-dedupe, five files each; the pipeline's four; the hook's two.
+    assert_eq!(files.len(), (TOOLS.len() + 1) * 5 + 4 + 2, "{files:?}");
 
     // The consume hook and its settings' template: copied to hook.env beside the hook, the
     // installed hook finds the installed pl-check (PL_BIN is filled in) and asks it.
@@ -526,18 +530,17 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
         .starts_with("pl-apply 0."));
 
     // man finds the page in the prefix (man-db: .ci/run installs it).
-    let out = Command::new("man")
-        .args([
-            "-M",
-            &prefix.join("share/man").display().to_string(),
-            "pl-score",
-        ])
-        .env("MANPAGER", "cat")
-        .env("PAGER", "cat")
-        .env("MANWIDTH", "100")
-        .output()
-        .expect("man runs (apt-get install man-db)");
-    let page = String::from_utf8_lossy(&ok(out)).to_string();
+    let man = |tool: &str| {
+        let out = Command::new("man")
+            .args(["-M", &prefix.join("share/man").display().to_string(), tool])
+            .env("MANPAGER", "cat")
+            .env("PAGER", "cat")
+            .env("MANWIDTH", "100")
+            .output()
+            .expect("man runs (apt-get install man-db)");
+        String::from_utf8_lossy(&ok(out)).to_string()
+    };
+    let page = man("pl-score");
     for needle in [
         "pl-score",
         "--threshold",
@@ -549,6 +552,17 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
             page.contains(needle),
             "{needle} not in the man page:\n{page}"
         );
+    }
+    // pl-dedupe's too (issue 60: `man pl-dedupe` had no page).
+    let page = man("pl-dedupe");
+    for needle in [
+        "pl-dedupe",
+        "COMMANDS",
+        "why A B",
+        "--threshold",
+        "EXIT STATUS",
+    ] {
+        assert!(page.contains(needle), "{needle} not in:\n{page}");
     }
 
     // The bash completion offers pl-score's flags, and pl-cluster's --linkage values.
@@ -568,8 +582,8 @@ fn make_install_puts_tools_man_pages_and_completions_in_prefix_and_uninstall_rem
     assert_eq!(offered.trim(), "--threshold", "{offered}");
     let offered = complete("pl-dedupe", "pl-dedupe re");
     assert_eq!(offered.trim(), "report", "{offered}");
-    let offered = complete("pl-dedupe", "pl-dedupe THRESH");
-    assert_eq!(offered.trim(), "THRESHOLD=", "{offered}");
+    let offered = complete("pl-dedupe", "pl-dedupe --thresh");
+    assert_eq!(offered.trim(), "--threshold", "{offered}");
     let offered = complete("pl-cluster", "pl-cluster --linkage ''");
     assert_eq!(
         offered.split_whitespace().collect::<BTreeSet<_>>(),
@@ -666,13 +680,16 @@ fn after_make_install_pl_dedupe_runs_in_any_folder() {
         b"",
     ));
     assert_eq!(table, String::from_utf8(expected).unwrap());
-    let out = with_installed(&prefix, &home, "pl-dedupe eval THRESHOLD=0.7");
+    // Its flags, and the older VARIABLE=VALUE form, give the same evaluation.
+    let out = with_installed(&prefix, &home, "pl-dedupe eval --threshold 0.7");
     let eval = String::from_utf8(ok(out)).unwrap();
     assert!(eval.starts_with("pairs   precision"), "{eval}");
+    let out = with_installed(&prefix, &home, "pl-dedupe eval THRESHOLD=0.7");
+    assert_eq!(String::from_utf8(ok(out)).unwrap(), eval);
     let out = with_installed(&prefix, &home, "pl-dedupe --help");
     assert!(String::from_utf8(ok(out))
         .unwrap()
-        .starts_with("Usage: pl-dedupe"));
+        .contains("Usage: pl-dedupe [OPTIONS] [COMMAND]"));
 
     // A folder that holds a fetched library is not overwritten by another source; the
     // refusal names the command the user ran.
@@ -685,92 +702,55 @@ fn after_make_install_pl_dedupe_runs_in_any_folder() {
     let out = with_installed(&prefix, &home, "pl-dedupe");
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(!out.status.success(), "{err}");
+    // ... in its own words: its flags, not make's variables.
     assert!(
-        err.starts_with("pl-dedupe: ") && err.contains("run 'pl-dedupe clean'"),
+        err.starts_with("pl-dedupe: ")
+            && err.contains("run 'pl-dedupe clean' (or use --work another folder)")
+            && err.contains("or --switch-source to replace them"),
         "{err}"
     );
-    std::fs::remove_file(home.join("work/docs.source")).unwrap();
+    // --switch-source replaces them, and the folder forgets the library.
+    let out = with_installed(&prefix, &home, "pl-dedupe groups --switch-source");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("(--switch-source)"), "{err}");
+    assert!(!home.join("work/docs.source").exists());
 }
 
-/// pl-dedupe's completions (bash, zsh, fish) offer every variable pipeline.mk lets a user set,
-/// so a new parameter cannot be left out of them (BIN, SCRIPTS and EXAMPLES are where the
-/// installed command finds itself, set by pl-dedupe, not by its user).
+/// Every variable pipeline.mk lets a user set is a flag of pl-dedupe (so its man page and
+/// completions offer it), and the default its help states is pipeline.mk's (BIN, SCRIPTS and
+/// EXAMPLES are where the command finds itself, set by pl-dedupe, not by its user).
 #[test]
-fn pl_dedupe_completions_offer_every_pipeline_variable() {
+fn every_pipeline_variable_is_a_pl_dedupe_flag_with_pipeline_mk_s_default() {
     let mk = std::fs::read_to_string(repo().join("pipeline.mk")).unwrap();
-    let vars: Vec<&str> = mk
+    let vars: Vec<(&str, &str)> = mk
         .lines()
-        .filter_map(|l| l.split_once("?=").map(|(name, _)| name.trim()))
-        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
-        .filter(|n| !["BIN", "SCRIPTS", "EXAMPLES"].contains(n))
+        .filter_map(|l| l.split_once("?=").map(|(name, v)| (name.trim(), v.trim())))
+        .filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        .filter(|(n, _)| !["BIN", "SCRIPTS", "EXAMPLES"].contains(n))
         .collect();
-    assert!(vars.contains(&"MAX_BUCKET") && vars.len() > 15, "{vars:?}");
-    // pl-dedupe itself takes each of them (it refuses a variable it does not know).
-    let script = std::fs::read_to_string(repo().join("scripts/pl-dedupe")).unwrap();
-    let known = script
-        .split("vars=\"")
-        .nth(1)
-        .unwrap()
-        .split('"')
-        .next()
-        .unwrap();
-    for v in &vars {
-        assert!(
-            known.split_whitespace().any(|w| w == *v),
-            "scripts/pl-dedupe: {v} is refused"
-        );
-    }
-    for shell in ["bash", "zsh", "fish"] {
-        let path = repo().join(format!("scripts/completions/pl-dedupe.{shell}"));
-        let text = std::fs::read_to_string(&path).unwrap();
-        for v in &vars {
+    assert!(
+        vars.iter().any(|(n, _)| *n == "MAX_BUCKET") && vars.len() > 15,
+        "{vars:?}"
+    );
+    let help = String::from_utf8(ok(run("pl-dedupe", &["--help"], b""))).unwrap();
+    // "      --threshold <X>" then its help, to the next flag.
+    let flag_help = |flag: &str| -> String {
+        let (_, rest) = help
+            .split_once(&format!("      {flag} "))
+            .or_else(|| help.split_once(&format!("      {flag}\n")))
+            .unwrap_or_else(|| panic!("pl-dedupe has no {flag}:\n{help}"));
+        rest.split("\n      --").next().unwrap().to_owned()
+    };
+    for (var, default) in vars {
+        let flag = format!("--{}", var.to_ascii_lowercase().replace('_', "-"));
+        let text = flag_help(&flag);
+        if !default.is_empty() && !default.contains('$') {
             assert!(
-                text.split_whitespace()
-                    .any(|w| w.trim_matches(['\'', '(', ')']) == format!("{v}=")),
-                "{}: {v}= is not offered",
-                path.display()
+                text.contains(&format!("[default: {default}]")),
+                "{flag}: pipeline.mk's default {default} is not in {text:?}"
             );
         }
-    }
-}
-
-/// pl-dedupe refuses, in one line and before make runs, the words make would misread: a flag
-/// (make's own usage), a lower-case variable (silently ignored), a target that does not exist,
-/// a DOCS file that is not there (make's "No rule to make target").
-#[test]
-fn pl_dedupe_refuses_words_make_would_misread_in_one_line() {
-    for (words, said) in [
-        (
-            "--threshold 0.8",
-            "unknown flag '--threshold': write THRESHOLD=VALUE",
-        ),
-        (
-            "--threshold=0.8",
-            "unknown flag '--threshold=0.8': write THRESHOLD=0.8",
-        ),
-        (
-            "threshold=0.8",
-            "unknown variable 'threshold': write THRESHOLD=0.8",
-        ),
-        ("FOO=1", "unknown variable 'FOO'"),
-        ("grups", "unknown target 'grups'"),
-        ("DOCS=mine.ndjson", "DOCS=mine.ndjson: no such file"),
-    ] {
-        let d = tempfile::tempdir().unwrap();
-        let out = std::process::Command::new("sh")
-            .current_dir(d.path())
-            .arg(repo().join("scripts/pl-dedupe"))
-            .args(words.split(' '))
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(out.status.code(), Some(2), "{words}: {err}");
-        assert_eq!(err.lines().count(), 1, "{words}: {err}");
-        assert!(
-            err.starts_with("pl-dedupe: ") && err.contains(said),
-            "{words}: {err}"
-        );
-        assert!(out.stdout.is_empty(), "{words}");
     }
 }
 

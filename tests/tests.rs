@@ -9,6 +9,7 @@ mod apply_link;
 mod batches;
 mod cli;
 mod copies;
+mod dedupe;
 mod docs;
 mod edges;
 mod errors;

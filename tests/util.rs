@@ -25,6 +25,7 @@ pub fn bin(tool: &str) -> PathBuf {
         "pl-index" => env!("CARGO_BIN_EXE_pl-index"),
         "pl-check" => env!("CARGO_BIN_EXE_pl-check"),
         "pl-watch" => env!("CARGO_BIN_EXE_pl-watch"),
+        "pl-dedupe" => env!("CARGO_BIN_EXE_pl-dedupe"),
         other => panic!("unknown tool {other}"),
     };
     PathBuf::from(p)

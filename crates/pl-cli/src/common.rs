@@ -255,6 +255,12 @@ pub fn long_version() -> &'static str {
 
 /// What the exit status means, for `--help` and the man pages.
 pub fn exit_status(tool: &str) -> String {
+    if tool == "pl-dedupe" {
+        return "Exit status: 0 success, 1 bad input (a --docs or --truth file it cannot use, \
+                no decisions to apply), 2 bad usage (flags, words, values), or a stage that failed \
+                (make's status: the stage says why above it); apply exits with pl-apply's status."
+            .to_owned();
+    }
     let mut s = "Exit status: 0 success (also when a reader such as `head` closes the pipe \
                  early), 1 bad input (a file, record or answer the tool cannot use), 2 bad usage \
                  (flags, or a binary stream asked for on a terminal)"
@@ -331,6 +337,33 @@ fn man_page(cmd: clap::Command, out: &mut dyn std::io::Write) -> std::io::Result
     man.render_description_section(out)?;
     man.render_options_section(out)?;
     let roff = |s: &str| s.replace('\\', "\\e").replace('-', "\\-");
+    // pl-dedupe's commands, each with its words (clap_mangen's section would point to a page
+    // per command).
+    if cmd.has_subcommands() {
+        writeln!(out, ".SH COMMANDS")?;
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let value = |a: &clap::Arg| {
+                let names = a.get_value_names().unwrap_or_default();
+                names
+                    .iter()
+                    .map(|n| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let words: Vec<String> = sub
+                .get_arguments()
+                .filter(|a| !a.is_global_set() && a.get_id() != "help")
+                .map(|a| match a.get_long() {
+                    Some(l) => format!("[--{l} {}]", value(a)),
+                    None => value(a),
+                })
+                .collect();
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            let name = sub.get_name();
+            let words = roff(&words.join(" "));
+            writeln!(out, ".TP\n\\fB{name}\\fR {words}\n{}", roff(&about))?;
+        }
+    }
     writeln!(out, ".SH \"EXIT STATUS\"\n{}", roff(&exit_status(&name)))?;
     let others: Vec<String> = TOOLS
         .iter()
@@ -366,7 +399,16 @@ pub fn main<A: clap::Parser, O: Outcome>(
     tool: &'static str,
     run: fn(A) -> anyhow::Result<O>,
 ) -> ExitCode {
-    let matches = match command::<A>().try_get_matches() {
+    main_from(tool, std::env::args_os(), run)
+}
+
+/// [`main`] on the words `argv` (the program's name first).
+pub fn main_from<A: clap::Parser, O: Outcome>(
+    tool: &'static str,
+    argv: impl IntoIterator<Item = std::ffi::OsString>,
+    run: fn(A) -> anyhow::Result<O>,
+) -> ExitCode {
+    let matches = match command::<A>().try_get_matches_from(argv) {
         Ok(m) => m,
         Err(e) => return clap_stopped(tool, e),
     };

@@ -17,3 +17,4 @@ pub mod queue;
 pub mod reorder;
 pub mod score_sides;
 pub mod scoring;
+pub mod summary;

@@ -4,6 +4,7 @@ pub mod apply;
 pub mod cat;
 pub mod check;
 pub mod cluster;
+pub mod dedupe;
 pub mod eval;
 pub mod fetch;
 pub mod index;
@@ -73,6 +74,7 @@ mod tests {
         check::<super::index::Args>("pl-index", &["--index", "ix"]);
         check::<super::check::Args>("pl-check", &["--index", "ix"]);
         check::<super::watch::Args>("pl-watch", &["--index", "ix"]);
+        check::<super::dedupe::Args>("pl-dedupe", &[]);
         assert_eq!(
             crate::common::TOOLS.len(),
             15,

@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    pl_cli::cmd::dedupe::main()
+}
