@@ -1,9 +1,10 @@
 # pl-watch's latency (docs/PAPERLESS.md, section 7): 100 near-copies posted one at a time, each waited
-# for, into a 10k-document index, against tests/paperless_server.py; p50/p99 from the webhook to
-# the -o record (written after the note). Usage: python3 scripts/bench/watch.py BIN REPO WORKDIR
-import json, os, random, socket, subprocess, sys, time, urllib.request
+# for, into an index of N documents (default 10000), against tests/paperless_server.py; p50/p99
+# from the webhook to the -o record (written after the note), and the median of each step pl-watch
+# logs (-v). Usage: python3 scripts/bench/watch.py BIN REPO WORKDIR [N]
+import json, os, random, re, socket, subprocess, sys, time, urllib.request
 bin_dir, repo, w = sys.argv[1:4]
-N, COPIES = 10000, 100
+N, COPIES = int(sys.argv[4]) if len(sys.argv) > 4 else 10000, 100
 rng = random.Random(5)
 vocab = [f"w{i}" for i in range(30000)]
 docs = []
@@ -30,7 +31,7 @@ open(f"{w}/token", "w").write("bench-token\n"); open(f"{w}/secret", "w").write("
 env = dict(os.environ, PAPERLESS_URL=url)
 log = open(f"{w}/watch.log", "w")
 p = subprocess.Popen([f"{bin_dir}/pl-watch", "--index", f"{w}/ix", "--listen", "127.0.0.1:0", "--token-file", f"{w}/token",
-                      "--secret-file", f"{w}/secret", "-o", f"{w}/out.ndjson"], env=env, stderr=log)
+                      "--secret-file", f"{w}/secret", "-o", f"{w}/out.ndjson", "-v"], env=env, stderr=log)
 while "listening" not in open(f"{w}/watch.log").read(): time.sleep(0.05)
 wport = int(open(f"{w}/watch.log").read().split("http://127.0.0.1:")[1].split("/")[0])
 def post(i):
@@ -52,3 +53,11 @@ tagged = sum(r["tagged"] for r in recs)
 lat.sort()
 q = lambda x: lat[min(len(lat) - 1, int(x * len(lat)))]
 print(f"{len(lat)} webhooks into a {N}-document index: p50 {q(0.5)*1000:.0f} ms, p99 {q(0.99)*1000:.0f} ms, max {lat[-1]*1000:.0f} ms; {tagged} tagged")
+steps = {}
+for line in open(f"{w}/watch.log"):
+    if "before it was taken" in line:
+        steps.setdefault("in the inbox", []).append(float(line.split("received ")[1].split(" ms")[0]))
+        for name, ms in re.findall(r"([a-z/ -]+?) ([0-9.]+) ms", line.split("taken; ")[1]):
+            steps.setdefault(name.strip(" ,"), []).append(float(ms))
+med = lambda v: sorted(v)[len(v) // 2]
+print("median per step (ms): " + ", ".join(f"{k} {med(v):.1f}" for k, v in steps.items()))
