@@ -26,12 +26,12 @@ const VERBOSE_HELP: &str = "Also print each request answered, and timings";
 /// persistent index of pl-index, held open between documents: POST /webhook with the header
 /// X-PL-Secret and the body {"doc_id": "{{doc_id}}"} (or {"doc_url": "{{doc_url}}"}) queues
 /// the document in the index folder's inbox (watch.sqlite) before it is answered (202); a
-/// worker then fetches it from Paperless (PAPERLESS_URL, PAPERLESS_TOKEN or --token-file),
-/// checks it and adds it to the index (as pl-check --add), and when it has near-copies adds
-/// the tag (--tag) and a note naming and linking the originals, as the consume hook does.
-/// The lists of tags, correspondents and document types are kept between documents: fetched
-/// again when a document names one they lack, when the server refuses the tag's id (deleted:
-/// made again), and once a minute (renames).
+/// worker then fetches it from Paperless (PAPERLESS_URL, PAPERLESS_TOKEN or its alias
+/// PAPERLESS_API_TOKEN, or --token-file), checks it and adds it to the index (as pl-check
+/// --add), and when it has near-copies adds the tag (--tag) and a note naming and linking the
+/// originals, as the consume hook does. The lists of tags, correspondents and document types
+/// are kept between documents: fetched again when a document names one they lack, when the
+/// server refuses the tag's id (deleted: made again), and once a minute (renames).
 /// A document updated (Document Updated) is checked again, its text replaced in the index.
 /// GET /health answers {"status":"ok","queue":N}. Nothing is deleted. A wrong or missing
 /// secret is refused (401), a body over --max-body-kb too (413), a body naming no document
