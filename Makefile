@@ -5,6 +5,8 @@
 #   make groups                run the pipeline into $(WORK)/ (parameters in pipeline.mk)
 #   make test                  all tests
 #   make install               the tools, man pages, completions and pl-dedupe in $(PREFIX)
+#   make dist                  all of it in one versioned tarball, with the service's systemd
+#                              unit and a compose example (docs/PAPERLESS.md, section 8)
 #   make THRESHOLD=0.8 groups  rescoring reruns only pl-score and pl-cluster
 
 all: groups
@@ -86,8 +88,10 @@ readme-tuning: $(BIN)/pl-lsh | $(WORK)
 	scripts/tuning_table.sh $(BIN) > $(WORK)/tuning.md
 	python3 scripts/splice.py docs/TUNING.md tuning $(WORK)/tuning.md
 
-# Doc tests, then unit tests, then the integration tests that run the real binaries (last, so
-# the run ends on the suite that counts most). In release, like the tools `make demo` built:
+# Doc tests, then unit tests, then the package unpacked and run from an empty folder
+# (dist-test, about 15 s once the release tools are built, as the integration tests need them
+# too), then the integration tests that run the real binaries (last, so the run ends on the
+# suite that counts most). In release, like the tools `make demo` built:
 # the test builds reuse their compiled dependencies instead of building the world again in
 # debug, and the integration tests run the optimized binaries (faster on the large corpora).
 # What the first `make test` still compiles: the test harnesses and the test-only dependencies
@@ -97,6 +101,7 @@ test:
 	python3 -m unittest discover -s scripts/gen_corpus -t scripts
 	$(CARGO_TEST) --workspace --doc
 	$(CARGO_TEST) --workspace --lib
+	$(MAKE) --no-print-directory dist-test
 	$(CARGO_TEST) -p pl-cli --test integration
 
 # ---------------------------------------------------------------------------------------------
@@ -147,6 +152,58 @@ install: $(BINS) $(DRIVER)
 uninstall:
 	rm -f $(INSTALLED)
 	@rmdir $(HOOKDIR) $(SHAREDIR)/scripts $(SHAREDIR)/examples $(SHAREDIR) 2>/dev/null || true
+
+# Fails naming each file of the install list ($(INSTALLED), what uninstall removes) that
+# install did not make: `make dist` runs it, so the list and the recipe cannot drift apart.
+installed-check:
+	@missing=$$(for f in $(INSTALLED); do test -e "$$f" || echo "$$f"; done); \
+	test -z "$$missing" || { echo "make: in the install list but not installed:" $$missing >&2; exit 1; }
+
+# ---------------------------------------------------------------------------------------------
+# One package to drop in (docs/PAPERLESS.md, section 8). `make dist` writes
+# $(DIST_DIR)/paperless-dedupe-VERSION-ARCH-linux-gnu.tar.gz (VERSION from Cargo.toml): what
+# `make install` installs (staged with PREFIX=$(DIST_PREFIX), where its paths point; the tools
+# find each other relative to bin/, so it runs from wherever it is unpacked), and in
+# share/paperless-dedupe/dist/ pl-watch's systemd unit, a compose example and the compose
+# service's entry script, in share/doc/paperless-dedupe/ the docs. Its binaries must need no
+# glibc newer than GLIBC_FLOOR, the oldest of the official Paperless images (Debian bookworm's
+# 2.36, up to Paperless 2.19; trixie's 2.41 since 2.20): scripts/dist/glibc.py reads each
+# binary's version needs and refuses the package past it. Same sources, same tarball: sorted,
+# owned by root, dated SOURCE_DATE_EPOCH (the last commit's date).
+# `make dist-test` unpacks it into an empty folder and runs the pipeline, the service and its
+# compose entry from there (scripts/dist/test.py, a few seconds; `make test` runs it).
+VERSION     := $(shell awk -F'"' '/^\[workspace.package\]/ {p = 1; next} /^\[/ {p = 0} \
+                 p && /^version *=/ {print $$2; exit}' Cargo.toml)
+DIST_DIR    ?= target/dist
+DIST_NAME   := paperless-dedupe-$(VERSION)
+DIST_TAR     = $(DIST_DIR)/$(DIST_NAME)-$(shell uname -m)-linux-gnu.tar.gz
+DIST_PREFIX := /opt/paperless-dedupe
+GLIBC_FLOOR := 2.36
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
+.PHONY: dist dist-test installed-check
+
+dist: $(BINS)
+	@test -n "$(VERSION)" || { echo "make dist: no version in Cargo.toml's [workspace.package]" >&2; exit 1; }
+	rm -rf $(DIST_DIR)/stage
+	$(MAKE) --no-print-directory -s install installed-check PREFIX=$(DIST_PREFIX) \
+	  DESTDIR=$(abspath $(DIST_DIR)/stage/root) > /dev/null
+	mv $(DIST_DIR)/stage/root$(DIST_PREFIX) $(DIST_DIR)/stage/$(DIST_NAME)
+	d=$(DIST_DIR)/stage/$(DIST_NAME); \
+	install -d $$d/share/paperless-dedupe/dist $$d/share/doc/paperless-dedupe && \
+	for f in pl-watch.service compose.yaml; do \
+	  sed 's/@VERSION@/$(VERSION)/g' scripts/dist/$$f > $$d/share/paperless-dedupe/dist/$$f || exit 1; \
+	done && \
+	install -m 755 scripts/dist/pl-watch-start $$d/share/paperless-dedupe/dist/ && \
+	install -m 644 README.md docs/PAPERLESS.md $$d/share/doc/paperless-dedupe/ && \
+	python3 scripts/dist/glibc.py $(GLIBC_FLOOR) $$d/bin/*
+	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) \
+	  -C $(DIST_DIR)/stage -cf - $(DIST_NAME) | gzip -n > $(DIST_TAR).tmp
+	mv $(DIST_TAR).tmp $(DIST_TAR)
+	rm -rf $(DIST_DIR)/stage
+	@echo "make dist: $(DIST_TAR) (docs/PAPERLESS.md, section 8, says how to run it)" >&2
+
+dist-test: dist
+	python3 scripts/dist/test.py $(DIST_TAR) $(GLIBC_FLOOR)
 
 # pl-fetch against the real Paperless-NGX 3.0.5 backend in ../shared/paperless/real: loads
 # $(DOCS), full sync, changes and deletions through the API, incremental syncs, each output

@@ -47,6 +47,7 @@ fn fetch_cmd(server: &Server, args: &[&str]) -> Command {
     let mut c = Command::new(BIN);
     c.env_remove("PAPERLESS_URL")
         .env_remove("PAPERLESS_TOKEN")
+        .env_remove("PAPERLESS_API_TOKEN")
         .env("PAPERLESS_URL", server.url())
         .env("PAPERLESS_TOKEN", TOKEN)
         .args(["--backoff", "20", "--connect-timeout", "3"]);
@@ -815,4 +816,30 @@ fn a_trickling_server_meets_the_deadline_and_a_huge_answer_the_cap() {
         &["--deadline", "30", "--max-answer-mb", "1", "-o", o],
     ));
     assert_eq!(records(&out).len(), 5);
+}
+
+#[test]
+fn the_token_may_come_from_paperless_api_token_and_two_different_ones_are_refused() {
+    let s = Server::start(TOKEN);
+    s.add(corpus());
+    let d = Tmp::new("fetch-alias");
+    let out = d.path("docs.ndjson");
+    let o = out.to_str().unwrap();
+    let r = fetch_cmd(&s, &["-o", o])
+        .env_remove("PAPERLESS_TOKEN")
+        .env("PAPERLESS_API_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    ok(&r);
+    assert_no_token(&r, &d, TOKEN);
+    assert_eq!(records(&out).len(), 5);
+    std::fs::remove_file(&out).unwrap();
+    let r = fetch_cmd(&s, &["-o", o])
+        .env("PAPERLESS_API_TOKEN", "another-token")
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(2), "{}", stderr(&r));
+    assert!(stderr(&r).contains("both set"), "{}", stderr(&r));
+    assert_no_token(&r, &d, TOKEN);
+    assert!(!out.exists(), "nothing fetched");
 }

@@ -586,6 +586,11 @@ def api(handler, method, path, version, body):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # The head and the body go out in two writes: with Nagle's algorithm the body waited for
+    # the client's delayed ACK of the head, 40 ms per request on Linux, which no real server
+    # (their event loops set TCP_NODELAY) adds, and which hid every other cost in
+    # scripts/bench/watch.py.
+    disable_nagle_algorithm = True
     scheme = "http"
 
     def log_message(self, *args):

@@ -85,6 +85,7 @@ impl Setup {
             .arg(self.path("secret"))
             .env("PAPERLESS_URL", self.server.url())
             .env_remove("PAPERLESS_TOKEN")
+            .env_remove("PAPERLESS_API_TOKEN")
             .env_remove("PL_WATCH_SECRET")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -447,4 +448,73 @@ fn watch_keeps_a_document_the_server_fails_on_and_never_logs_the_token_it_echoes
     assert!(w.log().contains("document 999: ") && w.log().contains("dropped from the inbox"));
     no_token(&w.log());
     no_token(&std::fs::read_to_string(s.path("watch.ndjson")).unwrap());
+}
+
+#[test]
+fn watch_looks_the_name_lists_up_once_and_finds_a_deleted_tag_again() {
+    let s = Setup::new(15);
+    let w = s.start("watch.log");
+    let (a, b, c) = (s.rescans[0], s.rescans[1], s.rescans[2]);
+    w.post_id(a);
+    w.drained();
+    assert!(s.notes_and_tag(a).1, "{a} tagged");
+    // The tag deleted in Paperless: the id pl-watch holds is refused, the tag made again.
+    let (_, tags) = s.server.http(
+        "GET",
+        "/api/tags/?name__iexact=possible-duplicate",
+        None,
+        true,
+    );
+    let old = tags["results"][0]["id"].as_u64().unwrap();
+    let (status, _) = s
+        .server
+        .http("DELETE", &format!("/api/tags/{old}/"), None, true);
+    assert_eq!(status, 204);
+    w.post_id(b);
+    w.post_id(c);
+    w.drained();
+    for id in [b, c] {
+        let (notes, tagged) = s.notes_and_tag(id);
+        assert!(tagged && notes.len() == 1, "{id}: {notes:?}");
+    }
+    let (_, tags) = s.server.http(
+        "GET",
+        "/api/tags/?name__iexact=possible-duplicate",
+        None,
+        true,
+    );
+    assert_ne!(tags["results"][0]["id"].as_u64(), Some(old), "made again");
+    // At once: not after a failed try and a pause (nor a minute later, when the lists expire).
+    assert!(!w.log().contains("tagging failed"), "{}", w.log());
+    // Requests per path over the three documents: the lists once (the tags again when the
+    // tag was missing: at the start and after its deletion), each document read once, its
+    // originals' titles in one request, its notes read once.
+    // pl-watch's requests: those with an Accept header (the test's own have none).
+    let log = s.server.log();
+    let count = |f: &dyn Fn(&str, &str) -> bool| {
+        log.iter()
+            .filter(|r| r["accept"].as_str().unwrap().contains("application/json"))
+            .filter(|r| f(r["method"].as_str().unwrap(), r["path"].as_str().unwrap()))
+            .count()
+    };
+    let list = |kind: &str| count(&|m, p| m == "GET" && p.starts_with(&format!("/api/{kind}/?")));
+    assert_eq!(list("correspondents"), 1);
+    assert_eq!(list("document_types"), 1);
+    assert_eq!(
+        list("tags"),
+        3,
+        "at the start, for the missing tag, after its deletion"
+    );
+    assert_eq!(s.document_fetches(), 3);
+    let titles = count(&|m, p| m == "GET" && p.contains("fields=id,title&id__in="));
+    assert_eq!(titles, 3);
+    assert_eq!(count(&|m, p| m == "GET" && p.ends_with("/notes/")), 3);
+    assert_eq!(count(&|m, p| m == "POST" && p.ends_with("/notes/")), 3);
+    // Four adds of the tag: one refused (the deleted tag's id), then sent again.
+    assert_eq!(
+        count(&|m, p| m == "POST" && p == "/api/documents/bulk_edit/"),
+        4
+    );
+    assert_eq!(count(&|m, p| m == "POST" && p == "/api/tags/"), 2);
+    assert!(w.log().contains("1 near-duplicate"), "{}", w.log());
 }

@@ -111,6 +111,31 @@ impl Flags for Threaded {
     }
 }
 
+/// The variables that may hold the API token: the first is ours, the second the name other
+/// Paperless tools use (paperless-ngx-dedupe's, some compose files'), accepted as an alias.
+pub const TOKEN_VARS: [&str; 2] = ["PAPERLESS_TOKEN", "PAPERLESS_API_TOKEN"];
+
+/// The token from the environment (`get` reads a variable): PAPERLESS_TOKEN, else
+/// PAPERLESS_API_TOKEN; an empty one counts as unset (a compose file's `${VAR:-}`); both set
+/// to different tokens is refused (which one was meant?).
+pub fn token_from_env(get: impl Fn(&str) -> Option<String>) -> anyhow::Result<Token> {
+    let [ours, alias] = TOKEN_VARS;
+    let get = |k| get(k).filter(|v| !v.trim().is_empty());
+    match (get(ours), get(alias)) {
+        (Some(a), Some(b)) if a.trim() != b.trim() => Err(UsageError(format!(
+            "{ours} and {alias} are both set, to different tokens: unset one"
+        ))
+        .into()),
+        (Some(t), _) => Ok(Token::new(&t).context(ours)?),
+        (None, Some(t)) => Ok(Token::new(&t).context(alias)?),
+        (None, None) => Err(UsageError(format!(
+            "no API token: set {ours} (or {alias}) or pass --token-file (a token is never \
+             accepted as an argument)"
+        ))
+        .into()),
+    }
+}
+
 /// The heading of [`ServerFlags`] in help.
 pub const SERVER_HEADING: &str = "Server options";
 
@@ -122,7 +147,8 @@ pub struct ServerFlags {
     #[allow(rustdoc::bare_urls)]
     #[arg(long, env = "PAPERLESS_URL", value_name = "URL", help_heading = SERVER_HEADING)]
     pub url: Option<String>,
-    /// Read the API token from the first line of this file instead of PAPERLESS_TOKEN.
+    /// Read the API token from the first line of this file instead of PAPERLESS_TOKEN (or
+    /// its alias PAPERLESS_API_TOKEN).
     #[arg(long, value_name = "FILE", help_heading = SERVER_HEADING)]
     pub token_file: Option<PathBuf>,
     /// Seconds to wait for a connection (TCP and TLS).
@@ -158,20 +184,13 @@ pub struct ServerFlags {
 }
 
 impl ServerFlags {
-    /// The token from --token-file or PAPERLESS_TOKEN; never from argv.
+    /// The token from --token-file or PAPERLESS_TOKEN (PAPERLESS_API_TOKEN, its alias);
+    /// never from argv.
     pub fn token(&self) -> anyhow::Result<Token> {
         if let Some(p) = &self.token_file {
             return Ok(Token::from_file(p)?);
         }
-        match std::env::var("PAPERLESS_TOKEN") {
-            Ok(t) => Ok(Token::new(&t).context("PAPERLESS_TOKEN")?),
-            Err(_) => Err(UsageError(
-                "no API token: set PAPERLESS_TOKEN or pass --token-file (a token is never \
-                 accepted as an argument)"
-                    .into(),
-            )
-            .into()),
-        }
+        token_from_env(|k| std::env::var(k).ok())
     }
 
     /// A client for the server, asking for `api_version`; retries are reported on stderr as
@@ -623,5 +642,56 @@ mod usage_tests {
             "{misspelt}"
         );
         assert!(misspelt.ends_with("(--help lists the flags)"), "{misspelt}");
+    }
+}
+
+#[cfg(test)]
+mod token_tests {
+    use super::token_from_env;
+    use pl_paperless::Token;
+
+    fn from(vars: &[(&str, &str)]) -> Result<Token, String> {
+        let get = |k: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        };
+        token_from_env(get).map_err(|e| format!("{e:#}"))
+    }
+
+    /// Whether `t` is the token `value` (it is what a redaction of `value` replaces).
+    fn is(t: &Token, value: &str) -> bool {
+        t.redact_str(value.to_string()) == Token::REDACTED
+    }
+
+    #[test]
+    fn the_token_comes_from_paperless_token_or_its_alias_never_two_different_ones() {
+        assert!(is(
+            &from(&[("PAPERLESS_TOKEN", "tok-ours-1")]).unwrap(),
+            "tok-ours-1"
+        ));
+        let alias = from(&[("PAPERLESS_API_TOKEN", "tok-alias-2")]).unwrap();
+        assert!(is(&alias, "tok-alias-2"));
+        let same = [
+            ("PAPERLESS_TOKEN", "tok-3"),
+            ("PAPERLESS_API_TOKEN", "tok-3 "),
+        ];
+        assert!(is(&from(&same).unwrap(), "tok-3"));
+        let e = from(&[
+            ("PAPERLESS_TOKEN", "tok-1"),
+            ("PAPERLESS_API_TOKEN", "tok-2"),
+        ])
+        .unwrap_err();
+        assert!(e.contains("both set") && !e.contains("tok-"), "{e}");
+        let e = from(&[]).unwrap_err();
+        assert!(
+            e.contains("PAPERLESS_TOKEN") && e.contains("PAPERLESS_API_TOKEN"),
+            "{e}"
+        );
+        // Empty counts as unset (a compose file passes `${PAPERLESS_TOKEN:-}` through).
+        let e = from(&[("PAPERLESS_API_TOKEN", " ")]).unwrap_err();
+        assert!(e.starts_with("no API token"), "{e}");
+        let t = from(&[("PAPERLESS_TOKEN", ""), ("PAPERLESS_API_TOKEN", "tok-4")]).unwrap();
+        assert!(is(&t, "tok-4"));
     }
 }

@@ -6,10 +6,14 @@
 //! a note with the same text is not added twice), so a document processed twice, after a
 //! crash between the write-back and the end of its turn in the queue, still has one note.
 
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
 use serde_json::Value;
 
 use crate::client::Client;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::lookup::Lookups;
 
 /// The most originals a note names (the hook's limit too).
 pub const MAX_NAMED: usize = 10;
@@ -56,49 +60,83 @@ pub struct Flagged {
     pub tag: u64,
     /// Whether a note was added (false: the same note was there already).
     pub noted: bool,
+    /// The time each step took: "tag", "titles", "note".
+    pub steps: Vec<(&'static str, Duration)>,
 }
 
-/// Tags document `id` with `tag_name` (created when missing) and notes its near-copies
-/// (`dups`: `(id, score)`, best first). Idempotent: see the module's notes.
+/// Tags document `id` with `tag_name` (its id from `lookups`; created when missing) and notes
+/// its near-copies (`dups`: `(id, score)`, best first). Idempotent: see the module's notes.
+/// Four requests: the tag added, the originals' titles (one request for all), the document's
+/// notes read, the note added. A tag id the server refuses (400, 404: the tag was deleted
+/// since it was looked up) is looked up again (created when gone) and the tag added again,
+/// once.
 pub fn flag(
     client: &Client,
+    lookups: &mut Lookups,
     id: u64,
     dups: &[(u64, f64)],
     tag_name: &str,
     public: &str,
 ) -> Result<Flagged> {
-    let tag = match client.tag_id(tag_name)? {
-        Some(t) => t,
-        None => client.create_tag(tag_name)?,
+    let mut at = Instant::now();
+    let mut steps = Vec::new();
+    let mut step = |name| {
+        steps.push((name, at.elapsed()));
+        at = Instant::now();
     };
-    client.add_tag(&[id], tag)?;
+    let mut tag = lookups.tag_id(client, tag_name)?;
+    match client.add_tag(&[id], tag) {
+        Err(Error::Status { status: 400, .. } | Error::NotFound { .. }) => {
+            lookups.forget_tag(tag);
+            tag = lookups.tag_id(client, tag_name)?;
+            client.add_tag(&[id], tag)?;
+        }
+        r => r?,
+    }
+    step("tag");
+    let named: Vec<u64> = dups.iter().take(MAX_NAMED).map(|&(d, _)| d).collect();
+    let titles = titles_of(client, &named);
     let originals: Vec<Original> = dups
         .iter()
         .take(MAX_NAMED)
         .map(|&(d, score)| Original {
             id: d,
-            title: title_of(client, d),
+            title: titles.get(&d).cloned().unwrap_or_default(),
             score,
         })
         .collect();
+    step("titles");
     let text = note_text(public, &originals, dups.len());
-    let noted = if client.notes(id)?.iter().any(|(_, t)| *t == text) {
+    let notes = client.notes(id)?;
+    let noted = if notes.iter().any(|(_, t)| *t == text) {
         false
     } else {
-        client.add_note(id, &text)?;
+        client.add_note_after(id, &text, &notes)?;
         true
     };
-    Ok(Flagged { tag, noted })
+    step("note");
+    Ok(Flagged { tag, noted, steps })
 }
 
-/// A document's title, or "" when the server will not say (gone, not visible, unreachable):
-/// the note still names and links it.
-fn title_of(client: &Client, id: u64) -> String {
-    client
-        .get_json(&format!("/api/documents/{id}/?fields=id,title"))
-        .ok()
-        .and_then(|v| v.get("title").and_then(Value::as_str).map(str::to_owned))
-        .unwrap_or_default()
+/// The titles of documents `ids`, in one request; a document the server will not show (gone,
+/// not visible) or an answer that failed leaves its title out: the note still names and
+/// links it.
+fn titles_of(client: &Client, ids: &[u64]) -> BTreeMap<u64, String> {
+    let list: Vec<String> = ids.iter().map(u64::to_string).collect();
+    let query = format!("fields=id,title&id__in={}", list.join(","));
+    let mut out = BTreeMap::new();
+    let _ = client.for_each_page("/api/documents/", &query, MAX_NAMED as u32, |p| {
+        for d in &p.results {
+            if let (Some(i), Some(t)) = (
+                d.get("id").and_then(Value::as_u64),
+                d.get("title").and_then(Value::as_str),
+            ) {
+                out.insert(i, t.to_owned());
+            }
+        }
+        Ok(true)
+    });
+    out
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! with a crash-safe state file ([`sync`]); a folder of text files as a corpus ([`dir`]); and
 //! the write side: the calls ([`mod@write`], the "Duplicate of" link: [`links`]) and pl-apply's
 //! planned, journaled write-back ([`writeback`]); pl-watch's side: Paperless's workflow webhooks
-//! received ([`webhook`]) and a document with near-copies tagged and noted ([`flag`]).
+//! received ([`webhook`]), the lookups it keeps across documents ([`lookup`]) and a document
+//! with near-copies tagged and noted ([`flag`]).
 #![deny(missing_docs)]
 
 pub mod api;
@@ -13,6 +14,7 @@ pub mod dir;
 pub mod error;
 pub mod flag;
 pub mod links;
+pub mod lookup;
 pub mod record;
 pub mod redact;
 pub mod retry;

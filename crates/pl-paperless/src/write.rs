@@ -270,19 +270,25 @@ impl Client {
     /// among them (a first try that lands later still makes a second note: an undo deletes
     /// every note with this text).
     pub fn add_note(&self, id: u64, text: &str) -> Result<u64> {
+        self.add_note_after(id, text, &self.notes(id)?)
+    }
+
+    /// [`Client::add_note`] when the document's notes were just read (`notes`): one request
+    /// fewer.
+    pub fn add_note_after(&self, id: u64, text: &str, notes: &[(u64, String)]) -> Result<u64> {
         let path = format!("/api/documents/{id}/notes/");
         let url = format!("{}{path}", self.base());
-        let ours = |notes: Vec<(u64, String)>| {
-            let ids = notes.into_iter().filter(|(_, t)| t == text).map(|(n, _)| n);
+        let ours = |notes: &[(u64, String)]| {
+            let ids = notes.iter().filter(|(_, t)| t == text).map(|(n, _)| *n);
             ids.max()
         };
-        let before = ours(self.notes(id)?);
+        let before = ours(notes);
         let mut attempt = 0;
         loop {
             attempt += 1;
             let e = match self.call("POST", &path, Some(&json!({"note": text})), 0) {
                 Ok(v) => {
-                    let found = ours(parse_notes(&url, &v)?);
+                    let found = ours(&parse_notes(&url, &v)?);
                     return found.ok_or_else(|| shape(url, "the note is not in the answer"));
                 }
                 Err(e) => e,
@@ -297,7 +303,7 @@ impl Client {
                 wait.as_secs_f64()
             ));
             std::thread::sleep(wait);
-            match ours(self.notes(id)?) {
+            match ours(&self.notes(id)?) {
                 Some(n) if Some(n) != before => return Ok(n),
                 _ => {}
             }

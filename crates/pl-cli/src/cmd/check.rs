@@ -159,25 +159,45 @@ fn check_and_add(
 /// writing, then added: pl-check --add of one document, as pl-watch runs it for each webhook
 /// (the index's queue/ added first, as pl-check --add adds it). Its near-duplicates, best
 /// first, scored as if it were in the index (a document already indexed is re-checked, its
-/// stored text replaced when it changed).
+/// stored text replaced when it changed), and the time each step took.
 pub fn check_and_add_one(
     index: &mut Index,
     name: &str,
     line: &str,
     log: &Log,
-) -> Result<Vec<pl_pipeline::index::NearDuplicate>> {
+) -> Result<CheckedOne> {
+    let started = Instant::now();
     let bad = |e: String| anyhow!("{name}: invalid record: {e}");
     let o = pl_core::fields::parse_object(line.trim_end()).map_err(|e| bad(e.to_string()))?;
     let doc = DocRecord::from_obj(o).map_err(|e| bad(e.to_string()))?;
     let own: FxHashSet<u64> = [doc.id].into_iter().collect();
     let taken = add_queued(index, &own, log)?;
+    let queued = started.elapsed();
     index.explain(true)?;
     let p = index.engine.prepare_doc(doc).map_err(bad)?;
     let dups = index.check(&p)?;
+    let checked = started.elapsed();
     let dir = index.dir.clone();
     add_docs(index, &dir, name, format!("{}\n", line.trim_end()), log)?;
     taken.done()?;
-    Ok(dups)
+    Ok(CheckedOne {
+        dups,
+        queued,
+        check: checked - queued,
+        add: started.elapsed() - checked,
+    })
+}
+
+/// What [`check_and_add_one`] found, and where its time went.
+pub struct CheckedOne {
+    /// The near-duplicates, best first.
+    pub dups: Vec<pl_pipeline::index::NearDuplicate>,
+    /// Adding what the index's queue/ held.
+    pub queued: Duration,
+    /// Preparing the document and checking it.
+    pub check: Duration,
+    /// Adding it to the index.
+    pub add: Duration,
 }
 
 /// Checks one prepared document and writes its record; whether it has near-duplicates.

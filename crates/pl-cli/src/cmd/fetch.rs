@@ -20,8 +20,9 @@ const VERBOSE_HELP: &str = "Print the server version, sync mode and timings on s
 /// correspondent, document_type, tags (names, sorted), archive_serial_number,
 /// original_file_name, page_count, mime_type and url (the document's page in Paperless).
 ///
-/// The server is PAPERLESS_URL (or --url); the API token is PAPERLESS_TOKEN or the first line
-/// of --token-file. The token is never accepted on the command line, printed, or written.
+/// The server is PAPERLESS_URL (or --url); the API token is PAPERLESS_TOKEN (or its alias
+/// PAPERLESS_API_TOKEN) or the first line of --token-file. The token is never accepted on the
+/// command line, printed, or written.
 ///
 /// With -o FILE the sync is incremental: a state file beside the output (FILE.state.json)
 /// remembers the newest `modified` seen and a fingerprint per document; the next run asks

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Parser;
+use pl_paperless::lookup::Lookups;
 use pl_paperless::{Client, Error as ApiError};
 use pl_pipeline::inbox::{Entry, Inbox};
 use pl_pipeline::index::{Access, Index};
@@ -25,9 +26,12 @@ const VERBOSE_HELP: &str = "Also print each request answered, and timings";
 /// persistent index of pl-index, held open between documents: POST /webhook with the header
 /// X-PL-Secret and the body {"doc_id": "{{doc_id}}"} (or {"doc_url": "{{doc_url}}"}) queues
 /// the document in the index folder's inbox (watch.sqlite) before it is answered (202); a
-/// worker then fetches it from Paperless (PAPERLESS_URL, PAPERLESS_TOKEN or --token-file),
-/// checks it and adds it to the index (as pl-check --add), and when it has near-copies adds
-/// the tag (--tag) and a note naming and linking the originals, as the consume hook does.
+/// worker then fetches it from Paperless (PAPERLESS_URL, PAPERLESS_TOKEN or its alias
+/// PAPERLESS_API_TOKEN, or --token-file), checks it and adds it to the index (as pl-check
+/// --add), and when it has near-copies adds the tag (--tag) and a note naming and linking the
+/// originals, as the consume hook does. The lists of tags, correspondents and document types
+/// are kept between documents: fetched again when a document names one they lack, when the
+/// server refuses the tag's id (deleted: made again), and once a minute (renames).
 /// A document updated (Document Updated) is checked again, its text replaced in the index.
 /// GET /health answers {"status":"ok","queue":N}. Nothing is deleted. A wrong or missing
 /// secret is refused (401), a body over --max-body-kb too (413), a body naming no document
@@ -101,6 +105,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut worker = Worker {
         index,
         client,
+        lookups: Lookups::default(),
         inbox,
         tag: args.tag.clone(),
         public,
@@ -146,10 +151,12 @@ struct Outcome {
     noted: bool,
 }
 
-/// The worker: the index held open, the client, the inbox, the -o file.
+/// The worker: the index held open, the client and the lookups it keeps across documents,
+/// the inbox, the -o file.
 struct Worker {
     index: Index,
     client: Client,
+    lookups: Lookups,
     inbox: Inbox,
     tag: String,
     public: String,
@@ -195,9 +202,9 @@ impl Worker {
 
     /// One document: fetched, checked and added, tagged and noted when it has near-copies.
     fn process(&mut self, e: Entry) -> Result<Turn> {
-        let started = Instant::now();
         let id = e.id;
-        let rec = match pl_paperless::record::fetch_record(&self.client, id) {
+        let mut steps = Steps::new(unix_ms() - e.received);
+        let rec = match self.lookups.record(&self.client, id) {
             Ok(r) => r,
             Err(err @ (ApiError::NotFound { .. } | ApiError::Forbidden { .. })) => {
                 self.log
@@ -210,34 +217,40 @@ impl Worker {
                 return Ok(Turn::Again);
             }
         };
-        let fetched = started.elapsed().as_secs_f64();
+        steps.lap("fetch");
         let line = String::from_utf8_lossy(&rec.line).into_owned();
         let name = format!("document {id}");
-        let dups = crate::cmd::check::check_and_add_one(&mut self.index, &name, &line, &self.log)?;
-        let checked = started.elapsed().as_secs_f64();
-        // Where the time went: the fetch, the check and add, the write-back.
-        let took = |end: f64| {
-            format!(
-                "{end:.2} s: fetch {fetched:.2}, check and add {:.2}, write-back {:.2}",
-                checked - fetched,
-                end - checked
-            )
-        };
-        if dups.is_empty() {
+        let c = crate::cmd::check::check_and_add_one(&mut self.index, &name, &line, &self.log)?;
+        steps.lap("check and add");
+        steps
+            .detail
+            .extend([("queue/", c.queued), ("check", c.check), ("add", c.add)]);
+        if c.dups.is_empty() {
             self.log.note(format!(
                 "document {id}: no near-duplicate ({})",
-                took(checked)
+                steps.total()
             ));
+            self.log.info(format!("document {id}: {}", steps.detail()));
             return Ok(Turn::Done(Some(Outcome {
                 duplicates: Vec::new(),
                 tagged: false,
                 noted: false,
             })));
         }
-        let pairs: Vec<(u64, f64)> = dups.iter().map(|d| (d.id, d.pair.score)).collect();
+        let pairs: Vec<(u64, f64)> = c.dups.iter().map(|d| (d.id, d.pair.score)).collect();
         let ids: Vec<String> = pairs.iter().map(|(d, _)| d.to_string()).collect();
-        match pl_paperless::flag::flag(&self.client, id, &pairs, &self.tag, &self.public) {
+        let flagged = pl_paperless::flag::flag(
+            &self.client,
+            &mut self.lookups,
+            id,
+            &pairs,
+            &self.tag,
+            &self.public,
+        );
+        match flagged {
             Ok(f) => {
+                steps.lap("write-back");
+                steps.detail.extend(f.steps.iter().copied());
                 let noted = if f.noted {
                     "noted"
                 } else {
@@ -248,8 +261,9 @@ impl Worker {
                     crate::common::count(pairs.len() as u64, "near-duplicate"),
                     ids.join(", "),
                     self.tag,
-                    took(started.elapsed().as_secs_f64())
+                    steps.total()
                 ));
+                self.log.info(format!("document {id}: {}", steps.detail()));
                 Ok(Turn::Done(Some(Outcome {
                     duplicates: pairs.iter().map(|(d, _)| *d).collect(),
                     tagged: true,
@@ -270,15 +284,79 @@ impl Worker {
         let Some(f) = self.out.as_mut() else {
             return Ok(());
         };
-        let done = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64);
+        let done = unix_ms();
         let rec = serde_json::json!({"id": e.id, "duplicates": o.duplicates, "tagged": o.tagged,
                                      "noted": o.noted, "received": e.received, "done": done});
         use std::io::Write;
         f.write_all(format!("{rec}\n").as_bytes())
             .and_then(|()| f.flush())
             .context("-o: write failed")
+    }
+}
+
+/// Now, in Unix milliseconds.
+fn unix_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Where a document's time went: the wait in the inbox, then each step (the log line's
+/// "fetch, check and add, write-back"), and with -v each step's parts.
+struct Steps {
+    waited_ms: i64,
+    started: Instant,
+    at: Instant,
+    laps: Vec<(&'static str, Duration)>,
+    detail: Vec<(&'static str, Duration)>,
+}
+
+impl Steps {
+    fn new(waited_ms: i64) -> Steps {
+        let now = Instant::now();
+        Steps {
+            waited_ms: waited_ms.max(0),
+            started: now,
+            at: now,
+            laps: Vec::new(),
+            detail: Vec::new(),
+        }
+    }
+
+    /// Step `name` ended now.
+    fn lap(&mut self, name: &'static str) {
+        self.laps.push((name, self.at.elapsed()));
+        self.at = Instant::now();
+    }
+
+    /// "0.23 s: fetch 0.04, check and add 0.05, write-back 0.14".
+    fn total(&self) -> String {
+        let laps: Vec<String> = self
+            .laps
+            .iter()
+            .map(|(n, d)| format!("{n} {:.2}", d.as_secs_f64()))
+            .collect();
+        format!(
+            "{:.2} s: {}",
+            self.started.elapsed().as_secs_f64(),
+            laps.join(", ")
+        )
+    }
+
+    /// "received 12 ms before; fetch 3.1 ms, queue/ 0.2 ms, ..." (milliseconds).
+    fn detail(&self) -> String {
+        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+        let fetch = self.laps.first().map_or(0.0, |(_, d)| ms(d));
+        let parts: Vec<String> = self
+            .detail
+            .iter()
+            .map(|(n, d)| format!("{n} {:.1} ms", ms(d)))
+            .collect();
+        format!(
+            "received {} ms before it was taken; fetch {fetch:.1} ms, {}",
+            self.waited_ms,
+            parts.join(", ")
+        )
     }
 }
 
