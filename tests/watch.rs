@@ -582,8 +582,7 @@ fn watch_links_a_near_copy_to_its_original_keeping_other_fields_and_adds_no_link
     let (notes, tagged) = s.notes_and_tag(copy);
     assert!(tagged && notes.len() == 1, "{notes:?}");
     assert!(
-        w.log()
-            .contains(&format!("linked to 5 through \"Duplicate of\"")),
+        w.log().contains("linked to 5 through \"Duplicate of\""),
         "{}",
         w.log()
     );

@@ -68,6 +68,9 @@ pub fn with_link(
     Ok(Some(out))
 }
 
+/// A `custom_fields` list with links added, and the targets added.
+pub type Linked = (Vec<Value>, Vec<u64>);
+
 /// `list` with each of `targets` added to `field`'s links in turn (see [`with_link`]), and
 /// the targets added (those not linked already, in their order). `Ok(None)`: all linked
 /// already.
@@ -75,7 +78,7 @@ pub fn with_links(
     list: &[Value],
     field: u64,
     targets: &[u64],
-) -> std::result::Result<Option<(Vec<Value>, Vec<u64>)>, String> {
+) -> std::result::Result<Option<Linked>, String> {
     let mut out = list.to_vec();
     let mut added = Vec::new();
     for &t in targets {
