@@ -6,8 +6,10 @@
 # has no consumer (no Redis, no OCR), so documents are not added by upload: a document's content
 # is PATCHed into a copy of another's, which fires Document Updated; Paperless itself posts the
 # webhook (its Celery tasks run inside the request), and the document gets the tag
-# possible-duplicate and a note naming the original, through the API. A document edited into
-# a text like no other gets neither. The token and the secret are in no log.
+# possible-duplicate and a note naming the original, through the API, and (--link) the
+# "Duplicate of" document link to it, seen from both documents (Paperless mirrors it) and not
+# added twice by another webhook for the same document. A document edited into a text like no
+# other gets none of them. The token and the secret are in no log.
 #
 # env: PAPERLESS_REAL_STATE, PAPERLESS_REAL_DIR   see scripts/real-paperless-lib.sh
 #      BIN                   where the pl-* tools are (default target/release)
@@ -47,8 +49,9 @@ UNIQUE=$(sed -n 2p "$W/ids")
 step "starting pl-watch"
 head -c 24 /dev/urandom | base64 | tr -d '/+=' > "$W/secret"
 SECRET=$(cat "$W/secret")
+LINK_FIELD="Duplicate of"
 "$BIN/pl-watch" --index "$W/index" --listen 127.0.0.1:0 --token-file "$TOKEN_FILE" \
-  --secret-file "$W/secret" -o "$W/watch.ndjson" 2> "$W/watch.log" &
+  --secret-file "$W/secret" --link "$LINK_FIELD" -o "$W/watch.ndjson" 2> "$W/watch.log" &
 WATCH=$!
 stop_watch() { kill "$WATCH" 2>/dev/null || true; wait "$WATCH" 2>/dev/null || true; real_cleanup; }
 trap stop_watch EXIT
@@ -106,11 +109,47 @@ PY
 expect_status 200 GET "/api/documents/$UNIQUE/notes/"
 [ "$(cat "$W/resp")" = "[]" ] || fail "document $UNIQUE got a note: $(cat "$W/resp")"
 
+step "checking the \"$LINK_FIELD\" link from both documents, and no link twice on another webhook"
+# The link's PATCH fires Document Updated itself: pl-watch may see the document again, which
+# adds nothing. One more webhook, posted here, must add nothing either.
+before=$(processed "$TARGET")
+[ "$(curl -sS -o /dev/null -w '%{http_code}' -X POST -H "X-PL-Secret: $SECRET" \
+  --data "{\"doc_id\": \"$TARGET\"}" "http://127.0.0.1:$PORT/webhook")" = 202 ] \
+  || fail "a webhook with the secret was not queued"
+for _ in $(seq 300); do [ "$(processed "$TARGET")" -gt "$before" ] && break; sleep 0.1; done
+[ "$(processed "$TARGET")" -gt "$before" ] || fail "the second webhook for $TARGET was not processed"
+for _ in $(seq 50); do [ "$(curl -sS "http://127.0.0.1:$PORT/health")" = '{"queue":0,"status":"ok"}' ] && break; sleep 0.1; done
+expect_status 200 GET "/api/custom_fields/?page_size=1000"
+FIELD=$(python3 -c 'import json,sys; r=[f for f in json.load(open(sys.argv[1]))["results"] if f["name"]==sys.argv[2] and f["data_type"]=="documentlink"]; print(r[0]["id"] if len(r)==1 else "")' "$W/resp" "$LINK_FIELD")
+[ -n "$FIELD" ] || fail "no one document-link field \"$LINK_FIELD\": $(cat "$W/resp")"
+link_of() { # DOC: its value of the link field, as JSON ("none" without an entry)
+  expect_status 200 GET "/api/documents/$1/"
+  python3 -c 'import json,sys; e=[c["value"] for c in json.load(open(sys.argv[1]))["custom_fields"] if c["field"]==int(sys.argv[2])]; print(json.dumps(e[0]) if e else "none")' "$W/resp" "$FIELD"
+}
+# The copy links to each near-duplicate pl-watch found (ORIGINAL among them), each once; each
+# of them shows the link back.
+LINKED=$(link_of "$TARGET")
+python3 - "$LINKED" "$ORIGINAL" "$TARGET" "$W/watch.ndjson" <<'PY' || fail "document $TARGET links to $LINKED"
+import json, sys
+linked, original, target = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+dups = [json.loads(l)["duplicates"] for l in open(sys.argv[4]) if json.loads(l)["id"] == target][-1]
+sys.exit(0 if original in linked and len(set(linked)) == len(linked) == len(dups) and set(linked) == set(dups) else 1)
+PY
+for d in $(echo "$LINKED" | tr -d '[],'); do
+  python3 -c 'import json,sys; v=json.loads(sys.argv[1]); sys.exit(0 if v != "none" and v.count(int(sys.argv[2])) == 1 else 1)' \
+    "$(link_of "$d")" "$TARGET" || fail "document $d shows $(link_of "$d"), not the link to $TARGET once"
+done
+[ "$(link_of "$UNIQUE")" = none ] || fail "document $UNIQUE got a link: $(link_of "$UNIQUE")"
+grep -q "linked through \"$LINK_FIELD\" already" "$W/watch.log" || fail "no rerun said linked already: $(cat "$W/watch.log")"
+expect_status 200 GET "/api/documents/$TARGET/notes/"
+[ "$(python3 -c 'import json,sys; print(sum(n["note"].startswith("Possible duplicate (paperless-dedupe)") for n in json.load(open(sys.argv[1]))))' "$W/resp")" = 1 ] \
+  || fail "document $TARGET has not exactly one note of ours: $(cat "$W/resp")"
+
 step "stopping pl-watch (SIGTERM) and checking the logs"
 kill -TERM "$WATCH"; wait "$WATCH" || fail "pl-watch did not exit 0 on SIGTERM: $(cat "$W/watch.log")"
-grep -E "document $TARGET: [0-9]+ near-duplicates? \(([0-9]+, )*$ORIGINAL[,)].*: tagged possible-duplicate, noted" \
+grep -E "document $TARGET: [0-9]+ near-duplicates? \(([0-9]+, )*$ORIGINAL[,)].*: tagged possible-duplicate, noted, linked to ([0-9]+, )*$ORIGINAL[,( ]" \
   "$W/watch.log" > /dev/null || fail "pl-watch's log: $(cat "$W/watch.log")"
 no_token_in "$W/watch.log" "$W/watch.ndjson" "$LOG"
 if grep -qF "$SECRET" "$W/watch.log" "$W/watch.ndjson"; then fail "the secret is in pl-watch's log"; fi
 sed 's/^/   /' "$W/watch.log"
-echo "real-watch-test: OK (a webhook from Paperless's own workflow tagged and noted document $TARGET)"
+echo "real-watch-test: OK (a webhook from Paperless's own workflow tagged, noted and linked document $TARGET to $ORIGINAL)"

@@ -60,6 +60,11 @@ impl Setup {
 
     /// Starts pl-watch on a free port; its stderr goes to `log` in the folder.
     fn start(&self, log: &str) -> Watch {
+        self.start_with(log, &[], &[])
+    }
+
+    /// [`Setup::start`] with more arguments and environment variables.
+    fn start_with(&self, log: &str, args: &[&str], env: &[(&str, &str)]) -> Watch {
         // What the log held before: its "listening" line is this run's, after it.
         let before = std::fs::read_to_string(self.path(log)).map_or(0, |t| t.len());
         let err = std::fs::OpenOptions::new()
@@ -87,6 +92,9 @@ impl Setup {
             .env_remove("PAPERLESS_TOKEN")
             .env_remove("PAPERLESS_API_TOKEN")
             .env_remove("PL_WATCH_SECRET")
+            .env_remove("PL_LINK_FIELD")
+            .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(err)
@@ -517,4 +525,87 @@ fn watch_looks_the_name_lists_up_once_and_finds_a_deleted_tag_again() {
     );
     assert_eq!(count(&|m, p| m == "POST" && p == "/api/tags/"), 2);
     assert!(w.log().contains("1 near-duplicate"), "{}", w.log());
+}
+
+/// Document `id`'s custom fields on the server.
+fn custom_fields(s: &Setup, id: u64) -> Value {
+    let (status, v) = s
+        .server
+        .http("GET", &format!("/api/documents/{id}/"), None, true);
+    assert_eq!(status, 200, "{v}");
+    v["custom_fields"].clone()
+}
+
+#[test]
+fn watch_links_a_near_copy_to_its_original_keeping_other_fields_and_adds_no_link_twice() {
+    let s = Setup::new(10);
+    let copy = s.rescans[0];
+    // A text field set on the copy before it is processed: kept as it is.
+    let body = json!({"name": "Account", "data_type": "string"});
+    let (status, v) = s
+        .server
+        .http("POST", "/api/custom_fields/", Some(&body), true);
+    assert_eq!(status, 201, "{v}");
+    let account = v["id"].as_u64().unwrap();
+    let kept = json!({"value": "Kto 5", "field": account});
+    let body = json!({"custom_fields": [kept]});
+    let (status, v) = s.server.http(
+        "PATCH",
+        &format!("/api/documents/{copy}/"),
+        Some(&body),
+        true,
+    );
+    assert_eq!(status, 200, "{v}");
+    let w = s.start_with("watch.log", &["--link", "Duplicate of"], &[]);
+    w.post_id(copy);
+    w.drained();
+    // The field was created as a document link, once.
+    let (_, fields) = s
+        .server
+        .http("GET", "/api/custom_fields/?page_size=1000", None, true);
+    let named: Vec<&Value> = fields["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["name"] == "Duplicate of")
+        .collect();
+    assert_eq!(named.len(), 1, "{fields}");
+    assert_eq!(named[0]["data_type"], "documentlink");
+    let field = named[0]["id"].as_u64().unwrap();
+    let linked = json!([kept, {"value": [5], "field": field}]);
+    assert_eq!(custom_fields(&s, copy), linked);
+    // Seen from the original too (the server mirrors links as Paperless does).
+    assert_eq!(
+        custom_fields(&s, 5),
+        json!([{"value": [copy], "field": field}])
+    );
+    let (notes, tagged) = s.notes_and_tag(copy);
+    assert!(tagged && notes.len() == 1, "{notes:?}");
+    assert!(
+        w.log().contains("linked to 5 through \"Duplicate of\""),
+        "{}",
+        w.log()
+    );
+    // An original without near-copies is not linked.
+    w.post_id(3);
+    w.drained();
+    assert_eq!(custom_fields(&s, 3), json!([]));
+    drop(w);
+    // The same webhook again, after a restart, with the environment's form of --link: nothing
+    // added twice.
+    let w = s.start_with("watch2.log", &[], &[("PL_LINK_FIELD", "Duplicate of")]);
+    w.post_id(copy);
+    w.drained();
+    assert_eq!(custom_fields(&s, copy), linked);
+    assert_eq!(
+        custom_fields(&s, 5),
+        json!([{"value": [copy], "field": field}])
+    );
+    assert!(
+        w.log().contains("linked through \"Duplicate of\" already"),
+        "{}",
+        w.log()
+    );
+    assert_eq!(s.notes_and_tag(copy).0.len(), 1);
+    no_token(&w.log());
 }

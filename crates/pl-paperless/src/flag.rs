@@ -1,10 +1,12 @@
 //! The write-back of one document that has near-copies in the index, as pl-watch does it
 //! after each webhook (the consume hook's Python writes the same tag and note): the tag,
-//! created when missing, and a note naming and linking the originals. Nothing is deleted.
+//! created when missing, and a note naming and linking the originals; with pl-watch --link,
+//! also the "Duplicate of" document link to them ([`link`]). Nothing is deleted.
 //!
 //! Done again for the same document and originals it changes nothing (the tag is there, and
 //! a note with the same text is not added twice), so a document processed twice, after a
-//! crash between the write-back and the end of its turn in the queue, still has one note.
+//! crash between the write-back and the end of its turn in the queue, still has one note
+//! (and each link once).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -13,6 +15,7 @@ use serde_json::Value;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::links::with_links;
 use crate::lookup::Lookups;
 
 /// The most originals a note names (the hook's limit too).
@@ -116,6 +119,85 @@ pub fn flag(
     };
     step("note");
     Ok(Flagged { tag, noted, steps })
+}
+
+/// What [`link`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Linked {
+    /// The link field's id.
+    pub field: u64,
+    /// The originals linked now (the others were linked already, or are in `missing`).
+    pub added: Vec<u64>,
+    /// The originals the server does not show (deleted, in the trash, not visible to the
+    /// token): not linked.
+    pub missing: Vec<u64>,
+}
+
+/// Links document `id` to its originals (`originals`, ids) through the document-link custom
+/// field named `name` (`field`: its id once known; looked up, and created when missing, when
+/// `None`), as pl-apply --link links a copy to its primary: the originals' ids are added to the
+/// document's value of the field by a read-modify-write of its `custom_fields` that sends every
+/// other entry back as read; Paperless shows the link on both documents. Only originals that
+/// exist are linked (both documents must exist). Done again it changes nothing. Two or three
+/// requests: the document's and the originals' states (one request), the PATCH when something
+/// is added, and the field looked up (created) the first time. A field id the server refuses
+/// (400: deleted since it was looked up) is looked up again (created when gone) and the whole
+/// done again, once.
+pub fn link(
+    client: &Client,
+    field: &mut Option<u64>,
+    name: &str,
+    id: u64,
+    originals: &[u64],
+) -> Result<Linked> {
+    match link_once(client, field, name, id, originals) {
+        Err(Error::Status { status: 400, .. }) => {
+            *field = None;
+            link_once(client, field, name, id, originals)
+        }
+        r => r,
+    }
+}
+
+fn link_once(
+    client: &Client,
+    field: &mut Option<u64>,
+    name: &str,
+    id: u64,
+    originals: &[u64],
+) -> Result<Linked> {
+    let f = match *field {
+        Some(f) => f,
+        None => match client.link_field(name)? {
+            Some(f) => f,
+            None => client.create_link_field(name)?,
+        },
+    };
+    *field = Some(f);
+    let mut ids = vec![id];
+    ids.extend(originals.iter().filter(|&&o| o != id));
+    let mut live = client.doc_states(&ids)?;
+    let url = || format!("{}/api/documents/{id}/", client.base());
+    let doc = live.remove(&id).ok_or_else(|| Error::NotFound {
+        url: url(),
+        detail: "not among the live documents".into(),
+    })?;
+    let (present, missing): (Vec<u64>, Vec<u64>) =
+        ids[1..].iter().partition(|o| live.contains_key(o));
+    let changed = with_links(&doc.custom_fields, f, &present)
+        .map_err(|msg| Error::Shape { url: url(), msg })?;
+    let added = match changed {
+        Some((list, added)) => {
+            client.set_custom_fields(id, &list)?;
+            added
+        }
+        None => Vec::new(),
+    };
+    Ok(Linked {
+        field: f,
+        added,
+        missing,
+    })
 }
 
 /// The titles of documents `ids`, in one request; a document the server will not show (gone,

@@ -68,6 +68,28 @@ pub fn with_link(
     Ok(Some(out))
 }
 
+/// A `custom_fields` list with links added, and the targets added.
+pub type Linked = (Vec<Value>, Vec<u64>);
+
+/// `list` with each of `targets` added to `field`'s links in turn (see [`with_link`]), and
+/// the targets added (those not linked already, in their order). `Ok(None)`: all linked
+/// already.
+pub fn with_links(
+    list: &[Value],
+    field: u64,
+    targets: &[u64],
+) -> std::result::Result<Option<Linked>, String> {
+    let mut out = list.to_vec();
+    let mut added = Vec::new();
+    for &t in targets {
+        if let Some(next) = with_link(&out, field, t)? {
+            out = next;
+            added.push(t);
+        }
+    }
+    Ok((!added.is_empty()).then_some((out, added)))
+}
+
 /// `list` with `target` taken out of `field`'s links, every other entry and value as it was;
 /// when no link is left, the entry is put back as it was before the link was added
 /// (`before`: `None` when there was no entry, which is removed; a null value stays null).
@@ -223,6 +245,22 @@ mod tests {
         );
         let bad = vec![json!({"value": "x", "field": 8})];
         assert!(with_link(&bad, 8, 1).unwrap_err().contains("not a list"));
+    }
+
+    #[test]
+    fn several_links_are_added_once_each_and_every_other_entry_kept() {
+        let (out, added) = with_links(&list(), 7, &[3, 12, 12, 5]).unwrap().unwrap();
+        assert_eq!(added, vec![12, 5], "3 was linked already, 12 once");
+        assert_eq!(
+            out,
+            vec![
+                json!({"value": "Kto 12", "field": 2}),
+                json!({"value": [3, 12, 5], "field": 7}),
+                json!({"value": "opt-a", "field": 9}),
+            ]
+        );
+        assert!(with_links(&out, 7, &[5, 3]).unwrap().is_none());
+        assert!(with_links(&list(), 7, &[]).unwrap().is_none());
     }
 
     #[test]

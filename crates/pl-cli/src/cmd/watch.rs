@@ -29,7 +29,8 @@ const VERBOSE_HELP: &str = "Also print each request answered, and timings";
 /// worker then fetches it from Paperless (PAPERLESS_URL, PAPERLESS_TOKEN or its alias
 /// PAPERLESS_API_TOKEN, or --token-file), checks it and adds it to the index (as pl-check
 /// --add), and when it has near-copies adds the tag (--tag) and a note naming and linking the
-/// originals, as the consume hook does. The lists of tags, correspondents and document types
+/// originals, as the consume hook does, and with --link FIELD links it to them through that
+/// document-link custom field (as pl-apply --link does). The lists of tags, correspondents and document types
 /// are kept between documents: fetched again when a document names one they lack, when the
 /// server refuses the tag's id (deleted: made again), and once a minute (renames).
 /// A document updated (Document Updated) is checked again, its text replaced in the index.
@@ -58,6 +59,13 @@ pub struct Args {
     /// The tag a document with near-copies gets (created when missing).
     #[arg(long, value_name = "NAME", default_value = "possible-duplicate")]
     pub tag: String,
+    /// Also link a document with near-copies to its originals through the document-link
+    /// custom field FIELD (created when missing), as pl-apply --link links a copy to its
+    /// primary: the originals' ids are added to the document's value of it, every other custom
+    /// field kept as it is; Paperless shows the link on both documents. Only originals that
+    /// still exist are linked; a link there already is not added again.
+    #[arg(long, env = "PL_LINK_FIELD", value_name = "FIELD")]
+    pub link: Option<String>,
     /// The Paperless address people open, for the links in the notes (default: PAPERLESS_URL).
     #[arg(long, env = "PL_PUBLIC_URL", value_name = "URL")]
     pub public_url: Option<String>,
@@ -79,6 +87,9 @@ pub struct Args {
 /// Runs the service until SIGTERM or SIGINT.
 pub fn run(args: Args) -> Result<()> {
     let log = crate::common::plain_log("pl-watch", &args.out);
+    if args.link.as_deref().is_some_and(|f| f.trim().is_empty()) {
+        return Err(UsageError("--link must name a custom field".into()).into());
+    }
     let secret = read_secret(&args)?;
     let client = args.server.client("pl-watch", 9, args.out.quiet)?;
     let public = match &args.public_url {
@@ -108,6 +119,8 @@ pub fn run(args: Args) -> Result<()> {
         lookups: Lookups::default(),
         inbox,
         tag: args.tag.clone(),
+        link: args.link.clone(),
+        link_field: None,
         public,
         log: log.clone(),
         out: args.out.output.as_deref().map(open_append).transpose()?,
@@ -159,6 +172,9 @@ struct Worker {
     lookups: Lookups,
     inbox: Inbox,
     tag: String,
+    /// --link's field name, and its id once looked up.
+    link: Option<String>,
+    link_field: Option<u64>,
     public: String,
     log: Log,
     out: Option<std::fs::File>,
@@ -246,9 +262,10 @@ impl Worker {
             &pairs,
             &self.tag,
             &self.public,
-        );
+        )
+        .and_then(|f| Ok((f, self.link_originals(id, &pairs)?)));
         match flagged {
-            Ok(f) => {
+            Ok((f, linked)) => {
                 steps.lap("write-back");
                 steps.detail.extend(f.steps.iter().copied());
                 let noted = if f.noted {
@@ -257,7 +274,7 @@ impl Worker {
                     "its note was there already"
                 };
                 self.log.note(format!(
-                    "document {id}: {} ({}): tagged {}, {noted} ({})",
+                    "document {id}: {} ({}): tagged {}, {noted}{linked} ({})",
                     crate::common::count(pairs.len() as u64, "near-duplicate"),
                     ids.join(", "),
                     self.tag,
@@ -277,6 +294,26 @@ impl Worker {
                 Ok(Turn::Again)
             }
         }
+    }
+
+    /// --link: document `id` linked to its originals (`pairs`' ids); the log's words for it
+    /// ("" without --link).
+    fn link_originals(&mut self, id: u64, pairs: &[(u64, f64)]) -> Result<String, ApiError> {
+        let Some(name) = &self.link else {
+            return Ok(String::new());
+        };
+        let originals: Vec<u64> = pairs.iter().map(|(d, _)| *d).collect();
+        let l = pl_paperless::flag::link(&self.client, &mut self.link_field, name, id, &originals)?;
+        let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+        let mut words = if l.added.is_empty() {
+            format!(", linked through {name:?} already")
+        } else {
+            format!(", linked to {} through {name:?}", list(&l.added))
+        };
+        if !l.missing.is_empty() {
+            words += &format!(" (not to {}: not on the server)", list(&l.missing));
+        }
+        Ok(words)
     }
 
     /// -o: the document's record, appended and flushed.
