@@ -1716,3 +1716,53 @@ fn never_writes_a_document_the_token_may_not_change() {
     assert_eq!(server.trash(), vec![2, 4]);
     assert!(server.doc(3).is_some());
 }
+
+/// On a terminal pl-apply --yes (and --undo) shows a bar over the changes it makes, with the
+/// time left; on a pipe only its one summary line; with -q nothing.
+#[test]
+fn apply_shows_a_bar_of_its_changes_on_a_terminal_only() {
+    let server = Server::start(TOKEN);
+    let dir = Tmp::new("apply-bar");
+    let dec = setup(&server, &dir, 4, &[("duplicate", 1, &[1, 2, 3, 4])]);
+    let dec = dec.to_str().unwrap();
+    let url = server.url();
+    let env = [("PAPERLESS_URL", url.as_str()), ("PAPERLESS_TOKEN", TOKEN)];
+    let args = [dec, "--yes", "--batch", "1", "-o", "plan.ndjson"];
+    let (code, shown) = crate::cli::stderr_on_a_terminal_with("pl-apply", &args, &dir.0, &env);
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("pl-apply: ") && shown.contains("/3 changes (") && shown.contains(" left)"),
+        "{shown:?}"
+    );
+    assert!((2..=4).all(|id| server.tags_of(id).len() == 1));
+    let journal = dir.path("decisions.ndjson.journal.ndjson");
+    let undo = [
+        "--undo",
+        journal.to_str().unwrap(),
+        "--yes",
+        "--settle",
+        "0.1",
+    ];
+    let (code, shown) = crate::cli::stderr_on_a_terminal_with("pl-apply", &undo, &dir.0, &env);
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("/3 changes (") && shown.contains(" left)"),
+        "{shown:?}"
+    );
+    // On a pipe: the summary line alone.
+    let out = apply(&server, &dir, &[dec, "--yes", "--batch", "1"]);
+    ok(&out);
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(
+        err.starts_with("pl-apply: ") && !err.contains('\r') && !err.contains('\x1b'),
+        "{err:?}"
+    );
+    let out = apply(
+        &server,
+        &dir,
+        &["-q", "--undo", journal.to_str().unwrap(), "--yes"],
+    );
+    ok(&out);
+    assert!(out.stderr.is_empty(), "-q: {}", stderr(&out));
+}

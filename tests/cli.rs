@@ -338,7 +338,19 @@ fn every_flag_a_tools_help_names_exists() {
 /// Runs `tool args` in `dir` under python3 running `script` (which puts a stream on a
 /// pseudo-terminal, python3's pty module, and passes the rest through): its output.
 fn under_python(script: &str, tool: &str, args: &[&str], dir: &Path) -> std::process::Output {
+    under_python_with(script, tool, args, dir, &[])
+}
+
+/// [`under_python`] with `env` set for the tool.
+fn under_python_with(
+    script: &str,
+    tool: &str,
+    args: &[&str],
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> std::process::Output {
     Command::new("python3")
+        .envs(env.iter().copied())
         .arg("-c")
         .arg(script)
         .arg(bin(tool))
@@ -757,6 +769,16 @@ fn every_pipeline_variable_is_a_pl_dedupe_flag_with_pipeline_mk_s_default() {
 /// Runs `tool args` in `dir` with its stderr on a pseudo-terminal (python3's pty module);
 /// returns (exit code, what it wrote there).
 fn stderr_on_a_terminal(tool: &str, args: &[&str], dir: &Path) -> (i32, String) {
+    stderr_on_a_terminal_with(tool, args, dir, &[])
+}
+
+/// [`stderr_on_a_terminal`] with `env` set for the tool.
+pub(crate) fn stderr_on_a_terminal_with(
+    tool: &str,
+    args: &[&str],
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> (i32, String) {
     let script = "import os, pty, subprocess, sys\n\
                   m, s = pty.openpty()\n\
                   p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=s)\n\
@@ -772,7 +794,7 @@ fn stderr_on_a_terminal(tool: &str, args: &[&str], dir: &Path) -> (i32, String) 
                   \x20   out += b\n\
                   sys.stdout.buffer.write(out)\n\
                   sys.exit(p.wait())\n";
-    let out = under_python(script, tool, args, dir);
+    let out = under_python_with(script, tool, args, dir, env);
     (
         out.status.code().unwrap(),
         String::from_utf8_lossy(&out.stdout).to_string(),
@@ -781,8 +803,8 @@ fn stderr_on_a_terminal(tool: &str, args: &[&str], dir: &Path) -> (i32, String) 
 
 /// pl-lsh shows its progress on a terminal (the signatures read, then a bar over the
 /// candidates written with the time left), pl-cluster a count of the pairs read, and pl-index
-/// a bar of the candidates it scores; on a pipe, pl-lsh and pl-cluster only their one summary
-/// line.
+/// a bar of the documents it prepares and of the candidates it scores; on a pipe, pl-lsh and
+/// pl-cluster only their one summary line; -q silences a terminal too.
 #[test]
 fn pl_lsh_and_pl_cluster_show_progress_on_a_terminal_only() {
     let d = tempfile::tempdir().unwrap();
@@ -831,13 +853,33 @@ fn pl_lsh_and_pl_cluster_show_progress_on_a_terminal_only() {
         err.starts_with("pl-cluster: ") && !err.contains('\r'),
         "{err:?}"
     );
-    // pl-index's bulk build scores with pl-score's bar.
+    // pl-index's bulk build shows a bar over the documents it prepares, then scores with
+    // pl-score's bar; an incremental run the bar of the documents it prepares.
     let docs = docs.display().to_string();
     let (code, shown) = stderr_on_a_terminal("pl-index", &["--index", "ix", &docs], d.path());
     assert_eq!(code, 0, "{shown}");
+    let n = std::fs::read_to_string(&docs).unwrap().lines().count();
+    assert!(
+        shown.contains(&format!("/{n} documents prepared (")),
+        "{shown:?}"
+    );
     assert!(
         shown.contains("pl-index: ") && shown.contains(" candidates ("),
         "{shown:?}"
     );
     assert!(shown.contains(" left)"), "{shown:?}");
+    ok(sh(
+        d.path(),
+        &format!("head -n 3 {docs} | sed 's/\"content\": *\"/&new words /' > more.ndjson"),
+    ));
+    let (code, shown) = stderr_on_a_terminal(
+        "pl-index",
+        &["--index", "ix", "--partial", "more.ndjson"],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{shown}");
+    assert!(shown.contains("/3 documents prepared ("), "{shown:?}");
+    let (code, shown) =
+        stderr_on_a_terminal("pl-index", &["-q", "--index", "ix2", &docs], d.path());
+    assert_eq!((code, shown.as_str()), (0, ""), "-q: nothing on a terminal");
 }

@@ -843,3 +843,36 @@ fn the_token_may_come_from_paperless_api_token_and_two_different_ones_are_refuse
     assert_no_token(&r, &d, TOKEN);
     assert!(!out.exists(), "nothing fetched");
 }
+
+/// On a terminal pl-fetch shows a bar over the documents fetched, the server's count as its
+/// total, with the time left; on a pipe only its one summary line; with -q nothing.
+#[test]
+fn fetch_shows_a_bar_on_a_terminal_only() {
+    let s = Server::start(TOKEN);
+    s.add(corpus());
+    let d = Tmp::new("fetch-bar");
+    let url = s.url();
+    let env = [("PAPERLESS_URL", url.as_str()), ("PAPERLESS_TOKEN", TOKEN)];
+    let args = ["--page-size", "2", "-o", "docs.ndjson"];
+    let (code, shown) = crate::cli::stderr_on_a_terminal_with("pl-fetch", &args, &d.0, &env);
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("pl-fetch: ")
+            && shown.contains("/5 documents (")
+            && shown.contains(" left)"),
+        "{shown:?}"
+    );
+    let args = ["-q", "--page-size", "2", "--full", "-o", "docs.ndjson"];
+    let (code, shown) = crate::cli::stderr_on_a_terminal_with("pl-fetch", &args, &d.0, &env);
+    assert_eq!((code, shown.as_str()), (0, ""), "-q: nothing on a terminal");
+    let err = ok(&fetch(
+        &s,
+        &d,
+        &["--full", "-o", d.path("docs2.ndjson").to_str().unwrap()],
+    ));
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(
+        err.starts_with("pl-fetch: ") && !err.contains('\r') && !err.contains('\x1b'),
+        "{err:?}"
+    );
+}

@@ -248,18 +248,29 @@ pub fn run(args: Args) -> Result<()> {
     result
 }
 
-/// With --yes, carries a plan out in batches of --batch, journaled: the request that failed,
-/// if one did. Without it, nothing (the plan is only printed).
+/// With --yes, carries a plan out in batches of --batch, journaled, with a bar over its
+/// `planned` changes on a terminal: the request that failed, if one did. Without it,
+/// nothing (the plan is only printed).
 fn with_yes(
-    args: &Args,
-    journal_path: &Path,
+    run: &Run,
+    planned: u64,
     carry_out: impl FnOnce(&mut Journal, usize) -> pl_paperless::Result<Option<pl_paperless::Error>>,
 ) -> Result<Option<pl_paperless::Error>> {
-    if !args.yes {
+    if !run.args.yes {
         return Ok(None);
     }
-    let mut journal = Journal::open(journal_path)?;
-    Ok(carry_out(&mut journal, args.batch as usize)?)
+    let mut journal = Journal::open(run.journal_path)?;
+    let bar = run.log.bar("changes", planned);
+    let pb = bar.clone();
+    journal.on_settled(move |n| pb.inc(n));
+    let failed = carry_out(&mut journal, run.args.batch as usize);
+    bar.finish_and_clear();
+    Ok(failed?)
+}
+
+/// How many of `steps` are to be done.
+fn planned(steps: &[Step]) -> u64 {
+    steps.iter().filter(|s| s.status == Status::Planned).count() as u64
 }
 
 /// What an apply and an undo work with.
@@ -299,7 +310,7 @@ fn apply(run: &Run, out: &mut Output) -> Result<()> {
     let mut plan = ApplyPlan::new(client, &decisions, history, live, opts)?;
     let refused = plan.refusals();
     refused.iter().for_each(|r| log.note(r));
-    let failed = with_yes(args, journal_path, |journal, batch| {
+    let failed = with_yes(run, planned(&plan.steps), |journal, batch| {
         plan.carry_out(client, history, journal, &input_name, batch)
     })?;
     // Refused while carried out: the server answered 403 to the document alone.
@@ -326,7 +337,7 @@ fn undo(run: &Run, out: &mut Output) -> Result<()> {
     let mut plan = UndoPlan::new(run.client, run.history, run.journal_path)?;
     plan.refusals().into_iter().for_each(|r| run.log.note(r));
     let wait = |msg: &str| run.log.note(msg);
-    let failed = with_yes(run.args, run.journal_path, |journal, batch| {
+    let failed = with_yes(run, planned(&plan.steps), |journal, batch| {
         let undo_run = UndoRun {
             batch,
             tag,

@@ -339,7 +339,7 @@ fn add_docs(index: &mut Index, dir: &Path, name: &str, raw: String, log: &Log) -
         name: name.to_string(),
         reader: Box::new(std::io::Cursor::new(raw.into_bytes())),
     };
-    let changes = read_changes(&mut NdjsonReader::new(input, false), index, false)?;
+    let changes = read_changes(&mut NdjsonReader::new(input, false), index, false, None)?;
     let s = index.update(
         changes.docs,
         changes.relabeled,

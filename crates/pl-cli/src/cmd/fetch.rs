@@ -1,6 +1,6 @@
 //! pl-fetch: a Paperless-NGX server (or a folder of text files) → docs NDJSON, incrementally.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -100,7 +100,8 @@ pub fn run(args: Args) -> Result<()> {
             ..Local::default()
         },
     };
-    let pb = progress_bar(&log);
+    // The server's count, once its first page answers, is the total.
+    let pb = log.bar("documents", 0);
     let synced = sync(
         &client,
         local,
@@ -159,20 +160,6 @@ fn write_if_changed(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
     let mut out = create_output(path)?;
     out.write_all(bytes)?;
     out.finish()
-}
-
-/// A bar with counts when stderr is a terminal (hidden otherwise, and with -q).
-fn progress_bar(log: &Log) -> indicatif::ProgressBar {
-    let pb = log.progress("documents");
-    if !pb.is_hidden() && std::io::stderr().is_terminal() {
-        pb.set_style(
-            indicatif::ProgressStyle::with_template(
-                "pl-fetch: {bar:30} {pos}/{len} documents ({per_sec}, {eta} left)",
-            )
-            .expect("valid template"),
-        );
-    }
-    pb
 }
 
 fn run_dir(dir: &Path, args: &Args, log: &Log) -> Result<()> {

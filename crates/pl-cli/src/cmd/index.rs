@@ -7,7 +7,7 @@ use clap::{Args as ClapArgs, Parser};
 use pl_core::text_records::DocRecord;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::common::Common;
+use crate::common::{Common, Log};
 use crate::score_flags::ScoreFlags;
 use pl_pipeline::index::{src_hash, Access, Index, Params, Prepared};
 use pl_pipeline::io::{create_output, open_input};
@@ -137,8 +137,14 @@ pub struct Changes {
 }
 
 /// Reads docs records and sorts them against the index: a line seen before (the same bytes)
-/// is not parsed again. Repeated ids are refused.
-pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Result<Changes> {
+/// is not parsed again. Repeated ids are refused. With `log`, a bar over the documents
+/// prepared (normalized, shingled, signed) on a terminal.
+pub fn read_changes(
+    reader: &mut NdjsonReader,
+    index: &Index,
+    full: bool,
+    log: Option<&Log>,
+) -> Result<Changes> {
     let stored = index.sources()?;
     // An index whose rows are not trusted is built again: every document is new to it.
     let rebuild = index.distrust().is_some();
@@ -170,7 +176,11 @@ pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Res
         unchanged,
     };
     let name = reader.name().to_string();
-    let prepared = prepare_all(&fresh, index, &name);
+    let bar = log.map_or_else(indicatif::ProgressBar::hidden, |l| {
+        l.bar("documents prepared", fresh.len() as u64)
+    });
+    let prepared = prepare_all(&fresh, index, &name, &bar);
+    bar.finish_and_clear();
     let texts = index.texts_of(
         &prepared
             .iter()
@@ -206,8 +216,13 @@ pub fn read_changes(reader: &mut NdjsonReader, index: &Index, full: bool) -> Res
 }
 
 /// The docs records `fresh` (line number, text) of the input `name`, each prepared for the
-/// index (in parallel), or the error naming its line.
-fn prepare_all(fresh: &[(u64, String)], index: &Index, name: &str) -> Vec<Result<(u64, Prepared)>> {
+/// index (in parallel), or the error naming its line; `bar` counts them.
+fn prepare_all(
+    fresh: &[(u64, String)],
+    index: &Index,
+    name: &str,
+    bar: &indicatif::ProgressBar,
+) -> Vec<Result<(u64, Prepared)>> {
     use rayon::prelude::*;
     let engine = &index.engine;
     fresh
@@ -217,6 +232,7 @@ fn prepare_all(fresh: &[(u64, String)], index: &Index, name: &str) -> Vec<Result
             let o = pl_core::fields::parse_object(text).map_err(|e| bad(e.to_string()))?;
             let doc = DocRecord::from_obj(o).map_err(|e| bad(e.to_string()))?;
             let p = engine.prepare_doc(doc).map_err(bad)?;
+            bar.inc(1);
             Ok((*line, p))
         })
         .collect()
@@ -263,7 +279,7 @@ pub fn run(args: Args) -> Result<()> {
         args.common.skip_invalid,
     );
     let started = std::time::Instant::now();
-    let changes = read_changes(&mut reader, &index, !args.partial)?;
+    let changes = read_changes(&mut reader, &index, !args.partial, Some(&log))?;
     if !args.allow_mass_delete {
         refuse_mass_delete(reader.name(), changes.deleted.len(), index.docs()?)?;
     }
@@ -304,7 +320,7 @@ pub fn run(args: Args) -> Result<()> {
 
 /// `--verify`: the index compared with a fresh build of its documents; an error naming each
 /// table that differs.
-fn verify(args: &Args, log: &crate::common::Log) -> Result<()> {
+fn verify(args: &Args, log: &Log) -> Result<()> {
     let mut index = Index::open(&args.index, &|p| args.params.over(p), Access::Verify, log)?;
     let db = args.index.join(pl_pipeline::index::DB_FILE);
     let (docs, differs) = match (index.verify(log), index.distrust()) {

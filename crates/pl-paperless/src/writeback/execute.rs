@@ -139,6 +139,7 @@ fn one_by_one(
     if !landed && !refused.is_empty() {
         return Ok(Some(first));
     }
+    journal.settled(refused.len() as u64);
     for i in refused {
         let why = format!("{MAY_NOT_CHANGE} (the server answered 403)");
         steps[i].set(Status::Refused, why);
@@ -524,6 +525,13 @@ fn journal_outcomes(
             journal.write(s.journal_record(result, tag, &[("error", json!(msg))]))?;
         }
     }
+    let settled = batch.iter().filter(|&&i| {
+        matches!(
+            steps[i].status,
+            Status::Done | Status::Skipped | Status::Refused
+        )
+    });
+    journal.settled(settled.count() as u64);
     journal.sync()
 }
 
@@ -584,6 +592,29 @@ mod tests {
             server.requests(),
             ["create-tag", "add_tag 2,3,4", "add_tag 5"]
         );
+    }
+
+    #[test]
+    fn each_batch_reports_the_steps_it_settled_and_a_403_retry_counts_once() {
+        let server = FakeServer::with_docs(1..=7);
+        server.forbid(3);
+        let (mut j, _p, _dir) = journal("settled.ndjson");
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let sink = seen.clone();
+        j.on_settled(move |n| sink.borrow_mut().push(n));
+        let mut steps: Vec<Step> = (2..=7).map(|id| step(Op::Tag, id, None)).collect();
+        let mode = Mode::Apply {
+            tag: "dup",
+            method: DeleteMethod::Endpoint,
+        };
+        assert!(execute(&server, &mut steps, &[Op::Tag], &mut j, 3, mode)
+            .unwrap()
+            .is_none());
+        let seen = seen.borrow();
+        // Batch 2,3,4 answered 403: nothing settled, then 2 and 4 alone, then 3 refused;
+        // batch 5,6,7 at once.
+        assert_eq!(*seen, [0, 1, 0, 1, 1, 3], "{seen:?}");
+        assert_eq!(seen.iter().sum::<u64>(), steps.len() as u64);
     }
 
     #[test]

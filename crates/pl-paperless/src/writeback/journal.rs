@@ -142,6 +142,8 @@ impl History {
 pub struct Journal {
     path: PathBuf,
     file: File,
+    /// Told how many steps each batch settled, for a progress bar.
+    on_settled: Option<Box<dyn FnMut(u64)>>,
 }
 
 /// The time now, in µs since the epoch.
@@ -217,7 +219,21 @@ impl Journal {
         Ok(Journal {
             path: path.to_path_buf(),
             file,
+            on_settled: None,
         })
+    }
+
+    /// Calls `f` with the number of steps each batch settled (done, skipped or refused) once
+    /// its outcomes are journaled: a run's progress. A step that failed is not counted.
+    pub fn on_settled(&mut self, f: impl FnMut(u64) + 'static) {
+        self.on_settled = Some(Box::new(f));
+    }
+
+    /// Reports `n` steps settled to [`Journal::on_settled`]'s callback.
+    pub(crate) fn settled(&mut self, n: u64) {
+        if let Some(f) = &mut self.on_settled {
+            f(n);
+        }
     }
 
     /// The journal's path.
