@@ -406,14 +406,15 @@ fn score_reports_which_step_decided_each_pair() {
             (name.to_string(), n)
         })
         .collect();
-    assert_eq!(steps.len(), 9, "{err}");
+    assert_eq!(steps.len(), 10, "{err}");
     assert_eq!(steps[0].0, "identical texts (kept unmeasured)");
     assert_eq!(
         steps[3].0,
         "numbers against each other (dropped before aligning)"
     );
-    assert_eq!(steps[7].0, "kept by the ledger (the alignment rejected it)");
-    assert_eq!(steps[8].0, "kept after every step");
+    assert_eq!(steps[7].0, "match probability under --min-probability");
+    assert_eq!(steps[8].0, "kept by the ledger (the alignment rejected it)");
+    assert_eq!(steps[9].0, "kept after every step");
     let total: usize = steps.iter().map(|s| s.1).sum();
     assert_eq!(
         total,
@@ -421,7 +422,7 @@ fn score_reports_which_step_decided_each_pair() {
         "every candidate decided once: {err}"
     );
     assert_eq!(
-        steps[0].1 + steps[7].1 + steps[8].1,
+        steps[0].1 + steps[8].1 + steps[9].1,
         kept.lines().count(),
         "{err}"
     );
@@ -429,8 +430,12 @@ fn score_reports_which_step_decided_each_pair() {
         .lines()
         .filter(|l| l.contains("\"rescued\":true"))
         .count();
-    assert_eq!(steps[7].1, rescued, "{err}");
-    assert!(steps[8].1 > 0, "{err}");
+    assert_eq!(steps[8].1, rescued, "{err}");
+    assert!(steps[9].1 > 0, "{err}");
+    assert_eq!(
+        steps[7].1, 0,
+        "no pair under the default probability: {err}"
+    );
 }
 
 /// `make why`: a grouped pair is proposed, kept and in one group, a pair from two groups is
