@@ -85,6 +85,36 @@ fn incremental_updates_give_the_full_pipelines_groups() {
     );
 }
 
+/// The example corpus, its documents owned by user 7, user 8 or nobody (by id).
+fn owned_examples() -> Vec<serde_json::Map<String, Value>> {
+    let mut pool = examples();
+    for d in &mut pool {
+        let owner = match d["id"].as_u64().unwrap() % 3 {
+            0 => Value::Null,
+            r => (r + 6).into(),
+        };
+        d.insert("owner".into(), owner);
+    }
+    pool
+}
+
+/// Owners (issue 58): the index's groups never join two owners, as make's do not (pl-cluster
+/// without --across-owners); through additions, deletions, changes and documents given to
+/// another owner (their text the same), the index's groups stay make's.
+#[test]
+fn updates_of_two_owners_keep_the_index_equal_to_make() {
+    let d = tempfile::tempdir().unwrap();
+    let (owned, plain) = (d.path().join("owned.ndjson"), d.path().join("plain.ndjson"));
+    write_docs(&owned, &owned_examples());
+    write_docs(&plain, &examples());
+    assert_ne!(
+        full_groups(d.path(), &owned, &[]),
+        full_groups(d.path(), &plain, &[]),
+        "owners change make's groups"
+    );
+    updates_of(owned_examples(), &[], &[]);
+}
+
 /// An update clusters again only the components it touches: a member made the earliest
 /// (so the primary of its group), a group's primary deleted, a chain's middle changed. Each
 /// time the groups are make's, and the log counts far fewer documents clustered than the
@@ -507,6 +537,12 @@ fn updates_of(
             // A title change only: the text is the same.
             let i = rng.below(live.len());
             live[i].insert("title".into(), Value::String(format!("renamed {step}")));
+            // Documents with owners: one given to another owner (the text the same).
+            if pool[0].contains_key("owner") {
+                let k = rng.below(live.len());
+                let other = if live[k]["owner"] == 7 { 8 } else { 7 };
+                live[k].insert("owner".into(), other.into());
+            }
         }
         // Shuffled order: the index does not depend on the order of DOCS.
         for i in (1..live.len()).rev() {

@@ -184,7 +184,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
             r.get(0)
         })
         .unwrap();
-    assert_eq!(format, "6");
+    assert_eq!(format, "7");
     ok(sh(
         d.path(),
         "pl-check -q --index ix < docs.ndjson > /dev/null",

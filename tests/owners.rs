@@ -120,3 +120,84 @@ fn an_owner_that_is_not_a_user_id_is_refused_naming_the_line() {
         &["docs.ndjson", "line 3", "\"owner\""],
     );
 }
+
+/// One text of the example corpus, as documents `ids` with their owners.
+fn copies(owners: &[(u64, Option<u64>)]) -> String {
+    let docs = std::fs::read_to_string(crate::util::repo().join("examples/docs.ndjson")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(docs.lines().next().unwrap()).unwrap();
+    let text = first["content"].as_str().unwrap();
+    owners
+        .iter()
+        .map(|&(id, owner)| {
+            serde_json::json!({"id": id, "title": format!("copy {id}"), "content": text,
+                               "owner": owner})
+            .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
+fn dup_ids(out: &[u8]) -> Vec<u64> {
+    let recs = ndjson(out);
+    recs[0]["duplicates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["id"].as_u64().unwrap())
+        .collect()
+}
+
+/// The index keeps each document's owner (format 7): pl-check reports only the checked
+/// document's owner's near-duplicates unless --across-owners, and says how many it left out;
+/// the index's groups never join two owners. An index of format 6 (no owners) is refused by
+/// pl-check, and a full pl-index run builds it again with them.
+#[test]
+fn the_index_checks_and_groups_one_owners_documents_and_builds_a_format_6_index_again() {
+    let d = tempfile::tempdir().unwrap();
+    let docs = copies(&[(1, Some(7)), (2, Some(7)), (3, Some(8)), (4, None)]);
+    let docs = write(d.path(), "docs.ndjson", docs.as_bytes());
+    let (ix, docs) = (
+        d.path().join("ix").display().to_string(),
+        docs.display().to_string(),
+    );
+    let build = || ok(run("pl-index", &["-q", "--index", &ix, &docs], b""));
+    assert_eq!(members(&build()), [vec![1, 2]]);
+    let new = copies(&[(10, Some(8))]);
+    let out = run("pl-check", &["--index", &ix], new.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert_eq!(dup_ids(&out.stdout), [3]);
+    assert!(
+        err.contains("document 10: 3 near-duplicates of other owners not reported"),
+        "{err}"
+    );
+    let out = run(
+        "pl-check",
+        &["-q", "--index", &ix, "--across-owners"],
+        new.as_bytes(),
+    );
+    assert_eq!(dup_ids(&out.stdout), [1, 2, 3, 4]);
+    // No owner is an owner of its own.
+    let out = run(
+        "pl-check",
+        &["-q", "--index", &ix],
+        copies(&[(11, None)]).as_bytes(),
+    );
+    assert_eq!(dup_ids(&out.stdout), [4]);
+    // An index of format 6: no owners' column.
+    let db = rusqlite::Connection::open(d.path().join("ix/index.sqlite")).unwrap();
+    db.execute_batch(
+        "UPDATE meta SET value='6' WHERE key='format'; ALTER TABLE docs DROP COLUMN owner",
+    )
+    .unwrap();
+    drop(db);
+    fails(
+        run("pl-check", &["--index", &ix], new.as_bytes()),
+        1,
+        "pl-check",
+        &["format 6", "recorded no document's owner"],
+    );
+    assert_eq!(members(&build()), [vec![1, 2]]);
+    let out = run("pl-check", &["-q", "--index", &ix], new.as_bytes());
+    assert_eq!(dup_ids(&out.stdout), [3]);
+}

@@ -147,8 +147,20 @@ fn doc_line(id: u64, content: &str, added: &str) -> String {
 /// The docs lines `lines` written to `dir/docs.ndjson` and indexed by pl-index into
 /// `dir/index`, whose path is returned (the hook's and pl-watch's tests start from one).
 pub fn index_docs(dir: &Path, lines: &str) -> PathBuf {
+    // Owned, as pl-fetch would record them, by the fake server's user (1), who owns what it
+    // adds: the index matches one owner's documents only.
+    let owned: String = lines
+        .lines()
+        .map(|l| {
+            let mut d: serde_json::Value = serde_json::from_str(l).unwrap();
+            if d.get("owner").is_none() {
+                d["owner"] = 1.into();
+            }
+            format!("{d}\n")
+        })
+        .collect();
     let docs_path = dir.join("docs.ndjson");
-    std::fs::write(&docs_path, lines).unwrap();
+    std::fs::write(&docs_path, owned).unwrap();
     let ix = dir.join("index");
     ok(run(
         "pl-index",

@@ -609,3 +609,52 @@ fn watch_links_a_near_copy_to_its_original_keeping_other_fields_and_adds_no_link
     assert_eq!(s.notes_and_tag(copy).0.len(), 1);
     no_token(&w.log());
 }
+
+/// Owners (issue 58): a copy owned by another user than its original's is not reported as its
+/// near-copy (the log says one was left out), and a document the token's user may not change
+/// (`user_can_change` false) is checked and indexed but neither tagged nor noted, the log
+/// naming it.
+#[test]
+fn watch_neither_matches_across_owners_nor_writes_what_it_may_not_change() {
+    let s = Setup::new(10);
+    let w = s.start("watch.log");
+    let (copy5, copy10) = (s.rescans[0], s.rescans[1]);
+    s.server
+        .ctl(json!({"action": "access", "id": copy5, "owner": 2}));
+    s.server
+        .ctl(json!({"action": "access", "id": copy10, "user_can_change": false}));
+    w.post_id(copy5);
+    w.post_id(copy10);
+    w.drained();
+    assert_eq!(
+        s.notes_and_tag(copy5),
+        (vec![], false),
+        "another owner's copy"
+    );
+    assert_eq!(
+        s.notes_and_tag(copy10),
+        (vec![], false),
+        "may not change it"
+    );
+    let log = w.log();
+    assert!(
+        log.contains(&format!(
+            "document {copy5}: 1 near-duplicate of other owners not reported"
+        )),
+        "{log}"
+    );
+    assert!(
+        log.contains(&format!(
+            "document {copy10}: 1 near-duplicate (10): not tagged or noted: the token's user may not change it"
+        )),
+        "{log}"
+    );
+    let recs = crate::util::ndjson(&std::fs::read(s.path("watch.ndjson")).unwrap());
+    let of = |id: u64| recs.iter().find(|r| r["id"] == id).unwrap().clone();
+    assert_eq!(of(copy5)["duplicates"], json!([]));
+    assert_eq!(
+        (&of(copy10)["duplicates"], &of(copy10)["tagged"]),
+        (&json!([10]), &json!(false))
+    );
+    assert!(s.indexed().contains(&copy5) && s.indexed().contains(&copy10));
+}

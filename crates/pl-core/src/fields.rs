@@ -20,6 +20,9 @@ pub enum FieldError {
     /// A required non-negative integer is missing or not one.
     #[error("missing or invalid \"{0}\" (a non-negative integer)")]
     NotU64(String),
+    /// A field that must be a boolean (or `null`) is not.
+    #[error("invalid \"{0}\" (true or false)")]
+    NotBool(String),
     /// A required number is missing or not one.
     #[error("missing or invalid \"{0}\" (a number)")]
     NotNumber(String),

@@ -30,6 +30,18 @@ pub fn owner_of(d: &DocRecord) -> Result<Owner, FieldError> {
     }
 }
 
+/// Whether the token's user may change the document: its docs record's `user_can_change`
+/// (pl-fetch's), `true` when missing (records of other tools, or of a pl-fetch before it was
+/// recorded: Paperless still refuses a write it does not allow); anything but a boolean is
+/// refused.
+pub fn may_change(d: &DocRecord) -> Result<bool, FieldError> {
+    match d.fields().get("user_can_change") {
+        None | Some(Value::Null) => Ok(true),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(FieldError::NotBool("user_can_change".into())),
+    }
+}
+
 /// The pairs whose two documents have one owner (documents not in `owners` have none), in
 /// their order, and how many were left out.
 pub fn same_owner(
@@ -81,6 +93,20 @@ mod tests {
         assert_eq!(owner_of(&doc(r#"{"id":1}"#)), Ok(None));
         let e = owner_of(&doc(r#"{"id":1,"owner":"admin"}"#)).unwrap_err();
         assert!(e.to_string().contains("\"owner\""), "{e}");
+    }
+
+    #[test]
+    fn user_can_change_false_is_the_only_no() {
+        assert_eq!(
+            may_change(&doc(r#"{"id":1,"user_can_change":false}"#)),
+            Ok(false)
+        );
+        assert_eq!(
+            may_change(&doc(r#"{"id":1,"user_can_change":true}"#)),
+            Ok(true)
+        );
+        assert_eq!(may_change(&doc(r#"{"id":1}"#)), Ok(true));
+        assert!(may_change(&doc(r#"{"id":1,"user_can_change":"no"}"#)).is_err());
     }
 
     #[test]

@@ -72,8 +72,11 @@ use rescore::Counts;
 /// 5: the pairs held apart (`apart`); 6: the rows guarded ([`guard`]), and texts normalized
 /// in NFC with their numbers' signs and separators and every script's digits
 /// (`pl_core::normalize`): an index of format 5 is not trusted (its texts are other texts,
-/// their fingerprints other copy sets), and a full run builds it again.
-pub const FORMAT: u32 = 6;
+/// their fingerprints other copy sets), and a full run builds it again; 7: each document's
+/// owner (`docs.owner`, [`pl_core::owners`]), which groups and checks respect: an index of
+/// format 5 or 6 is read, not trusted (it knows no owners), and a full run builds it again
+/// (the column added in place).
+pub const FORMAT: u32 = 7;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the
@@ -298,13 +301,14 @@ impl Index {
         };
         for p in &relabeled {
             ix.exec(
-                "UPDATE docs SET src=?2, line=?3, added=?4, richness=?5 WHERE id=?1",
+                "UPDATE docs SET src=?2, line=?3, added=?4, richness=?5, owner=?6 WHERE id=?1",
                 params![
                     p.id as i64,
                     sources[&p.id] as i64,
                     p.line,
                     p.meta.added,
-                    p.meta.richness
+                    p.meta.richness,
+                    p.owner.map(|o| o as i64)
                 ],
             )?;
         }
@@ -383,7 +387,7 @@ impl Tx<'_> {
 
     fn insert_doc(&self, p: &Prepared, src: u64, banded: bool) -> Result<()> {
         self.exec(
-            "INSERT INTO docs(id, src, fp, size, sig, banded, added, richness, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO docs(id, src, fp, size, sig, banded, added, richness, line, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 p.id as i64,
                 src as i64,
@@ -393,7 +397,8 @@ impl Tx<'_> {
                 banded,
                 p.meta.added,
                 p.meta.richness,
-                p.line
+                p.line,
+                p.owner.map(|o| o as i64)
             ],
         )?;
         Ok(())

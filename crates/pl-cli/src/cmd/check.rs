@@ -43,7 +43,10 @@ impl crate::common::Outcome for Checked {
 /// dimensions and the verifier's explanation (`only_a`/`only_b`: distinctive words only one
 /// side has, `conflicts_a`/`conflicts_b`, `evidence`; `a` is the lower id of the two). The
 /// document is scored as if it were in the index. --add also indexes the documents (as
-/// pl-index --partial does). Exit status 0: no near-duplicate, 3: some document has one.
+/// pl-index --partial does). Owners (the docs' `owner`, as pl-fetch records it): an indexed
+/// document of another owner than the checked one's is not reported (a document without
+/// owner is an owner of its own), unless --across-owners; how many were left out is said.
+/// Exit status 0: no near-duplicate, 3: some document has one.
 #[derive(Debug, Parser)]
 #[command(name = "pl-check", version)]
 pub struct Args {
@@ -64,6 +67,11 @@ pub struct Args {
     /// queued: the next pl-index or pl-check --add adds them. (The consume hook's mode.)
     #[arg(long, value_name = "SECS", requires = "add", value_parser = wait_secs)]
     pub wait: Option<f64>,
+    /// Report near-duplicates of other owners too (the docs' `owner`; no owner is an owner
+    /// of its own). By default a document's near-duplicates are its owner's documents only,
+    /// as pl-cluster's groups are (the index's groups never join two owners).
+    #[arg(long)]
+    pub across_owners: bool,
     #[command(flatten)]
     pub server: ServerFlags,
     #[command(flatten)]
@@ -114,7 +122,13 @@ fn check_streamed(
     while let Some(r) = read_record(reader, &mut seen)? {
         let bad = |e: String| anyhow!("{}: line {}: invalid record: {e}", reader.name(), r.line);
         let p = index.engine.prepare_doc(r.doc).map_err(bad)?;
-        found += usize::from(check_one(&mut index, &p, &mut out, log)?);
+        found += usize::from(check_one(
+            &mut index,
+            &p,
+            args.across_owners,
+            &mut out,
+            log,
+        )?);
         checked += 1;
     }
     out.finish()?;
@@ -143,7 +157,7 @@ fn check_and_add(
     let (docs, raw) = prepare(records, &index, reader.name())?;
     let mut found = 0usize;
     for p in &docs {
-        found += usize::from(check_one(&mut index, p, &mut out, log)?);
+        found += usize::from(check_one(&mut index, p, args.across_owners, &mut out, log)?);
     }
     out.finish()?;
     if writing && !docs.is_empty() {
@@ -164,34 +178,51 @@ pub fn check_and_add_one(
     index: &mut Index,
     name: &str,
     line: &str,
+    across_owners: bool,
     log: &Log,
 ) -> Result<CheckedOne> {
     let started = Instant::now();
     let bad = |e: String| anyhow!("{name}: invalid record: {e}");
     let o = pl_core::fields::parse_object(line.trim_end()).map_err(|e| bad(e.to_string()))?;
     let doc = DocRecord::from_obj(o).map_err(|e| bad(e.to_string()))?;
+    let may_change = pl_core::owners::may_change(&doc).map_err(|e| bad(e.to_string()))?;
     let own: FxHashSet<u64> = [doc.id].into_iter().collect();
     let taken = add_queued(index, &own, log)?;
     let queued = started.elapsed();
     index.explain(true)?;
     let p = index.engine.prepare_doc(doc).map_err(bad)?;
-    let dups = index.check(&p)?;
+    let (dups, left_out) = index.check_owned(&p, across_owners)?;
+    note_other_owners(p.id, left_out, log);
     let checked = started.elapsed();
     let dir = index.dir.clone();
     add_docs(index, &dir, name, format!("{}\n", line.trim_end()), log)?;
     taken.done()?;
     Ok(CheckedOne {
         dups,
+        may_change,
         queued,
         check: checked - queued,
         add: started.elapsed() - checked,
     })
 }
 
+/// Says how many near-duplicates of document `id` were left out as another owner's.
+fn note_other_owners(id: u64, left_out: usize, log: &Log) {
+    if left_out > 0 {
+        log.note(format!(
+            "document {id}: {} of other owners not reported (--across-owners reports them)",
+            crate::common::count(left_out as u64, "near-duplicate")
+        ));
+    }
+}
+
 /// What [`check_and_add_one`] found, and where its time went.
 pub struct CheckedOne {
     /// The near-duplicates, best first.
     pub dups: Vec<pl_pipeline::index::NearDuplicate>,
+    /// Whether the token's user may change the document (its `user_can_change`): when not,
+    /// nothing is written to it.
+    pub may_change: bool,
     /// Adding what the index's queue/ held.
     pub queued: Duration,
     /// Preparing the document and checking it.
@@ -201,9 +232,16 @@ pub struct CheckedOne {
 }
 
 /// Checks one prepared document and writes its record; whether it has near-duplicates.
-fn check_one(index: &mut Index, p: &Prepared, out: &mut Output, log: &Log) -> Result<bool> {
+fn check_one(
+    index: &mut Index,
+    p: &Prepared,
+    across_owners: bool,
+    out: &mut Output,
+    log: &Log,
+) -> Result<bool> {
     let started = Instant::now();
-    let dups = index.check(p)?;
+    let (dups, left_out) = index.check_owned(p, across_owners)?;
+    note_other_owners(p.id, left_out, log);
     let mut rec = Map::new();
     rec.insert("id".into(), p.id.into());
     rec.insert(

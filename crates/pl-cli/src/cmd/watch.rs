@@ -3,6 +3,7 @@
 
 mod http;
 
+use pl_pipeline::index::NearDuplicate;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,6 +35,10 @@ const VERBOSE_HELP: &str = "Also print each request answered, and timings";
 /// are kept between documents: fetched again when a document names one they lack, when the
 /// server refuses the tag's id (deleted: made again), and once a minute (renames).
 /// A document updated (Document Updated) is checked again, its text replaced in the index.
+/// Owners: a document's near-copies are its owner's documents only (--across-owners: any
+/// owner's), and a document the token's user may not change (Paperless's
+/// `user_can_change` false) is checked and indexed but neither tagged nor noted, which the
+/// log says.
 /// GET /health answers {"status":"ok","queue":N}. Nothing is deleted. A wrong or missing
 /// secret is refused (401), a body over --max-body-kb too (413), a body naming no document
 /// (400). SIGTERM or SIGINT: no new request is taken, the document being processed is
@@ -66,6 +71,11 @@ pub struct Args {
     /// still exist are linked; a link there already is not added again.
     #[arg(long, env = "PL_LINK_FIELD", value_name = "FIELD")]
     pub link: Option<String>,
+    /// Report and tag near-copies of other owners too (the documents' `owner`; no owner is an
+    /// owner of its own). By default a document's near-copies are its owner's documents only,
+    /// as pl-check's; how many were left out is logged.
+    #[arg(long)]
+    pub across_owners: bool,
     /// The Paperless address people open, for the links in the notes (default: PAPERLESS_URL).
     #[arg(long, env = "PL_PUBLIC_URL", value_name = "URL")]
     pub public_url: Option<String>,
@@ -121,6 +131,7 @@ pub fn run(args: Args) -> Result<()> {
         tag: args.tag.clone(),
         link: args.link.clone(),
         link_field: None,
+        across_owners: args.across_owners,
         public,
         log: log.clone(),
         out: args.out.output.as_deref().map(open_append).transpose()?,
@@ -175,6 +186,7 @@ struct Worker {
     /// --link's field name, and its id once looked up.
     link: Option<String>,
     link_field: Option<u64>,
+    across_owners: bool,
     public: String,
     log: Log,
     out: Option<std::fs::File>,
@@ -236,22 +248,19 @@ impl Worker {
         steps.lap("fetch");
         let line = String::from_utf8_lossy(&rec.line).into_owned();
         let name = format!("document {id}");
-        let c = crate::cmd::check::check_and_add_one(&mut self.index, &name, &line, &self.log)?;
+        let c = crate::cmd::check::check_and_add_one(
+            &mut self.index,
+            &name,
+            &line,
+            self.across_owners,
+            &self.log,
+        )?;
         steps.lap("check and add");
         steps
             .detail
             .extend([("queue/", c.queued), ("check", c.check), ("add", c.add)]);
-        if c.dups.is_empty() {
-            self.log.note(format!(
-                "document {id}: no near-duplicate ({})",
-                steps.total()
-            ));
-            self.log.info(format!("document {id}: {}", steps.detail()));
-            return Ok(Turn::Done(Some(Outcome {
-                duplicates: Vec::new(),
-                tagged: false,
-                noted: false,
-            })));
+        if c.dups.is_empty() || !c.may_change {
+            return Ok(self.unwritten(id, &c.dups, &steps));
         }
         let pairs: Vec<(u64, f64)> = c.dups.iter().map(|d| (d.id, d.pair.score)).collect();
         let ids: Vec<String> = pairs.iter().map(|(d, _)| d.to_string()).collect();
@@ -314,6 +323,31 @@ impl Worker {
             words += &format!(" (not to {}: not on the server)", list(&l.missing));
         }
         Ok(words)
+    }
+
+    /// A document processed that nothing is written to: it has no near-duplicate, or the
+    /// token's user may not change it (said, with its near-duplicates).
+    fn unwritten(&self, id: u64, dups: &[NearDuplicate], steps: &Steps) -> Turn {
+        if dups.is_empty() {
+            self.log.note(format!(
+                "document {id}: no near-duplicate ({})",
+                steps.total()
+            ));
+        } else {
+            let ids: Vec<String> = dups.iter().map(|d| d.id.to_string()).collect();
+            self.log.note(format!(
+                "document {id}: {} ({}): not tagged or noted: the token's user may not change it (Paperless: user_can_change false) ({})",
+                crate::common::count(dups.len() as u64, "near-duplicate"),
+                ids.join(", "),
+                steps.total()
+            ));
+        }
+        self.log.info(format!("document {id}: {}", steps.detail()));
+        Turn::Done(Some(Outcome {
+            duplicates: dups.iter().map(|d| d.id).collect(),
+            tagged: false,
+            noted: false,
+        }))
     }
 
     /// -o: the document's record, appended and flushed.

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use pl_core::lsh::Candidate;
 use pl_core::text_records::ScoreRecord;
+use rusqlite::OptionalExtension;
 use serde_json::Value;
 
 use super::rescore::Counts;
@@ -66,6 +67,40 @@ impl Index {
                 .then_with(|| x.id.cmp(&y.id))
         });
         Ok(out)
+    }
+
+    /// [`Index::check`], the near-duplicates of another owner than the document's left out
+    /// unless `across_owners` (a document without owner is an owner of its own, as
+    /// [`pl_core::owners`] has it): those kept, and how many were left out.
+    pub fn check_owned(
+        &mut self,
+        p: &Prepared,
+        across_owners: bool,
+    ) -> Result<(Vec<NearDuplicate>, usize)> {
+        let all = self.check(p)?;
+        if across_owners {
+            return Ok((all, 0));
+        }
+        let mut st = sql(
+            &self.dir,
+            self.conn
+                .prepare_cached("SELECT owner FROM docs WHERE id=?1"),
+        )?;
+        let mut kept = Vec::with_capacity(all.len());
+        let n = all.len();
+        for d in all {
+            let owner: Option<i64> = sql(
+                &self.dir,
+                st.query_row([d.id as i64], |r| r.get(0))
+                    .optional()
+                    .map(Option::flatten),
+            )?;
+            if owner.map(|o| o as u64) == p.owner {
+                kept.push(d);
+            }
+        }
+        let left_out = n - kept.len();
+        Ok((kept, left_out))
     }
 }
 

@@ -169,6 +169,7 @@ impl Engine {
         let mut norm = String::new();
         let words = normalize(doc.text().map_err(|e| e.to_string())?, &mut norm);
         let meta = DocMeta::from_record(&doc);
+        let owner = pl_core::owners::owner_of(&doc).map_err(|e| e.to_string())?;
         let id = doc.id;
         let line = stored_line(id, &norm)?;
         let fp = pl_core::records::fingerprint_hex(fingerprint(&norm));
@@ -177,11 +178,14 @@ impl Engine {
         let Some(Value::String(norm)) = rec.norm() else {
             unreachable!("a norm record holds its norm")
         };
-        Ok(self.prepare(id, line, norm.clone(), meta))
+        let mut p = self.prepare(id, line, norm.clone(), meta);
+        p.owner = owner;
+        Ok(p)
     }
 
-    /// A stored norm line, prepared again (its band keys and words); an error says what is
-    /// wrong with the line, the caller names the index and the document.
+    /// A stored norm line, prepared again (its band keys and words; its owner, stored beside
+    /// the line, is the caller's to set); an error says what is wrong with the line, the
+    /// caller names the index and the document.
     pub fn prepare_line(&self, id: u64, line: String) -> Result<Prepared> {
         let o = pl_core::fields::parse_object(&line).map_err(|e| anyhow!("{e}"))?;
         let norm = match o.get("norm") {
@@ -213,6 +217,7 @@ impl Engine {
             sig,
             keys,
             meta,
+            owner: None,
             tokens,
             words,
             numbers,
@@ -299,6 +304,8 @@ pub struct Prepared {
     /// Band keys: `(slot, key)`, slot = sketch × bands + band.
     pub keys: Vec<(u32, u64)>,
     pub meta: DocMeta,
+    /// Its owner (the docs record's `owner`, [`pl_core::owners`]).
+    pub owner: pl_core::owners::Owner,
     /// Distinctive tokens and verifier words, sorted and unique.
     pub tokens: Vec<u64>,
     pub words: Vec<u64>,

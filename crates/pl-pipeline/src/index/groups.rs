@@ -1,5 +1,9 @@
 //! Groups in the index: the stored pairs clustered, whole components at a time, as
-//! pl-cluster clusters them.
+//! pl-cluster clusters them: a pair whose documents have different owners is stored (a
+//! check reports it with `--across-owners`) but links nothing, as pl-cluster without
+//! `--across-owners` ([`pl_core::owners`]).
+
+use pl_core::owners::Owner;
 
 use super::*;
 
@@ -90,20 +94,24 @@ impl Tx<'_> {
         })
     }
 
-    /// Clusters `pairs` (whole components, in pl-score's order) with the pairs held `apart`
-    /// among them, and stores their groups, each under its smallest member, its record
-    /// without the number (given when written); the number of groups stored in all.
+    /// Clusters `pairs` (whole components, in pl-score's order; those across owners left
+    /// out) with the pairs held `apart` among them, and stores their groups, each under its
+    /// smallest member, its record without the number (given when written); the number of
+    /// groups stored in all.
     pub(super) fn store_groups(&self, pairs: &[ScoredPair], apart: &[(u64, u64)]) -> Result<usize> {
         let mut ids: Vec<u64> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
         ids.sort_unstable();
         ids.dedup();
         let mut meta: FxHashMap<u64, DocMeta> = FxHashMap::default();
+        let mut owners: FxHashMap<u64, Owner> = FxHashMap::default();
         for id in ids {
-            let m: (Option<i64>, u32) = sql(
+            let m: (Option<i64>, u32, Option<i64>) = sql(
                 self.dir,
                 self.tx
-                    .prepare_cached("SELECT added, richness FROM docs WHERE id=?1")
-                    .and_then(|mut s| s.query_row([id as i64], |r| Ok((r.get(0)?, r.get(1)?)))),
+                    .prepare_cached("SELECT added, richness, owner FROM docs WHERE id=?1")
+                    .and_then(|mut s| {
+                        s.query_row([id as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    }),
             )?;
             meta.insert(
                 id,
@@ -112,8 +120,17 @@ impl Tx<'_> {
                     richness: m.1,
                 },
             );
+            owners.insert(id, m.2.map(|o| o as u64));
         }
-        for g in cluster_with(pairs, apart, &meta, self.engine.linkage) {
+        let (pairs, left_out) = pl_core::owners::same_owner(pairs.to_vec(), &owners);
+        // Held apart within the components of the pairs left, as pl-cluster holds them.
+        let apart = if left_out == 0 {
+            apart.to_vec()
+        } else {
+            let kept: Vec<(u64, u64)> = pairs.iter().map(|p| (p.a, p.b)).collect();
+            pl_core::cluster::apart_in_components(&kept, apart)
+        };
+        for g in cluster_with(&pairs, &apart, &meta, self.engine.linkage) {
             let rec = g.to_record(0);
             let json = serde_json::to_string(&rec)?;
             let rest = json

@@ -62,11 +62,31 @@ pub(super) fn unseal(tx: &Transaction<'_>, rebuild: bool) -> rusqlite::Result<()
         tx.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))?;
     }
     if rebuild {
+        add_owner_column(tx)?;
         for table in COMPARED {
             tx.execute(&format!("DELETE FROM {table}"), [])?;
         }
     }
     Ok(())
+}
+
+/// An index of format 5 or 6, built again: its `docs` table gets the owners' column (last,
+/// where the schema has it).
+fn add_owner_column(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    if !has_owner_column(tx)? {
+        tx.execute_batch("ALTER TABLE docs ADD COLUMN owner INTEGER")?;
+    }
+    Ok(())
+}
+
+/// Whether the `docs` table has the owners' column (format 7).
+fn has_owner_column(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) FROM pragma_table_info('docs') WHERE name = 'owner'",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
 }
 
 /// The end of a transaction of pl-index: the guards made again, and the index trusted.
@@ -112,7 +132,7 @@ pub enum Distrust {
     Changed(Vec<String>),
     /// Its guards were removed or rewritten.
     Unguarded,
-    /// Built by a pl-index that did not guard its rows (format 5).
+    /// Built by an older pl-index: format 5 did not guard its rows, 6 recorded no owners.
     Older(u32),
 }
 
@@ -134,9 +154,13 @@ impl std::fmt::Display for Distrust {
                 t.join(", ")
             ),
             Distrust::Unguarded => write!(f, "its guard triggers were removed or changed"),
+            Distrust::Older(5) => write!(
+                f,
+                "built by an older pl-index (format 5), whose rows are not guarded and whose texts were normalized another way"
+            ),
             Distrust::Older(n) => write!(
                 f,
-                "built by an older pl-index (format {n}), whose rows are not guarded and whose texts were normalized another way"
+                "built by an older pl-index (format {n}), which recorded no document's owner"
             ),
         }
     }
@@ -253,10 +277,13 @@ impl Index {
     /// Every stored document prepared again from its stored line (its fields the primary
     /// rule reads from their columns), by id, with its source hash.
     fn stored_docs(&self) -> Result<(Vec<Prepared>, FxHashMap<u64, u64>)> {
-        let mut st = self.sql(
-            self.conn
-                .prepare("SELECT id, src, line, added, richness FROM docs"),
-        )?;
+        // An older index (format 5 or 6) has no owners' column: none recorded.
+        let owner = match self.sql(has_owner_column(&self.conn))? {
+            true => "owner",
+            false => "NULL",
+        };
+        let query = format!("SELECT id, src, line, added, richness, {owner} FROM docs");
+        let mut st = self.sql(self.conn.prepare(&query))?;
         let rows = self.sql(st.query_map([], |r| {
             Ok((
                 r.get::<_, i64>(0)? as u64,
@@ -264,15 +291,17 @@ impl Index {
                 r.get::<_, String>(2)?,
                 r.get::<_, Option<i64>>(3)?,
                 r.get::<_, u32>(4)?,
+                r.get::<_, Option<i64>>(5)?,
             ))
         }))?;
         let mut docs = Vec::new();
         let mut sources = FxHashMap::default();
         for row in rows {
-            let (id, src, line, added, richness) = self.sql(row)?;
+            let (id, src, line, added, richness, owner) = self.sql(row)?;
             let mut p =
                 (self.engine.prepare_line(id, line)).map_err(|e| damaged_doc(&self.dir, id, e))?;
             p.meta = DocMeta { added, richness };
+            p.owner = owner.map(|o| o as u64);
             sources.insert(id, src);
             docs.push(p);
         }

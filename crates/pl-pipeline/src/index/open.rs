@@ -24,7 +24,7 @@ const SCHEMA: &str = "
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE docs(id INTEGER PRIMARY KEY, src INTEGER NOT NULL, fp BLOB NOT NULL,
   size INTEGER, sig BLOB, banded INTEGER NOT NULL, added INTEGER, richness INTEGER NOT NULL,
-  line TEXT NOT NULL);
+  line TEXT NOT NULL, owner INTEGER);
 CREATE INDEX docs_fp ON docs(fp);
 CREATE INDEX docs_src ON docs(src);
 CREATE TABLE bands(key INTEGER NOT NULL, slot INTEGER NOT NULL, id INTEGER NOT NULL,
@@ -468,9 +468,9 @@ fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool, u32)> {
     let format: u32 = format
         .parse()
         .map_err(|_| not_index(format!("format {format:?}")))?;
-    // Format 5 differs only by the guards of its rows: read, not trusted (a full run builds
-    // it again).
-    if format != FORMAT && format != 5 {
+    // Format 5 differs by the guards of its rows, 6 by the owners: read, not trusted (a full
+    // run builds it again).
+    if format != FORMAT && format != 5 && format != 6 {
         bail!(
             "{}: index format {format}, this build reads format {FORMAT}: build the index again (remove the folder and run pl-index --index {} DOCS)",
             dir.display(),
