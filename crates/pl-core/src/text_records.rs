@@ -502,6 +502,7 @@ mod tests {
             rescued: Some(true),
             dropped: Some("score".into()),
             by_numbers: Some(true),
+            p: Some(0.99),
             computation: Some(crate::scorer::Computation::default()),
             ..ScoreRecord::default()
         };
