@@ -582,28 +582,24 @@ impl Scorer<'_> {
 
     /// The order-free evidence of two texts (counted in full when explaining).
     fn ledger_of(&self, x: Doc, y: Doc, rescue: &Rescue) -> Ledger {
-        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
-        ledger(
-            x.text,
-            x.profile,
-            y.text,
-            y.profile,
-            df,
-            rescue,
-            self.explain,
-        )
+        self.ledger_counted(x, y, rescue, self.explain)
     }
 
     /// The order-free evidence counted in full, its tokens kept only when explaining: what
     /// the match probability weighs, the same whether or not the run explains.
     fn full_ledger(&self, x: Doc, y: Doc, rescue: &Rescue) -> Ledger {
-        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
-        let mut l = ledger(x.text, x.profile, y.text, y.profile, df, rescue, true);
+        let mut l = self.ledger_counted(x, y, rescue, true);
         if !self.explain {
             l.tokens = None;
             l.balance = None;
         }
         l
+    }
+
+    /// The order-free evidence, counted in full (and its tokens listed) when `full`.
+    fn ledger_counted(&self, x: Doc, y: Doc, rescue: &Rescue, full: bool) -> Ledger {
+        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        ledger(x.text, x.profile, y.text, y.profile, df, rescue, full)
     }
 
     /// Whether two numbers that at most [`crate::ledger::WIDE_DF`] documents hold are in both
@@ -631,13 +627,16 @@ impl Scorer<'_> {
     /// The verdict on a pair every earlier step kept: the distinctive tokens, the threshold
     /// (or the numbers' say), then the match probability, which no pair skips.
     fn gate(&self, mut dims: Dims) -> Verdict {
+        if self.distinct_gated(dims.distinct) {
+            return Verdict::Dropped(dims, Reason::Distinct);
+        }
+        if dims.score < self.config.threshold && !dims.by_numbers {
+            return Verdict::Dropped(dims, Reason::Score);
+        }
+        // Weighed only for a pair every other step kept.
         let verifier = self.config.verifier;
         dims.probability = verifier.and_then(|v| Policy::fitted().of(&v, &dims));
-        if self.distinct_gated(dims.distinct) {
-            Verdict::Dropped(dims, Reason::Distinct)
-        } else if dims.score < self.config.threshold && !dims.by_numbers {
-            Verdict::Dropped(dims, Reason::Score)
-        } else if dims
+        if dims
             .probability
             .is_some_and(|p| p < self.config.min_probability)
         {
