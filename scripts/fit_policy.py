@@ -29,7 +29,9 @@ SIGNS = {
     "similarity": 1, "conflict_weight": -1, "clean": 0, "rescued": 0, "by_numbers": 0,
     "numbers_agree": 1, "numbers_agree_wide": 1, "numbers_against": -1, "words_against": -1,
     "damage": 0, "garbled_share": 0, "matched_share": 1, "rare_word_subs": -1,
-    "one_digit_subs": -1, "word_subs": -1,
+    "one_digit_subs": -1, "word_subs": -1, "digit_subs": -1, "inner_words": -1,
+    "inner_numbers": -1, "inner_words_pristine": -1, "longest_replaced": -1,
+    "longest_replaced_pristine": -1, "addressee_names": -1,
 }
 L2 = 1e-4
 TARGET_PRECISION = 0.995

@@ -169,6 +169,7 @@ fn the_match_probability_is_a_dial_no_pair_skips() {
         .iter()
         .map(|w| w["feature"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 15);
+    assert_eq!(names.len(), 22);
+    assert!(names.contains(&"addressee_names") && names.contains(&"longest_replaced"));
     assert!(policy["fitted"].as_str().unwrap().contains("make fit"));
 }

@@ -74,8 +74,9 @@ pub struct ScoreFlags {
     #[arg(long, value_name = "S", value_parser = numbers::unit, help_heading = HEADING)]
     pub distinct_penalty: Option<f64>,
     /// Match probability a verified pair needs: the fitted policy's estimate that the two are
-    /// one document (`pl-score --print-policy`). Higher trades duplicates found for false
-    /// pairs avoided; 0 keeps what the verifier keeps [default: 0].
+    /// one document (`pl-score --print-policy`); the default keeps a pair more likely one
+    /// document than two. Higher trades duplicates found for false pairs avoided; 0 keeps
+    /// what the verifier keeps [default: 0.5].
     #[arg(long, value_name = "P", value_parser = numbers::unit, help_heading = HEADING)]
     pub min_probability: Option<f64>,
 }

@@ -298,12 +298,21 @@ pub struct Evidence {
     /// Names facing each other where a letter names its recipient or signer ([`addressee`]).
     #[serde(default)]
     pub addressee_subs: usize,
+    /// Names of a slot standing alone, facing a name the other text holds elsewhere
+    /// ([`addressee::Names::unfaced`]).
+    #[serde(default)]
+    pub addressee_unfaced: usize,
     /// Meaningful words (numbers, known words) one text has and the other has nowhere, in
     /// blocks away from both texts' start and end: content added or left out in the middle,
     /// as another edition of a text does (a page, a cover sheet or a stamp sits at an edge).
     pub inner_added: usize,
     /// Of `inner_added`, the words without digits: wording one text has and the other not.
     pub inner_words: usize,
+    /// The longest replaced block away from both texts' edges that OCR does not explain, in
+    /// words of its shorter side: a passage rewritten, as another edition does, is long on
+    /// both sides; OCR garbles a word or two at a time.
+    #[serde(default)]
+    pub longest_replaced: usize,
     /// The count stopped early: the verdict was settled (see [`evidence_until`]).
     pub stopped: bool,
 }
@@ -394,7 +403,9 @@ pub fn evidence_until(
         evidence_in_order(a, pa, b, pb, known, decided, constant)
     };
     weigh_outnumbered(&mut e, [(a, pa), (b, pb)]);
-    e.addressee_subs = addressee::substitutions([(a, pa), (b, pb)], known);
+    let names = addressee::names([(a, pa), (b, pb)], known);
+    e.addressee_subs = names.subs;
+    e.addressee_unfaced = names.unfaced;
     e
 }
 
@@ -507,10 +518,11 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
         e.garbled += x.len() + y.len();
         return;
     }
+    if inner {
+        e.longest_replaced = e.longest_replaced.max(h.old.len().min(h.new.len()));
+    }
     let (near_a, near_b) = (clamp(all_a, &near_a), clamp(all_b, &near_b));
-    let mut count = [(0, 0, 0); 2];
-    let mut unknowns = [0; 2];
-    let mut outnumbered = [0; 2];
+    let (mut count, mut unknowns, mut outnumbered) = ([(0, 0, 0); 2], [0; 2], [0; 2]);
     let (ids_a, ids_b) = (&pa.ids[h.old.clone()], &pb.ids[h.new.clone()]);
     for (words, ids, (this, other), other_words, (facing, facing_ids), side) in [
         (x, ids_a, (pa, pb), near_b, (y, ids_b), Side::A),

@@ -268,31 +268,56 @@ fn standing<'o, 't>(
 /// (`known`), in clean words, and like none of the other side's such names under OCR
 /// ([`standing`]): another addressee, however damaged the rest of the texts. Each name faces
 /// one other at most.
-pub fn substitutions(
+pub fn substitutions(texts: [(&str, &Profile); 2], known: impl Fn(u32, Side) -> bool) -> usize {
+    names(texts, known).subs
+}
+
+/// What the two texts' slots say ([`names`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Names {
+    /// Names standing against each other ([`substitutions`]).
+    pub subs: usize,
+    /// Names standing alone: a name of one text's slot that could stand against another
+    /// ([`standing`]) where the other text has a slot of the same kind with a name in that
+    /// place, which the first text holds elsewhere (a cover sheet from the sender names him,
+    /// so the letter to his wife faces nothing the alignment calls another name).
+    pub unfaced: usize,
+}
+
+/// [`substitutions`] and the names standing alone ([`Names`]).
+pub fn names(
     [(a, pa), (b, pb)]: [(&str, &Profile); 2],
     known: impl Fn(u32, Side) -> bool,
-) -> usize {
+) -> Names {
+    let mut out = Names::default();
     if pa.slots.is_empty() || pb.slots.is_empty() {
-        return 0;
+        return out;
     }
     let buf = &mut Scratch::default();
     let only_a = only_names((a, pa), (b, pb), buf);
-    if only_a.is_empty() {
-        return 0;
-    }
     let only_b = only_names((b, pb), (a, pa), buf);
     let mut facing_b = standing(&only_b, &only_a, |id| known(id, Side::B));
-    let mut subs = 0;
     for x in standing(&only_a, &only_b, |id| known(id, Side::A)) {
         let facing = facing_b
             .iter()
             .position(|y| y.kind == x.kind && y.place == x.place);
-        if let Some(k) = facing {
-            facing_b.swap_remove(k);
-            subs += 1;
+        match facing {
+            Some(k) => {
+                facing_b.swap_remove(k);
+                out.subs += 1;
+            }
+            None => out.unfaced += usize::from(has_place(pb, x)),
         }
     }
-    subs
+    out.unfaced += facing_b.iter().filter(|y| has_place(pa, y)).count();
+    out
+}
+
+/// Whether a text (its profile `p`) has a slot of `x`'s kind with a name in `x`'s place.
+fn has_place(p: &Profile, x: &Only) -> bool {
+    p.slots
+        .iter()
+        .any(|s| s.kind == x.kind && usize::from(s.names) > x.place)
 }
 
 #[cfg(test)]
@@ -319,6 +344,30 @@ mod tests {
         let sandra = KEVIN.replace("mr kevin", "ms sandra");
         assert_eq!(subs(KEVIN, &sandra, true), 1);
         assert_eq!(subs(&sandra, KEVIN, true), 1, "symmetric");
+    }
+
+    #[test]
+    fn a_name_facing_one_the_other_text_holds_elsewhere_stands_alone() {
+        // The letter to his wife, faxed with his cover sheet: his name is in her copy, so
+        // only hers stands, facing his address block.
+        let sandra = format!(
+            "fax from kevin edwards {}",
+            KEVIN.replace("mr kevin", "ms sandra")
+        );
+        let (pa, pb) = profiles(KEVIN, &sandra);
+        let n = names([(KEVIN, &pa), (&sandra, &pb)], |_, _| true);
+        assert_eq!(
+            n,
+            Names {
+                subs: 0,
+                unfaced: 1
+            }
+        );
+        let (pa, pb) = profiles(KEVIN, KEVIN);
+        assert_eq!(
+            names([(KEVIN, &pa), (KEVIN, &pb)], |_, _| true),
+            Names::default()
+        );
     }
 
     #[test]

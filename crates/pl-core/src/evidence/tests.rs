@@ -574,3 +574,16 @@ fn an_amount_zeros_apart_is_another_value_two_digits_lost_are_damage() {
     );
     assert!(conflicts(&e).is_empty(), "{e:?}");
 }
+
+#[test]
+fn a_rewritten_passage_is_a_long_replaced_block_and_ocr_damage_is_not() {
+    let head = "terms of service section one the customer agrees to pay every invoice";
+    let tail = "section three these terms are governed by the law of the state";
+    let a = format!("{head} tenants must keep the staircase clean and quiet at night {tail}");
+    let b = format!("{head} landlord repairs heating faults within fourteen working days {tail}");
+    assert_eq!(ev(&a, &b).longest_replaced, 8, "{:?}", ev(&a, &b));
+    let garbled = a.replace("staircase", "stalrcase").replace("quiet", "qulet");
+    assert_eq!(ev(&a, &garbled).longest_replaced, 0);
+    let edge = format!("{a} signed landlord office");
+    assert_eq!(ev(&a, &edge).longest_replaced, 0, "an added line at the end");
+}

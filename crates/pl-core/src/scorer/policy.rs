@@ -14,7 +14,7 @@ pub const POLICY_JSON: &str = include_str!("policy.json");
 
 /// What the model reads of a pair, in the policy file's order. Counts enter as `ln(1 + n)`:
 /// the tenth agreeing number says less than the second.
-pub const FEATURES: [&str; 15] = [
+pub const FEATURES: [&str; 22] = [
     "similarity",
     "conflict_weight",
     "clean",
@@ -30,12 +30,31 @@ pub const FEATURES: [&str; 15] = [
     "rare_word_subs",
     "one_digit_subs",
     "word_subs",
+    "digit_subs",
+    "inner_words",
+    "inner_numbers",
+    "inner_words_pristine",
+    "longest_replaced",
+    "longest_replaced_pristine",
+    "addressee_names",
 ];
 
-/// The match probability a verified pair needs by default (`--min-probability`): none, so
-/// the verifier's verdict stands until the policy separates the near-negatives better than
-/// it does (on the corpora fitted on, no cut-off reaches precision 0.995 at a useful recall).
-pub const DEFAULT_MIN_PROBABILITY: f64 = 0.0;
+/// The match probability a verified pair needs by default (`--min-probability`): more
+/// likely a copy than not. On the corpora `make quality` reports (the held-out one aside) it
+/// drops false pairs and no true pair the groups need; a higher cut-off trades recall for
+/// precision (docs/QUALITY.md's curves).
+pub const DEFAULT_MIN_PROBABILITY: f64 = 0.5;
+
+/// Damage at which a text is about a third as pristine ([`pristine`]): a clean scan's few
+/// garbled words are below it, a rough one's far above.
+const PRISTINE_DAMAGE: f64 = 0.005;
+
+/// How far the pair's damage (the ledger's share of garbled words) is from none, 1 when
+/// there is none: wording one text has and the other not, or a passage rewritten, says
+/// "another document" where OCR did not touch the texts, and little where it did.
+fn pristine(damage: f64) -> f64 {
+    (-damage / PRISTINE_DAMAGE).exp()
+}
 
 /// Conflict weight above which more conflicts say nothing new (the allowance is 0.5).
 const CONFLICT_CAP: f64 = 6.0;
@@ -162,6 +181,13 @@ pub fn features(v: &Verifier, dims: &Dims) -> Option<[f64; FEATURES.len()]> {
         count(e.rare_word_subs),
         count(e.one_digit_subs),
         count(e.word_subs),
+        count(e.digit_subs),
+        count(e.inner_words),
+        count(e.inner_added.saturating_sub(e.inner_words)),
+        count(e.inner_words) * pristine(l.damage),
+        count(e.longest_replaced),
+        count(e.longest_replaced) * pristine(l.damage),
+        count(e.addressee_subs + e.addressee_unfaced),
     ])
 }
 
