@@ -306,8 +306,10 @@ docs-methods: presets
 #                          from the example corpus's groups (rerun it when the page or the
 #                          groups change)
 #   make real-apply-test   pl-apply against the real Paperless-NGX 3.0.5 (tag, trash, undo),
-#                          then owners with two users (scripts/real-owners-test.sh: no group
-#                          and no write across owners, about a minute), then real-report-test;
+#                          then owners with two users (scripts/real-owners-test.sh: the
+#                          permission lists pl-fetch records, no group and no write across
+#                          owners by pl-apply and by pl-watch fired by a workflow's webhook,
+#                          about two minutes), then real-report-test;
 #                          PAPERLESS_REAL_STATE as for real-paperless-test
 #   make real-report-test  pl-report --thumbs against the real Paperless-NGX 3.0.5 in headless
 #                          Chromium: the documents given thumbnails (scripts/real-thumbnails.py),
@@ -327,7 +329,7 @@ browser-test: $(WORK)/groups.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
 screenshot:
 	PL_SCREENSHOT_DOCS=1 $(MAKE) --no-print-directory browser-test
 
-real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report
+real-apply-test: $(BIN)/pl-apply $(BIN)/pl-report $(BIN)/pl-index $(BIN)/pl-watch
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-apply-test.sh
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-owners-test.sh
 	BIN=$(BIN) DOCS=$(DOCS) scripts/real-report-test.sh

@@ -160,15 +160,16 @@ $(eval $(call params,cluster,$(CLUSTER_FLAGS)))
 # The persistent index (pl-index): `make index` builds $(WORK)/index from the documents; once it
 # exists, the groups come from its incremental update (only new, changed and deleted documents
 # are worked on; the groups are those of the stages above). It takes the parameters above and
-# SCORE_FLAGS (pl-score's scoring flags, recorded with it), not SHINGLE_FLAGS or CLUSTER_FLAGS,
-# and refuses parameters other than its own.
+# SCORE_FLAGS (pl-score's scoring flags, recorded with it) and CLUSTER_FLAGS=--across-owners
+# (recorded too), no other SHINGLE_FLAGS or CLUSTER_FLAGS, and refuses parameters other than its own.
 INDEX       := $(WORK)/index
 INDEX_FLAGS  = --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) --perms $(PERMS) \
   --seed $(SEED) --scheme $(SCHEME) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
   --max-bucket $(MAX_BUCKET) --evidence-bucket $(EVIDENCE_BUCKET) --edge-words $(EDGE_WORDS) --numbers $(NUMBERS) --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) \
-  --fuzzy-weight $(FUZZY_WEIGHT) --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS) $(SCORE_FLAGS)
-index_guard = $(if $(strip $(SHINGLE_FLAGS)$(CLUSTER_FLAGS)),\
-  $(error the index takes no SHINGLE_FLAGS or CLUSTER_FLAGS: unset them, or move $(INDEX) away))
+  --fuzzy-weight $(FUZZY_WEIGHT) --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS) $(SCORE_FLAGS) \
+  $(filter --across-owners,$(CLUSTER_FLAGS))
+index_guard = $(if $(strip $(SHINGLE_FLAGS)$(filter-out --across-owners,$(CLUSTER_FLAGS))),\
+  $(error the index takes no SHINGLE_FLAGS or CLUSTER_FLAGS but --across-owners: unset them, or move $(INDEX) away))
 
 .PHONY: index
 index: $(WORK)/docs.ndjson $(BIN)/pl-index

@@ -10,6 +10,18 @@
 #                                       command line); prints the status, the body is in $W/resp
 #   expect_status WANT METHOD PATH [JSON]
 #   no_token_in FILES...                fails if the token is in any of them
+#   watch_start INDEX TOKEN_FILE OUT LOG [pl-watch flags]
+#                                       starts $BIN/pl-watch on INDEX (on $WATCH_PORT when set,
+#                                       else a free port, then set) with the secret in
+#                                       $W/secret (made once; SECRET); WATCH is its pid, stopped
+#                                       on exit; OUT its -o file, LOG its stderr
+#   watch_stop [LOG]                    SIGTERM to pl-watch; fails unless it exits 0
+#   watch_workflow                      creates the workflow: Document Added and Document
+#                                       Updated post {"doc_id": "{{doc_id}}"} to pl-watch
+#                                       with the secret header
+#   watch_processed ID OUT              how many records pl-watch's OUT has for document ID
+#   watch_wait ID N OUT                 waits (30 s at most) for N records of ID in OUT
+#   watch_idle                          waits (10 s at most) for pl-watch's inbox to be empty
 #
 # env: PAPERLESS_REAL_STATE  state dir for setup.sh (default /tmp/pl-real-paperless; its Python
 #                            venv is reused when present, the library is emptied every run)
@@ -19,7 +31,11 @@ REAL=${PAPERLESS_REAL_DIR:-$ROOT/../shared/paperless/real}
 STATE=$(readlink -m "${PAPERLESS_REAL_STATE:-/tmp/pl-real-paperless}")
 [ -d "$REAL" ] || { echo "no Paperless backend at $REAL (set PAPERLESS_REAL_DIR)" >&2; exit 1; }
 W=$(mktemp -d)
-real_cleanup() { "$REAL/stop.sh" "$STATE" >/dev/null 2>&1 || true; rm -rf "$W"; }
+real_cleanup() {
+  [ -z "${WATCH:-}" ] || { kill "$WATCH" 2>/dev/null || true; wait "$WATCH" 2>/dev/null || true; }
+  "$REAL/stop.sh" "$STATE" >/dev/null 2>&1 || true
+  rm -rf "$W"
+}
 trap real_cleanup EXIT
 step() { echo "== $*"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -63,4 +79,53 @@ expect_status() { # WANT METHOD PATH [JSON]
 
 no_token_in() { # FILES...
   if grep -qF "$(cat "$TOKEN_FILE")" "$@" 2>/dev/null; then fail "the token was written to one of: $*"; fi
+}
+
+watch_start() { # INDEX TOKEN_FILE OUT LOG [pl-watch flags]
+  local index=$1 token=$2 out=$3 log=$4; shift 4
+  [ -s "$W/secret" ] || head -c 24 /dev/urandom | base64 | tr -d '/+=' > "$W/secret"
+  SECRET=$(cat "$W/secret")
+  "$BIN/pl-watch" --index "$index" --listen "127.0.0.1:${WATCH_PORT:-0}" --token-file "$token" \
+    --secret-file "$W/secret" -o "$out" "$@" 2> "$log" &
+  WATCH=$!
+  for _ in $(seq 100); do grep -qs 'listening on' "$log" && break; sleep 0.1; done
+  WATCH_PORT=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$log")
+  [ -n "$WATCH_PORT" ] || fail "pl-watch did not start: $(cat "$log")"
+}
+
+watch_stop() { # [LOG]
+  kill -TERM "$WATCH"; wait "$WATCH" || fail "pl-watch did not exit 0 on SIGTERM: $(cat "${1:-/dev/null}")"
+  WATCH=
+}
+
+watch_workflow() {
+  expect_status 201 POST /api/workflows/ "$(python3 - "$WATCH_PORT" "$SECRET" <<'PY'
+import json, sys
+port, secret = sys.argv[1:]
+print(json.dumps({
+    "name": "paperless-dedupe", "order": 0, "enabled": True,
+    "triggers": [{"type": 2, "sources": [1, 2, 3, 4]}, {"type": 3, "sources": [1, 2, 3, 4]}],
+    "actions": [{"type": 4, "webhook": {
+        "url": f"http://127.0.0.1:{port}/webhook", "use_params": False, "as_json": False,
+        "params": None, "body": '{"doc_id": "{{doc_id}}"}',
+        "headers": {"X-PL-Secret": secret}, "include_document": False}}]}))
+PY
+)"
+}
+
+watch_processed() { # ID OUT
+  local n; n=$(grep -c "\"id\":$1," "$2" 2>/dev/null); echo "${n:-0}"
+}
+
+watch_wait() { # ID N OUT
+  for _ in $(seq 300); do [ "$(watch_processed "$1" "$3")" -ge "$2" ] && return; sleep 0.1; done
+  fail "pl-watch did not process document $1 ($2 times)"
+}
+
+watch_idle() {
+  for _ in $(seq 100); do
+    curl -sS "http://127.0.0.1:$WATCH_PORT/health" | grep -q '"queue":0[,}]' && return
+    sleep 0.1
+  done
+  fail "pl-watch's inbox did not empty: $(curl -sS "http://127.0.0.1:$WATCH_PORT/health")"
 }

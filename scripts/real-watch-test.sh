@@ -47,17 +47,9 @@ UNIQUE=$(sed -n 2p "$W/ids")
 [ "$UNIQUE" != "$TARGET" ] && [ "$UNIQUE" != "$ORIGINAL" ] || fail "the documents chosen coincide"
 
 step "starting pl-watch"
-head -c 24 /dev/urandom | base64 | tr -d '/+=' > "$W/secret"
-SECRET=$(cat "$W/secret")
 LINK_FIELD="Duplicate of"
-"$BIN/pl-watch" --index "$W/index" --listen 127.0.0.1:0 --token-file "$TOKEN_FILE" \
-  --secret-file "$W/secret" --link "$LINK_FIELD" -o "$W/watch.ndjson" 2> "$W/watch.log" &
-WATCH=$!
-stop_watch() { kill "$WATCH" 2>/dev/null || true; wait "$WATCH" 2>/dev/null || true; real_cleanup; }
-trap stop_watch EXIT
-for _ in $(seq 100); do grep -q 'listening on' "$W/watch.log" && break; sleep 0.1; done
-PORT=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$W/watch.log")
-[ -n "$PORT" ] || fail "pl-watch did not start: $(cat "$W/watch.log")"
+watch_start "$W/index" "$TOKEN_FILE" "$W/watch.ndjson" "$W/watch.log" --link "$LINK_FIELD"
+PORT=$WATCH_PORT
 HEALTH=$(curl -sS "http://127.0.0.1:$PORT/health")
 [ "$HEALTH" = '{"queue":0,"status":"ok"}' ] || [ "$HEALTH" = '{"status":"ok","queue":0}' ] \
   || fail "GET /health: $HEALTH"
@@ -65,25 +57,13 @@ HEALTH=$(curl -sS "http://127.0.0.1:$PORT/health")
   "http://127.0.0.1:$PORT/webhook")" = 401 ] || fail "a webhook without the secret was not refused"
 
 step "creating the workflow: Document Added, Document Updated -> webhook to pl-watch"
-WORKFLOW=$(python3 - "$PORT" "$SECRET" <<'PY'
-import json, sys
-port, secret = sys.argv[1:]
-print(json.dumps({
-    "name": "paperless-dedupe", "order": 0, "enabled": True,
-    "triggers": [{"type": 2, "sources": [1, 2, 3, 4]}, {"type": 3, "sources": [1, 2, 3, 4]}],
-    "actions": [{"type": 4, "webhook": {
-        "url": f"http://127.0.0.1:{port}/webhook", "use_params": False, "as_json": False,
-        "params": None, "body": '{"doc_id": "{{doc_id}}"}',
-        "headers": {"X-PL-Secret": secret}, "include_document": False}}]}))
-PY
-)
-expect_status 201 POST /api/workflows/ "$WORKFLOW"
+watch_workflow
 
 step "editing document $TARGET into a copy of $ORIGINAL, and $UNIQUE into a unique text (PATCH)"
 expect_status 200 PATCH "/api/documents/$TARGET/" "$(cat "$W/copy.json")"
 expect_status 200 PATCH "/api/documents/$UNIQUE/" "$(cat "$W/unique.json")"
 # Paperless posted the webhooks inside the PATCHes; pl-watch processes them in order.
-processed() { local n; n=$(grep -c "\"id\":$1," "$W/watch.ndjson" 2>/dev/null); echo "${n:-0}"; }
+processed() { watch_processed "$1" "$W/watch.ndjson"; }
 for _ in $(seq 300); do
   [ "$(processed "$TARGET")" -ge 1 ] && [ "$(processed "$UNIQUE")" -ge 1 ] && break; sleep 0.1
 done
@@ -118,7 +98,7 @@ before=$(processed "$TARGET")
   || fail "a webhook with the secret was not queued"
 for _ in $(seq 300); do [ "$(processed "$TARGET")" -gt "$before" ] && break; sleep 0.1; done
 [ "$(processed "$TARGET")" -gt "$before" ] || fail "the second webhook for $TARGET was not processed"
-for _ in $(seq 50); do [ "$(curl -sS "http://127.0.0.1:$PORT/health")" = '{"queue":0,"status":"ok"}' ] && break; sleep 0.1; done
+watch_idle
 expect_status 200 GET "/api/custom_fields/?page_size=1000"
 FIELD=$(python3 -c 'import json,sys; r=[f for f in json.load(open(sys.argv[1]))["results"] if f["name"]==sys.argv[2] and f["data_type"]=="documentlink"]; print(r[0]["id"] if len(r)==1 else "")' "$W/resp" "$LINK_FIELD")
 [ -n "$FIELD" ] || fail "no one document-link field \"$LINK_FIELD\": $(cat "$W/resp")"
@@ -146,7 +126,7 @@ expect_status 200 GET "/api/documents/$TARGET/notes/"
   || fail "document $TARGET has not exactly one note of ours: $(cat "$W/resp")"
 
 step "stopping pl-watch (SIGTERM) and checking the logs"
-kill -TERM "$WATCH"; wait "$WATCH" || fail "pl-watch did not exit 0 on SIGTERM: $(cat "$W/watch.log")"
+watch_stop "$W/watch.log"
 grep -E "document $TARGET: [0-9]+ near-duplicates? \(([0-9]+, )*$ORIGINAL[,)].*: tagged possible-duplicate, noted, linked to ([0-9]+, )*$ORIGINAL[,( ]" \
   "$W/watch.log" > /dev/null || fail "pl-watch's log: $(cat "$W/watch.log")"
 no_token_in "$W/watch.log" "$W/watch.ndjson" "$LOG"

@@ -100,19 +100,114 @@ fn owned_examples() -> Vec<serde_json::Map<String, Value>> {
 
 /// Owners (issue 58): the index's groups never join two owners, as make's do not (pl-cluster
 /// without --across-owners); through additions, deletions, changes and documents given to
-/// another owner (their text the same), the index's groups stay make's.
+/// another owner (their text the same), the index's groups stay make's. With
+/// `pl-index --across-owners` they stay make's with `CLUSTER_FLAGS=--across-owners`.
 #[test]
 fn updates_of_two_owners_keep_the_index_equal_to_make() {
     let d = tempfile::tempdir().unwrap();
     let (owned, plain) = (d.path().join("owned.ndjson"), d.path().join("plain.ndjson"));
     write_docs(&owned, &owned_examples());
     write_docs(&plain, &examples());
+    let across = ["CLUSTER_FLAGS=--across-owners"];
     assert_ne!(
         full_groups(d.path(), &owned, &[]),
         full_groups(d.path(), &plain, &[]),
         "owners change make's groups"
     );
+    assert_ne!(
+        full_groups(d.path(), &owned, &[]),
+        full_groups(d.path(), &owned, &across),
+        "--across-owners changes make's groups"
+    );
     updates_of(owned_examples(), &[], &[]);
+    updates_of(owned_examples(), &across, &["--across-owners"]);
+}
+
+/// `pl-index --across-owners` is recorded with the index: a later run without it keeps to it
+/// (make's groups with `CLUSTER_FLAGS=--across-owners`), `make index` passes it on, pl-check
+/// then reports near-duplicates of every owner, and asking for it of an index built without it
+/// is refused, naming the flag.
+#[test]
+fn across_owners_is_recorded_by_the_index() {
+    let d = tempfile::tempdir().unwrap();
+    let mut docs = owned_examples();
+    let path = d.path().join("docs.ndjson");
+    write_docs(&path, &docs);
+    let across = ["CLUSTER_FLAGS=--across-owners"];
+    let want = full_groups(d.path(), &path, &across);
+    let (ix, own_ix) = (d.path().join("ix"), d.path().join("own"));
+    let (ix_arg, own_arg) = (ix.display().to_string(), own_ix.display().to_string());
+    let docs_arg = path.display().to_string();
+    let built = ok(run(
+        "pl-index",
+        &["--index", &ix_arg, &docs_arg, "--across-owners"],
+        b"",
+    ));
+    assert_eq!(
+        String::from_utf8_lossy(&built),
+        String::from_utf8_lossy(&want)
+    );
+    // A document of another owner's, a copy of a grouped one: joined without asking again.
+    let grouped = ndjson(&want)
+        .iter()
+        .find_map(|g| g["members"].as_array().map(|m| m[0].as_u64().unwrap()))
+        .unwrap();
+    let mut copy = docs.iter().find(|x| x["id"] == grouped).unwrap().clone();
+    let (new_id, new_owner) = (100_000u64, 99u64);
+    copy.insert("id".into(), new_id.into());
+    copy.insert("owner".into(), new_owner.into());
+    docs.push(copy.clone());
+    write_docs(&path, &docs);
+    let (got, _, log) = update_and_make(d.path(), &ix_arg, &path);
+    let want = full_groups(d.path(), &path, &across);
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want),
+        "{log}"
+    );
+    assert!(
+        ndjson(&got)
+            .iter()
+            .any(|g| g["members"].as_array().unwrap().contains(&new_id.into())),
+        "the other owner's copy is grouped: {}",
+        String::from_utf8_lossy(&got)
+    );
+    // pl-check reports it, though not asked for --across-owners.
+    copy.insert("id".into(), (new_id + 1).into());
+    let line = format!("{}\n", Value::Object(copy.clone()));
+    let out = run("pl-check", &["--index", &ix_arg], line.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let checked: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dups = checked["duplicates"].as_array().unwrap();
+    assert!(dups.iter().any(|x| x["id"] == grouped), "{checked}");
+    // make index passes CLUSTER_FLAGS=--across-owners on, and keeps the groups.
+    let work = d.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let _ = std::fs::remove_dir_all(work.join("index"));
+    std::fs::rename(&ix, work.join("index")).unwrap();
+    let by_make = make_in(d.path(), "index", &path, &across);
+    assert_eq!(
+        String::from_utf8_lossy(&by_make),
+        String::from_utf8_lossy(&want)
+    );
+    // An index built without it refuses it.
+    ok(run("pl-index", &["--index", &own_arg, &docs_arg], b""));
+    let out = run(
+        "pl-index",
+        &["--index", &own_arg, &docs_arg, "--across-owners"],
+        b"",
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("built with --across-owners false, asked for --across-owners true"),
+        "{err}"
+    );
 }
 
 /// An update clusters again only the components it touches: a member made the earliest

@@ -61,7 +61,8 @@ impl DocRecord {
         mime_type,
         url,
         owner,
-        user_can_change
+        user_can_change,
+        permissions
     );
 
     /// Reads a docs (or norm) record: `id` checked.

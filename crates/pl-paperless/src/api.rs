@@ -15,23 +15,75 @@ pub const DOC_FIELDS: &str = "id,title,content,created,added,modified,correspond
 document_type,tags,archive_serial_number,original_file_name,page_count,mime_type,owner,\
 user_can_change";
 
-/// Who owns a document and whether the token's user may change it, as the server says
-/// (`owner`: a user id, `None` for no owner; `can_change`: `None` when the server did not say).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Who owns a document, whether the token's user may change it, and who else may see or
+/// change it, as the server says (`owner`: a user id, `None` for no owner; `can_change`: `None`
+/// when the server did not say; `permissions`: `None` when it did not list them).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Access {
     /// `owner`.
     pub owner: Option<u64>,
     /// `user_can_change`.
     pub can_change: Option<bool>,
+    /// `permissions` (the listing's with `full_perms=true`).
+    pub permissions: Option<Permissions>,
 }
 
 impl Access {
-    /// Read from a document object (the API's, or a docs record).
+    /// Read from a document object (the API's, or a docs record). A `permissions` object of
+    /// another shape than Paperless's is none.
     pub fn of(doc: &Value) -> Access {
         Access {
             owner: doc.get("owner").and_then(Value::as_u64),
             can_change: doc.get("user_can_change").and_then(Value::as_bool),
+            permissions: doc.get("permissions").and_then(Permissions::of),
         }
+    }
+}
+
+/// A document's permission lists, as Paperless gives them with `full_perms=true`: the users
+/// and groups (ids, ascending, each once) granted view and change on it (its owner is not
+/// among them unless granted too).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Permissions {
+    /// `view.users`.
+    pub view_users: Vec<u64>,
+    /// `view.groups`.
+    pub view_groups: Vec<u64>,
+    /// `change.users`.
+    pub change_users: Vec<u64>,
+    /// `change.groups`.
+    pub change_groups: Vec<u64>,
+}
+
+impl Permissions {
+    /// `{"view": {"users": [..], "groups": [..]}, "change": {..}}`; `None` for another shape.
+    pub fn of(v: &Value) -> Option<Permissions> {
+        let ids = |action: &str, target: &str| -> Option<Vec<u64>> {
+            let mut ids = v
+                .get(action)?
+                .get(target)?
+                .as_array()?
+                .iter()
+                .map(Value::as_u64)
+                .collect::<Option<Vec<u64>>>()?;
+            ids.sort_unstable();
+            ids.dedup();
+            Some(ids)
+        };
+        Some(Permissions {
+            view_users: ids("view", "users")?,
+            view_groups: ids("view", "groups")?,
+            change_users: ids("change", "users")?,
+            change_groups: ids("change", "groups")?,
+        })
+    }
+
+    /// As a docs record holds it: Paperless's shape, ids ascending.
+    pub fn to_value(&self) -> Value {
+        serde_json::json!({
+            "view": {"users": self.view_users, "groups": self.view_groups},
+            "change": {"users": self.change_users, "groups": self.change_groups},
+        })
     }
 }
 
@@ -163,11 +215,20 @@ impl Client {
         Ok(ids)
     }
 
-    /// Every document the token can see, by id, with who owns it and whether the token's user
-    /// may change it: `fields=id,owner,user_can_change` pages of the largest size. An
-    /// incremental sync compares them with its previous output, since a change of owner or
-    /// permissions through a bulk edit leaves `modified` as it was.
+    /// Every document the token can see, by id, with who owns it, whether the token's user
+    /// may change it and its permission lists: `fields=id,owner,user_can_change` pages of the
+    /// largest size, then `full_perms=true&fields=id,permissions` ones (Paperless drops
+    /// `user_can_change` from an answer with `full_perms`; a server that sends no
+    /// `permissions` leaves them `None`). An incremental sync compares them with its previous
+    /// output, since a change of owner or permissions through a bulk edit leaves `modified`
+    /// as it was. A `permissions` of another shape is refused.
     pub fn document_access(&self) -> Result<BTreeMap<u64, Access>> {
+        let url = || format!("{}/api/documents/", self.base());
+        let id_of = |d: &Value| {
+            d.get("id")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| shape(url(), "a document without id"))
+        };
         let mut m = BTreeMap::new();
         self.for_each_page(
             "/api/documents/",
@@ -175,13 +236,31 @@ impl Client {
             MAX_PAGE_SIZE,
             |p| {
                 for d in &p.results {
-                    let id = d.get("id").and_then(Value::as_u64).ok_or_else(|| {
+                    m.insert(id_of(d)?, Access::of(d));
+                }
+                Ok(true)
+            },
+        )?;
+        self.for_each_page(
+            "/api/documents/",
+            "ordering=id&full_perms=true&fields=id,permissions",
+            MAX_PAGE_SIZE,
+            |p| {
+                for d in &p.results {
+                    let id = id_of(d)?;
+                    let Some(v) = d.get("permissions") else {
+                        continue;
+                    };
+                    let perms = Permissions::of(v).ok_or_else(|| {
                         shape(
-                            format!("{}/api/documents/", self.base()),
-                            "a document without id",
+                            url(),
+                            &format!("document {id}: permissions of another shape"),
                         )
                     })?;
-                    m.insert(id, Access::of(d));
+                    // A document added between the two listings is left to the next sync.
+                    if let Some(a) = m.get_mut(&id) {
+                        a.permissions = Some(perms);
+                    }
                 }
                 Ok(true)
             },
@@ -212,5 +291,36 @@ impl Client {
             Ok(true)
         })?;
         Ok(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn permission_lists_are_read_sorted_once_each_and_another_shape_is_none() {
+        let v = json!({"view": {"users": [9, 3, 9], "groups": []},
+                       "change": {"users": [3], "groups": [7, 2]}});
+        let p = Permissions::of(&v).unwrap();
+        assert_eq!(p.view_users, [3, 9]);
+        assert_eq!(p.change_groups, [2, 7]);
+        assert_eq!(
+            p.to_value().to_string(),
+            r#"{"view":{"users":[3,9],"groups":[]},"change":{"users":[3],"groups":[2,7]}}"#
+        );
+        for bad in [
+            json!({"view": {"users": [1], "groups": []}}),
+            json!({"view": {"users": ["1"], "groups": []}, "change": {"users": [], "groups": []}}),
+            json!([]),
+        ] {
+            assert_eq!(Permissions::of(&bad), None, "{bad}");
+        }
+        let a = Access::of(&json!({"id": 1, "owner": 4, "permissions": v}));
+        assert_eq!(
+            (a.owner, a.can_change, a.permissions),
+            (Some(4), None, Some(p))
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::api::Access;
+use crate::api::{Access, Permissions};
 use crate::client::Client;
 use crate::error::Result;
 
@@ -77,12 +77,29 @@ pub struct Record {
     pub modified: String,
 }
 
+impl Record {
+    /// The record with `permissions` set to `p` (after the other fields, replacing any there):
+    /// the documents listing gives no permission lists beside `user_can_change`, so a sync
+    /// adds those of its `full_perms` listing.
+    pub fn with_permissions(mut self, p: &Permissions) -> Record {
+        let mut o: Map<String, Value> =
+            serde_json::from_slice(&self.line).expect("a record's line is a JSON object");
+        o.shift_remove("permissions");
+        o.insert("permissions".into(), p.to_value());
+        self.line = serde_json::to_vec(&Value::Object(o)).expect("a JSON value serializes");
+        self.line.push(b'\n');
+        self
+    }
+}
+
 /// Converts one document object of the API into a record in the fixed field order
 /// (id, title, content, created, added, modified, correspondent, document_type, tags,
 /// archive_serial_number, original_file_name, page_count, mime_type, url, owner,
-/// user_can_change). `owner` is the owner's user id, `null` for a document without owner
-/// (Paperless shows those to every user); `user_can_change` is whether the token's user may
-/// change the document, `null` when the server did not say. `None` if it has no numeric id.
+/// user_can_change, then permissions where the object has them). `owner` is the owner's user
+/// id, `null` for a document without owner (Paperless shows those to every user);
+/// `user_can_change` is whether the token's user may change the document, `null` when the
+/// server did not say; `permissions` its permission lists ([`Permissions`]), absent when the
+/// object has none. `None` if it has no numeric id.
 pub fn to_record(doc: &Value, names: &Names, base: &str) -> Option<Record> {
     let id = doc.get("id")?.as_u64()?;
     let field = |k: &str| doc.get(k).cloned().unwrap_or(Value::Null);
@@ -148,6 +165,9 @@ pub fn to_record(doc: &Value, names: &Names, base: &str) -> Option<Record> {
         "user_can_change".into(),
         access.can_change.map_or(Value::Null, Value::Bool),
     );
+    if let Some(p) = &access.permissions {
+        o.insert("permissions".into(), p.to_value());
+    }
     let mut line = serde_json::to_vec(&Value::Object(o)).expect("a JSON value serializes");
     line.push(b'\n');
     Some(Record { id, line, modified })
@@ -183,6 +203,26 @@ mod tests {
                 r#""owner":3,"user_can_change":false}"#,
                 "\n"
             )
+        );
+    }
+
+    #[test]
+    fn permissions_come_last_and_are_set_once() {
+        let names = Names::default();
+        let perms = json!({"view": {"users": [5, 2], "groups": [1]},
+                           "change": {"users": [], "groups": []}});
+        let want = r#","user_can_change":true,"permissions":{"view":{"users":[2,5],"groups":[1]},"change":{"users":[],"groups":[]}}}"#;
+        let listed = json!({"id": 1, "owner": 3, "user_can_change": true, "permissions": perms});
+        let line = String::from_utf8(to_record(&listed, &names, "b").unwrap().line).unwrap();
+        assert!(line.ends_with(&format!("{want}\n")), "{line}");
+        // Set on a record without them, and again on one with them: the same line.
+        let plain = json!({"id": 1, "owner": 3, "user_can_change": true});
+        let p = Permissions::of(&perms).unwrap();
+        let r = to_record(&plain, &names, "b").unwrap().with_permissions(&p);
+        assert_eq!(String::from_utf8(r.line.clone()).unwrap(), line);
+        assert_eq!(
+            String::from_utf8(r.with_permissions(&p).line).unwrap(),
+            line
         );
     }
 

@@ -21,8 +21,8 @@ use crate::record::{to_record, Names, Record};
 use pl_core::time::{format_utc, parse_rfc3339};
 
 /// Version of the state file layout; another version means a full sync (2: records carry
-/// `owner` and `user_can_change`, which an output of version 1 lacks).
-pub const STATE_FORMAT: u32 = 2;
+/// `owner` and `user_can_change`, which an output of version 1 lacks; 3: and `permissions`).
+pub const STATE_FORMAT: u32 = 3;
 
 /// What the state file remembers about one document.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -57,7 +57,8 @@ pub struct State {
 pub struct Local {
     /// The previous output's lines by id (used for counts, and kept when unchanged).
     pub records: BTreeMap<u64, Vec<u8>>,
-    /// Each record's owner and `user_can_change`, compared with the server's listing.
+    /// Each record's owner, `user_can_change` and `permissions`, compared with the server's
+    /// listings.
     pub access: BTreeMap<u64, Access>,
     /// The state, when it is usable for an incremental sync.
     pub state: Option<State>,
@@ -275,7 +276,8 @@ pub fn sync(
         None => HashSet::new(),
     };
     // The id list comes last, so documents added while paging are in it; with each one's
-    // owner and user_can_change, which a bulk edit of permissions changes without `modified`.
+    // owner, user_can_change and permissions, which a bulk edit of permissions changes
+    // without `modified`.
     let access = client.document_access()?;
     let ids: Vec<u64> = access.keys().copied().collect();
     let known = |id: &u64| {
@@ -288,7 +290,8 @@ pub fn sync(
     let missing: Vec<u64> = ids.iter().copied().filter(|id| !known(id)).collect();
     let filled = missing.len() as u64;
     fill_gaps(client, &mut received, &missing, opts.page_size)?;
-    let merged = merge(ids, received.fetched, &local, incremental);
+    let fetched = permissions_added(received.fetched, &access);
+    let merged = merge(ids, fetched, &local, incremental);
     Ok(Synced {
         records: merged.records,
         counts: merged.counts,
@@ -303,6 +306,22 @@ pub fn sync(
         names,
         base_url: base,
     })
+}
+
+/// The records fetched, with the permission lists of the id list's listing (the documents'
+/// listing has none) where the server gave them.
+fn permissions_added(
+    fetched: BTreeMap<u64, Record>,
+    access: &BTreeMap<u64, Access>,
+) -> BTreeMap<u64, Record> {
+    let perms = |id: &u64| access.get(id).and_then(|a| a.permissions.as_ref());
+    fetched
+        .into_iter()
+        .map(|(id, r)| match perms(&id) {
+            Some(p) => (id, r.with_permissions(p)),
+            None => (id, r),
+        })
+        .collect()
 }
 
 /// Why this sync must fetch everything (`--full`, a renamed name, or what the local copy

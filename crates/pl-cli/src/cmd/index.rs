@@ -93,6 +93,12 @@ pub struct ParamFlags {
     /// average or single (pl-cluster --linkage).
     #[arg(long, value_parser = ["average", "single"], help_heading = "Index parameters (recorded at creation)")]
     pub linkage: Option<String>,
+    /// Groups may join documents of different owners (pl-cluster --across-owners), and
+    /// pl-check and pl-watch then report near-duplicates of any owner; recorded with the index:
+    /// runs without it keep to the index's choice, and asking for it of an index built without
+    /// it is refused.
+    #[arg(long, help_heading = "Index parameters (recorded at creation)")]
+    pub across_owners: bool,
 }
 
 impl ParamFlags {
@@ -122,6 +128,7 @@ impl ParamFlags {
             linkage
         );
         p.score = self.score.over(&base.score);
+        p.across_owners |= self.across_owners;
         p
     }
 }

@@ -70,15 +70,16 @@ impl Index {
     }
 
     /// [`Index::check`], the near-duplicates of another owner than the document's left out
-    /// unless `across_owners` (a document without owner is an owner of its own, as
-    /// [`pl_core::owners`] has it): those kept, and how many were left out.
+    /// unless `across_owners` or the index was built with `--across-owners` (a document
+    /// without owner is an owner of its own, as [`pl_core::owners`] has it): those kept, and
+    /// how many were left out.
     pub fn check_owned(
         &mut self,
         p: &Prepared,
         across_owners: bool,
     ) -> Result<(Vec<NearDuplicate>, usize)> {
         let all = self.check(p)?;
-        if across_owners {
+        if across_owners || self.params.across_owners {
             return Ok((all, 0));
         }
         let mut st = sql(

@@ -29,6 +29,11 @@ pub struct Params {
     #[serde(flatten)]
     pub score: ScoreParams,
     pub linkage: String,
+    /// Groups may join documents of different owners (pl-cluster --across-owners), and
+    /// pl-check and pl-watch report near-duplicates of any owner; an index made before it was
+    /// recorded kept owners apart: false.
+    #[serde(default)]
+    pub across_owners: bool,
 }
 
 impl Default for Params {
@@ -48,6 +53,7 @@ impl Default for Params {
             numbers: 1,
             score: ScoreParams::default(),
             linkage: "average".into(),
+            across_owners: false,
         }
     }
 }
@@ -71,6 +77,7 @@ impl Params {
         ];
         flags.extend(self.score.flags());
         flags.push(("--linkage", self.linkage.clone()));
+        flags.push(("--across-owners", self.across_owners.to_string()));
         flags
     }
 
@@ -96,6 +103,8 @@ pub struct Engine {
     pub(super) linkage: Linkage,
     /// Pairs by shared rare numbers (pl-lsh --numbers).
     pub(super) numbers: bool,
+    /// Groups join documents of different owners ([`Params::across_owners`]).
+    pub(super) across_owners: bool,
 }
 
 impl Engine {
@@ -159,6 +168,7 @@ impl Engine {
             scoring: Scoring::of(&p.score, explain, 512 << 20),
             linkage,
             numbers: p.numbers == 1,
+            across_owners: p.across_owners,
         })
     }
 

@@ -122,7 +122,11 @@ impl Tx<'_> {
             );
             owners.insert(id, m.2.map(|o| o as u64));
         }
-        let (pairs, left_out) = pl_core::owners::same_owner(pairs.to_vec(), &owners);
+        let (pairs, left_out) = if self.engine.across_owners {
+            (pairs.to_vec(), 0)
+        } else {
+            pl_core::owners::same_owner(pairs.to_vec(), &owners)
+        };
         // Held apart within the components of the pairs left, as pl-cluster holds them.
         let apart = if left_out == 0 {
             apart.to_vec()
