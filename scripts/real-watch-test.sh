@@ -9,7 +9,8 @@
 # possible-duplicate and a note naming the original, through the API, and (--link) the
 # "Duplicate of" document link to it, seen from both documents (Paperless mirrors it) and not
 # added twice by another webhook for the same document. A document edited into a text like no
-# other gets none of them. The token and the secret are in no log.
+# other gets none of them. That document, deleted through the API, is taken out of the index by
+# pl-watch's sync (--sync-every 2). The token and the secret are in no log.
 #
 # env: PAPERLESS_REAL_STATE, PAPERLESS_REAL_DIR   see scripts/real-paperless-lib.sh
 #      BIN                   where the pl-* tools are (default target/release)
@@ -51,7 +52,7 @@ head -c 24 /dev/urandom | base64 | tr -d '/+=' > "$W/secret"
 SECRET=$(cat "$W/secret")
 LINK_FIELD="Duplicate of"
 "$BIN/pl-watch" --index "$W/index" --listen 127.0.0.1:0 --token-file "$TOKEN_FILE" \
-  --secret-file "$W/secret" --link "$LINK_FIELD" -o "$W/watch.ndjson" 2> "$W/watch.log" &
+  --secret-file "$W/secret" --link "$LINK_FIELD" --sync-every 2 -o "$W/watch.ndjson" 2> "$W/watch.log" &
 WATCH=$!
 stop_watch() { kill "$WATCH" 2>/dev/null || true; wait "$WATCH" 2>/dev/null || true; real_cleanup; }
 trap stop_watch EXIT
@@ -144,6 +145,16 @@ grep -q "linked through \"$LINK_FIELD\" already" "$W/watch.log" || fail "no reru
 expect_status 200 GET "/api/documents/$TARGET/notes/"
 [ "$(python3 -c 'import json,sys; print(sum(n["note"].startswith("Possible duplicate (paperless-dedupe)") for n in json.load(open(sys.argv[1]))))' "$W/resp")" = 1 ] \
   || fail "document $TARGET has not exactly one note of ours: $(cat "$W/resp")"
+
+step "deleting document $UNIQUE through the API: the sync takes it out of the index"
+indexed() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True); print(c.execute("SELECT count(*) FROM docs WHERE id=?", (int(sys.argv[2]),)).fetchone()[0])' "$W/index/index.sqlite" "$1"; }
+[ "$(indexed "$UNIQUE")" = 1 ] || fail "document $UNIQUE is not in the index before its deletion"
+expect_status 204 DELETE "/api/documents/$UNIQUE/"
+for _ in $(seq 200); do grep -q "taken out of the index ($UNIQUE)" "$W/watch.log" && break; sleep 0.1; done
+grep -q "sync: 1 document no longer in Paperless taken out of the index ($UNIQUE)" "$W/watch.log" \
+  || fail "the sync did not take document $UNIQUE out: $(cat "$W/watch.log")"
+[ "$(indexed "$UNIQUE")" = 0 ] || fail "document $UNIQUE is still in the index"
+[ "$(indexed "$TARGET")" = 1 ] || fail "document $TARGET was taken out of the index too"
 
 step "stopping pl-watch (SIGTERM) and checking the logs"
 kill -TERM "$WATCH"; wait "$WATCH" || fail "pl-watch did not exit 0 on SIGTERM: $(cat "$W/watch.log")"
