@@ -16,8 +16,10 @@
 # (default: hook.env beside this script), of shell assignments:
 #   PL_INDEX        the index folder (pl-index --index), required
 #   PL_BIN          where pl-check is (default: beside this script, else on PATH)
-#   PL_TOKEN_FILE   a file holding the API token (or PAPERLESS_TOKEN in the environment); the
-#                   token is never put on a command line or in the log
+#   PL_TOKEN_FILE   a file holding the API token (or PAPERLESS_TOKEN, or its alias
+#                   PAPERLESS_API_TOKEN, in the environment, as for the pl-* tools: an empty one
+#                   is unset, both set to different tokens is refused); the token is never put
+#                   on a command line or in the log
 #   PAPERLESS_URL   the server as the hook reaches it (default http://localhost:8000)
 #   PL_PUBLIC_URL   the server as people open it, for the links in the note (default PAPERLESS_URL)
 #   PL_HOOK_TAG     the tag (default possible-duplicate)
@@ -64,7 +66,9 @@ else CHECK=$(command -v pl-check || true); fi
 export PAPERLESS_URL=${PAPERLESS_URL:-http://localhost:8000}
 TOKEN_ARGS=()
 if [ -n "${PL_TOKEN_FILE:-}" ]; then TOKEN_ARGS=(--token-file "$PL_TOKEN_FILE")
-elif [ -z "${PAPERLESS_TOKEN:-}" ]; then log "no API token (set PL_TOKEN_FILE): nothing checked"; done_ok; fi
+elif [ -z "${PAPERLESS_TOKEN//[[:space:]]/}${PAPERLESS_API_TOKEN//[[:space:]]/}" ]; then
+  log "no API token (set PL_TOKEN_FILE, or PAPERLESS_TOKEN or PAPERLESS_API_TOKEN): nothing checked"; done_ok
+fi
 TIMEOUT=20
 if [[ ${PL_HOOK_TIMEOUT:-} =~ ^[0-9]{1,4}$ ]] && (( 10#$PL_HOOK_TIMEOUT >= 1 && 10#$PL_HOOK_TIMEOUT <= 3600 )); then
   TIMEOUT=$((10#$PL_HOOK_TIMEOUT))
@@ -80,7 +84,9 @@ ADD=()
 TMP=$(mktemp -d) || { log "no temporary folder: nothing checked"; done_ok; }
 trap 'rm -rf "$TMP"' EXIT
 
-# Python shared by both steps: the token (from PL_TOKEN_FILE or PAPERLESS_TOKEN, never argv)
+# Python shared by both steps: the token (from PL_TOKEN_FILE, else PAPERLESS_TOKEN, else its
+# alias PAPERLESS_API_TOKEN, as pl-check reads it, which refuses the two set to different
+# tokens before the tagging step runs; never argv)
 # and `one_line`, which makes any text one log line with every form of the token in it
 # replaced, in any letter case: raw, with escapes before any of its characters (JSON's \" \\ \/, a Python repr's,
 # doubled), as \uXXXX or \xXX, URL-encoded (%XX) or as an HTML entity.
@@ -88,16 +94,27 @@ read -r -d '' REDACT_PY <<'PY' || true
 import os, re
 
 
+def env_tokens():
+    """PAPERLESS_TOKEN and its alias PAPERLESS_API_TOKEN, each when set and not blank."""
+    return [t for t in (os.environ.get(k, "").strip() for k in ("PAPERLESS_TOKEN", "PAPERLESS_API_TOKEN")) if t]
+
+
 def read_token():
     f = os.environ.get("PL_TOKEN_FILE")
     try:
-        t = open(f, encoding="utf-8", errors="replace").readline() if f else os.environ.get("PAPERLESS_TOKEN", "")
+        t = open(f, encoding="utf-8", errors="replace").readline() if f else (env_tokens() + [""])[0]
     except OSError:
         t = ""
     return t.strip()
 
 
-def token_pattern(token):
+def token_pattern(tokens):
+    # The longest first: one token the start of another must not leave the other's end.
+    tokens = sorted({t for t in tokens if t}, key=len, reverse=True)
+    return re.compile("|".join(map(one_pattern, tokens)), re.IGNORECASE) if tokens else None
+
+
+def one_pattern(token):
     parts = []
     for c in token:
         n = ord(c)
@@ -105,11 +122,12 @@ def token_pattern(token):
                 "%%%02x" % n, "%%%02X" % n, "&#%d;" % n, "&#x%x;" % n, "&#x%X;" % n]
         alts += {'"': ["&quot;"], "&": ["&amp;"], "<": ["&lt;"], ">": ["&gt;"], "'": ["&#39;", "&apos;"]}.get(c, [])
         parts.append("(?:" + "|".join(alts) + ")")
-    # In any case: a server may echo the header upper- or lower-cased.
-    return re.compile("".join(parts), re.IGNORECASE) if parts else None
+    return "".join(parts)
 
 
-TOKEN_RE = token_pattern(read_token())
+# Every token the hook may hold (a file's, and both variables'), in any case: a server may echo
+# the header upper- or lower-cased.
+TOKEN_RE = token_pattern([read_token()] + env_tokens())
 
 
 def redact(text):

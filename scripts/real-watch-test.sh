@@ -9,7 +9,8 @@
 # possible-duplicate and a note naming the original, through the API, and (--link) the
 # "Duplicate of" document link to it, seen from both documents (Paperless mirrors it) and not
 # added twice by another webhook for the same document. A document edited into a text like no
-# other gets none of them. The token and the secret are in no log.
+# other gets none of them. That document, deleted through the API, is taken out of the index by
+# pl-watch's sync (--sync-every 2). The token and the secret are in no log.
 #
 # env: PAPERLESS_REAL_STATE, PAPERLESS_REAL_DIR   see scripts/real-paperless-lib.sh
 #      BIN                   where the pl-* tools are (default target/release)
@@ -48,7 +49,7 @@ UNIQUE=$(sed -n 2p "$W/ids")
 
 step "starting pl-watch"
 LINK_FIELD="Duplicate of"
-watch_start "$W/index" "$TOKEN_FILE" "$W/watch.ndjson" "$W/watch.log" --link "$LINK_FIELD"
+watch_start "$W/index" "$TOKEN_FILE" "$W/watch.ndjson" "$W/watch.log" --link "$LINK_FIELD" --sync-every 2
 PORT=$WATCH_PORT
 HEALTH=$(curl -sS "http://127.0.0.1:$PORT/health")
 [ "$HEALTH" = '{"queue":0,"status":"ok"}' ] || [ "$HEALTH" = '{"status":"ok","queue":0}' ] \
@@ -124,6 +125,16 @@ grep -q "linked through \"$LINK_FIELD\" already" "$W/watch.log" || fail "no reru
 expect_status 200 GET "/api/documents/$TARGET/notes/"
 [ "$(python3 -c 'import json,sys; print(sum(n["note"].startswith("Possible duplicate (paperless-dedupe)") for n in json.load(open(sys.argv[1]))))' "$W/resp")" = 1 ] \
   || fail "document $TARGET has not exactly one note of ours: $(cat "$W/resp")"
+
+step "deleting document $UNIQUE through the API: the sync takes it out of the index"
+indexed() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True); print(c.execute("SELECT count(*) FROM docs WHERE id=?", (int(sys.argv[2]),)).fetchone()[0])' "$W/index/index.sqlite" "$1"; }
+[ "$(indexed "$UNIQUE")" = 1 ] || fail "document $UNIQUE is not in the index before its deletion"
+expect_status 204 DELETE "/api/documents/$UNIQUE/"
+for _ in $(seq 200); do grep -q "taken out of the index ($UNIQUE)" "$W/watch.log" && break; sleep 0.1; done
+grep -q "sync: 1 document no longer in Paperless taken out of the index ($UNIQUE)" "$W/watch.log" \
+  || fail "the sync did not take document $UNIQUE out: $(cat "$W/watch.log")"
+[ "$(indexed "$UNIQUE")" = 0 ] || fail "document $UNIQUE is still in the index"
+[ "$(indexed "$TARGET")" = 1 ] || fail "document $TARGET was taken out of the index too"
 
 step "stopping pl-watch (SIGTERM) and checking the logs"
 watch_stop "$W/watch.log"

@@ -255,6 +255,37 @@ fn hook_tags_a_duplicate_and_logs_server_errors_without_the_token() {
     }
 }
 
+/// The token from PAPERLESS_API_TOKEN, the alias of PAPERLESS_TOKEN the pl-* tools accept
+/// (issue 58): the document is checked, tagged and noted; a server echoing it in an error
+/// never gets it into the log; none set is said, and both set to different tokens refused.
+#[test]
+fn hook_takes_the_token_from_paperless_api_token_as_the_tools_do() {
+    let s = Setup::new();
+    let alias = format!("PL_TOKEN_FILE=\nPAPERLESS_API_TOKEN='{TOKEN}'");
+    let (_, log) = s.hook("alias", &alias);
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        log[0].ends_with("tagged possible-duplicate and noted 1 original(s): 105"),
+        "{log:?}"
+    );
+    // The tagging step's request refused with the token echoed: redacted (`hook` checks).
+    s.fault(json!({"kind": "echo", "status": 403, "path": "/api/documents/bulk_edit/"}));
+    let (_, log) = s.hook("alias-echo", &alias);
+    assert!(
+        log.len() == 1 && log[0].contains("Invalid token: Token <token>"),
+        "{log:?}"
+    );
+    let (_, log) = s.hook("none", "PL_TOKEN_FILE=\nPAPERLESS_API_TOKEN='  '");
+    assert!(log.len() == 1 && log[0].contains("no API token"), "{log:?}");
+    let both =
+        format!("PL_TOKEN_FILE=\nPAPERLESS_TOKEN=other-token\nPAPERLESS_API_TOKEN='{TOKEN}'");
+    let (_, log) = s.hook("both", &both);
+    assert!(
+        log.len() == 1 && log[0].contains("both set, to different tokens"),
+        "{log:?}"
+    );
+}
+
 #[test]
 fn hook_follows_no_redirect_with_the_token() {
     let s = Setup::new();

@@ -148,6 +148,41 @@ fn parse_page(path_query: &str, v: Value, base: &str) -> Result<(Page, bool)> {
     ))
 }
 
+/// Ids gathered page by page, and whether they make the whole list the server counted.
+#[derive(Debug, Default)]
+pub struct IdListing {
+    count: Option<u64>,
+    ids: Vec<u64>,
+    changed: bool,
+}
+
+impl IdListing {
+    /// One page: the count the server gave with it, and its ids.
+    pub fn page(&mut self, count: u64, ids: Vec<u64>) {
+        self.changed |= self.count.is_some_and(|c| c != count);
+        self.count = Some(count);
+        self.ids.extend(ids);
+    }
+
+    /// The ids, ascending, when they are the whole list: every page counted the same, and
+    /// there are as many distinct ids as counted; else why not.
+    pub fn whole(mut self) -> std::result::Result<Vec<u64>, String> {
+        self.ids.sort_unstable();
+        self.ids.dedup();
+        let n = self.ids.len() as u64;
+        match self.count {
+            _ if self.changed => {
+                Err("the document list changed while it was read (the pages' counts differ)".into())
+            }
+            Some(c) if c == n => Ok(self.ids),
+            Some(c) => Err(format!(
+                "{n} document ids read where the server counted {c} (the list changed while it was read, or a page was lost)"
+            )),
+            None => Err("no page of the document list was read".into()),
+        }
+    }
+}
+
 impl Client {
     /// Pages through `path?query` (query without `page`/`page_size`), calling `f` per page
     /// until it returns `false` or the list ends. A 404 on a later page means the list shrank
@@ -213,6 +248,39 @@ impl Client {
         ids.sort_unstable();
         ids.dedup();
         Ok(ids)
+    }
+
+    /// Every document id the token can see, ascending, from a listing known to be whole
+    /// (what a service may delete by): `fields=id` pages of `page_size`, or the `all` list of
+    /// the first answer where the API version (below 10) sends one. A listing that fails on
+    /// any page, or that changes while it is read (the pages' counts differ, a page gone,
+    /// fewer or more ids than counted), is an error: nothing may be concluded from it.
+    pub fn whole_document_ids(&self, page_size: u32) -> Result<Vec<u64>> {
+        let mut listing = IdListing::default();
+        let url = format!("{}/api/documents/", self.base());
+        self.for_each_page(
+            "/api/documents/",
+            "ordering=id&fields=id",
+            page_size.max(1),
+            |p| {
+                // The version is known once answered (a 406 may have changed it): `all` is
+                // there, or not.
+                if let Some(all) = p.all {
+                    listing = IdListing::default();
+                    listing.page(p.count, all);
+                    return Ok(false);
+                }
+                let ids = p
+                    .results
+                    .iter()
+                    .map(|d| d.get("id").and_then(Value::as_u64))
+                    .collect::<Option<Vec<u64>>>()
+                    .ok_or_else(|| shape(url.clone(), "a document without id"))?;
+                listing.page(p.count, ids);
+                Ok(true)
+            },
+        )?;
+        listing.whole().map_err(|why| shape(url, &why))
     }
 
     /// Every document the token can see, by id, with who owns it, whether the token's user
@@ -322,5 +390,35 @@ mod tests {
             (a.owner, a.can_change, a.permissions),
             (Some(4), None, Some(p))
         );
+    }
+
+    #[test]
+    fn a_listing_is_whole_only_when_its_pages_agree_and_hold_every_id_counted() {
+        let mut l = IdListing::default();
+        l.page(5, vec![4, 1]);
+        l.page(5, vec![2, 9, 3]);
+        assert_eq!(l.whole(), Ok(vec![1, 2, 3, 4, 9]));
+        // A page lost (a 404 on the last page reads as the end): fewer ids than counted.
+        let mut l = IdListing::default();
+        l.page(5, vec![1, 2]);
+        assert!(l
+            .whole()
+            .unwrap_err()
+            .contains("2 document ids read where the server counted 5"));
+        // A document deleted between two pages: the counts differ (and an id shifted onto a
+        // page already read is missed).
+        let mut l = IdListing::default();
+        l.page(5, vec![1, 2]);
+        l.page(4, vec![4, 9]);
+        assert!(l.whole().unwrap_err().contains("changed while it was read"));
+        // One added between two pages repeats an id: as many rows as counted, fewer ids.
+        let mut l = IdListing::default();
+        l.page(4, vec![1, 2]);
+        l.page(4, vec![2, 3]);
+        assert!(l.whole().is_err());
+        assert!(IdListing::default().whole().is_err());
+        let mut empty = IdListing::default();
+        empty.page(0, vec![]);
+        assert_eq!(empty.whole(), Ok(vec![]));
     }
 }

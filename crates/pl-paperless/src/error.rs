@@ -156,6 +156,21 @@ impl Error {
         }
     }
 
+    /// Whether the server refused the request itself, for good: asking the same again gets
+    /// the same answer (403, 404, and any other 4xx but 401, the token, which every request
+    /// meets alike; 406, the API version; 408 and 429, which ask to try later). A service
+    /// drops what it was doing for the document and goes on.
+    pub fn refused_for_good(&self) -> bool {
+        match self {
+            Error::Forbidden { .. } | Error::NotFound { .. } => true,
+            Error::Status { status, .. } => {
+                (400..500).contains(status) && !matches!(status, 401 | 406 | 408 | 429)
+            }
+            Error::Stopped { source, .. } => source.refused_for_good(),
+            _ => false,
+        }
+    }
+
     pub(crate) fn file(path: &std::path::Path, msg: impl std::fmt::Display) -> Error {
         Error::File {
             path: path.to_path_buf(),
@@ -166,3 +181,56 @@ impl Error {
 
 /// Result with this crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_of_the_request_is_for_good_and_trouble_of_the_server_or_the_token_is_not() {
+        let status = |status| Error::Status {
+            url: "u".into(),
+            status,
+            attempts: 1,
+            body: String::new(),
+        };
+        let forbidden = Error::Forbidden {
+            url: "u".into(),
+            action: "change",
+            detail: String::new(),
+        };
+        let not_found = Error::NotFound {
+            url: "u".into(),
+            detail: String::new(),
+        };
+        for e in [forbidden, not_found, status(400), status(409), status(422)] {
+            assert!(e.refused_for_good(), "{e}");
+        }
+        let transport = Error::Transport {
+            url: "u".into(),
+            msg: "connection refused".into(),
+            attempts: 2,
+        };
+        let token = Error::Unauthorized {
+            url: "u".into(),
+            detail: String::new(),
+        };
+        for e in [
+            status(500),
+            status(503),
+            status(408),
+            status(429),
+            status(401),
+            transport,
+            token,
+        ] {
+            assert!(!e.refused_for_good(), "{e}");
+        }
+        let stopped = |source| Error::Stopped {
+            what: "w".into(),
+            source: Box::new(source),
+        };
+        assert!(stopped(status(403)).refused_for_good());
+        assert!(!stopped(status(502)).refused_for_good());
+    }
+}

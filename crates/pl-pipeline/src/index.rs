@@ -57,6 +57,7 @@ mod engine;
 mod groups;
 mod guard;
 mod open;
+mod prune;
 mod recheck;
 mod rescore;
 mod update;
@@ -65,6 +66,7 @@ pub use check::NearDuplicate;
 pub use engine::{stored_line, Engine, Params, Prepared};
 pub use guard::{Differs, Distrust};
 pub use open::Access;
+pub use prune::{mass_delete, Pruned};
 use rescore::Counts;
 
 /// The index's format; another is refused with both numbers and the way out. 2: pairs with

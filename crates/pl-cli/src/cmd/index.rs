@@ -248,7 +248,7 @@ fn prepare_all(
 /// Refuses a full input that would delete more than half of the `stored` documents: most
 /// likely an empty, cut or wrong file rather than a library that shrank that much.
 fn refuse_mass_delete(input: &str, deleted: usize, stored: u64) -> Result<()> {
-    if deleted as u64 * 2 > stored {
+    if pl_pipeline::index::mass_delete(deleted, stored) {
         return Err(anyhow!(
             "{input}: would delete {deleted} of the index's {stored} documents (more than half): \
              DOCS must list every document (use --partial for only new or changed ones), or pass \

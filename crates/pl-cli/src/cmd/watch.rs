@@ -13,7 +13,7 @@ use clap::Parser;
 use pl_paperless::lookup::Lookups;
 use pl_paperless::{Client, Error as ApiError};
 use pl_pipeline::inbox::{Entry, Inbox};
-use pl_pipeline::index::{Access, Index};
+use pl_pipeline::index::{Access, Index, Pruned};
 
 use crate::common::{Log, OutputFlags, ServerFlags, UsageError};
 use http::Shared;
@@ -39,7 +39,14 @@ const VERBOSE_HELP: &str = "Also print each request answered, and timings";
 /// owner's), and a document the token's user may not change (Paperless's
 /// `user_can_change` false) is checked and indexed but neither tagged nor noted, which the
 /// log says.
-/// GET /health answers {"status":"ok","queue":N}. Nothing is deleted. A wrong or missing
+/// Deletions: at the start and every --sync-every seconds the worker lists every document id
+/// Paperless has, and takes the indexed documents it lacks out of the index (deleted in
+/// Paperless, they match nothing any more); a listing that fails or changes while it is read
+/// removes nothing (logged, tried at the next sync), nor one that would remove more than half
+/// of the index. A document the server refuses for good (403, 404, 400 on the document or its
+/// write-back) is dropped from the inbox in one log line; a server that fails (5xx, no
+/// answer) keeps it, tried again after a pause.
+/// GET /health answers {"status":"ok","queue":N}. Nothing is deleted in Paperless. A wrong or missing
 /// secret is refused (401), a body over --max-body-kb too (413), a body naming no document
 /// (400). SIGTERM or SIGINT: no new request is taken, the document being processed is
 /// finished, exit 0; the inbox keeps the others for the next start, which processes them
@@ -88,6 +95,17 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u64).range(1..=64))]
     pub handlers: u64,
+    /// Seconds between two syncs (the first at the start): every document id Paperless still
+    /// has is listed, and the indexed documents it lacks (deleted in Paperless) are taken out
+    /// of the index. 0: no sync.
+    #[arg(long, env = "PL_SYNC_EVERY", value_name = "SECS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(0..=604_800))]
+    pub sync_every: u64,
+    /// Document ids per request of the sync's listing (API version 9 sends them all with the
+    /// first answer). The server allows up to 100000.
+    #[arg(long, value_name = "N", default_value_t = pl_paperless::api::MAX_PAGE_SIZE,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub page_size: u32,
     #[command(flatten)]
     pub server: ServerFlags,
     #[command(flatten)]
@@ -132,6 +150,9 @@ pub fn run(args: Args) -> Result<()> {
         link: args.link.clone(),
         link_field: None,
         across_owners: args.across_owners,
+        sync_every: (args.sync_every > 0).then(|| Duration::from_secs(args.sync_every)),
+        next_sync: Instant::now(),
+        page_size: args.page_size,
         public,
         log: log.clone(),
         out: args.out.output.as_deref().map(open_append).transpose()?,
@@ -187,6 +208,10 @@ struct Worker {
     link: Option<String>,
     link_field: Option<u64>,
     across_owners: bool,
+    /// --sync-every (`None`: 0, no sync), when the next is due, --page-size.
+    sync_every: Option<Duration>,
+    next_sync: Instant,
+    page_size: u32,
     public: String,
     log: Log,
     out: Option<std::fs::File>,
@@ -206,6 +231,9 @@ impl Worker {
     fn drain(&mut self, shared: &Shared) -> Result<()> {
         let mut pause = Duration::ZERO;
         while !shared.stopping() {
+            if self.sync_every.is_some() && Instant::now() >= self.next_sync {
+                self.sync()?;
+            }
             let Some(e) = self.inbox.take()? else {
                 shared.wait(Duration::from_secs(1));
                 continue;
@@ -228,13 +256,52 @@ impl Worker {
         Ok(())
     }
 
+    /// The sync: every document id Paperless has listed, and the indexed documents it lacks
+    /// taken out of the index. Between two documents, on the worker: it never races one. A
+    /// listing that fails removes nothing (one line; the next sync tries again).
+    fn sync(&mut self) -> Result<()> {
+        let every = self.sync_every.unwrap_or_default();
+        let started = Instant::now();
+        self.next_sync = started + every;
+        let next = format!("tried again in {} s", every.as_secs());
+        let listed = match self.client.whole_document_ids(self.page_size) {
+            Ok(ids) => ids,
+            Err(err) => {
+                self.log.note(format!(
+                    "sync: listing the documents failed: {err}: nothing removed from the index, {next}"
+                ));
+                return Ok(());
+            }
+        };
+        let took = || format!("{:.2} s", started.elapsed().as_secs_f64());
+        match self.index.prune(&listed, &self.log)? {
+            Pruned::Deleted(gone, _) if gone.is_empty() => self.log.info(format!(
+                "sync: {} listed, none gone from the index ({})",
+                crate::common::count(listed.len() as u64, "document"),
+                took()
+            )),
+            Pruned::Deleted(gone, s) => self.log.note(format!(
+                "sync: {} no longer in Paperless taken out of the index ({}); {} groups ({})",
+                crate::common::count(gone.len() as u64, "document"),
+                some_ids(&gone),
+                s.groups,
+                took()
+            )),
+            Pruned::Refused { gone, stored } => self.log.note(format!(
+                "sync: Paperless lists {} documents, which would take {gone} of the index's {stored} out (more than half): nothing removed (a token that sees fewer documents? if the library really lost them, build the index again with pl-index), {next}",
+                listed.len()
+            )),
+        }
+        Ok(())
+    }
+
     /// One document: fetched, checked and added, tagged and noted when it has near-copies.
     fn process(&mut self, e: Entry) -> Result<Turn> {
         let id = e.id;
         let mut steps = Steps::new(unix_ms() - e.received);
         let rec = match self.lookups.record(&self.client, id) {
             Ok(r) => r,
-            Err(err @ (ApiError::NotFound { .. } | ApiError::Forbidden { .. })) => {
+            Err(err) if err.refused_for_good() => {
                 self.log
                     .note(format!("document {id}: {err}: dropped from the inbox"));
                 return Ok(Turn::Done(None));
@@ -296,13 +363,25 @@ impl Worker {
                     noted: f.noted,
                 })))
             }
-            Err(err) => {
-                self.log.note(format!(
-                    "document {id}: checked and indexed, but tagging failed: {err}: kept, tried again"
-                ));
-                Ok(Turn::Again)
-            }
+            Err(err) => Ok(self.unflagged(id, &err)),
         }
+    }
+
+    /// The write-back of document `id` failed with `err`: when the
+    /// server refused it for good (403, 404, 400: asking again gets the same answer) the
+    /// document is dropped from the inbox, said once; else it waits to be tried again.
+    fn unflagged(&self, id: u64, err: &ApiError) -> Turn {
+        if !err.refused_for_good() {
+            self.log.note(format!(
+                "document {id}: checked and indexed, but tagging failed: {err}: kept, tried again"
+            ));
+            return Turn::Again;
+        }
+        self.log.note(format!(
+            "document {id}: checked and indexed, but Paperless refused the write-back: {err}: dropped from the inbox, not tried again"
+        ));
+        // No -o record: what landed before the refusal is not known (the log says why).
+        Turn::Done(None)
     }
 
     /// --link: document `id` linked to its originals (`pairs`' ids); the log's words for it
@@ -362,6 +441,15 @@ impl Worker {
         f.write_all(format!("{rec}\n").as_bytes())
             .and_then(|()| f.flush())
             .context("-o: write failed")
+    }
+}
+
+/// Up to ten ids, then how many more: "3, 8, 12" or "1, 2, ..., 10 and 5 more".
+fn some_ids(ids: &[u64]) -> String {
+    let shown: Vec<String> = ids.iter().take(10).map(u64::to_string).collect();
+    match ids.len().saturating_sub(10) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
     }
 }
 

@@ -582,8 +582,14 @@ fn a_rewritten_passage_is_a_long_replaced_block_and_ocr_damage_is_not() {
     let a = format!("{head} tenants must keep the staircase clean and quiet at night {tail}");
     let b = format!("{head} landlord repairs heating faults within fourteen working days {tail}");
     assert_eq!(ev(&a, &b).longest_replaced, 8, "{:?}", ev(&a, &b));
-    let garbled = a.replace("staircase", "stalrcase").replace("quiet", "qulet");
+    let garbled = a
+        .replace("staircase", "stalrcase")
+        .replace("quiet", "qulet");
     assert_eq!(ev(&a, &garbled).longest_replaced, 0);
     let edge = format!("{a} signed landlord office");
-    assert_eq!(ev(&a, &edge).longest_replaced, 0, "an added line at the end");
+    assert_eq!(
+        ev(&a, &edge).longest_replaced,
+        0,
+        "an added line at the end"
+    );
 }
