@@ -24,17 +24,12 @@ SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o
 
 .PHONY: all demo quality quality-floor ocr-corpus ocr-hard-corpus ocr-holdout-corpus ocr-deps readme-eval readme-tuning test install uninstall
 
-# The demo ends by saying where the groups are, why any group stands below THRESHOLD (a
-# group's confidence is its strongest pair; a pair that rare numbers and the verifier vouch
-# for is kept whatever its score: docs/VERDICT.md), and what to run next.
-demo: table
-	@python3 -c 'import json, sys; t = float(sys.argv[2]); \
-	  c = [json.loads(l)["confidence"] for l in open(sys.argv[1]) if l.strip()]; \
-	  low = sum(x < t for x in c); \
-	  print(f"make: {len(c)} groups in {sys.argv[1]}" + (f"; {low} below THRESHOLD {t}: kept by \
-	rare numbers both texts hold, which the verifier aligned (docs/VERDICT.md)" if low else ""))' \
-	  $(WORK)/groups.ndjson $(THRESHOLD) >&2
-	@echo "make: next: make report (a review page), make why A=ID B=ID (one pair explained)" >&2
+# The demo ends as `pl-dedupe run` does, in make's words (pl-dedupe summary says it for both):
+# where the groups are, why any group stands below THRESHOLD (a group's confidence is its
+# strongest pair; a pair that rare numbers and the verifier vouch for is kept whatever its
+# score: docs/VERDICT.md), and what to run next.
+demo: table $(BIN)/pl-dedupe
+	@PL_DEDUPE_CMD=make $(BIN)/pl-dedupe summary --work '$(WORK)' --threshold $(THRESHOLD)
 
 # Cargo shows its progress on a terminal (and its "Compiling" lines elsewhere): the first
 # build compiles every dependency, a few minutes.
