@@ -24,17 +24,12 @@ SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o
 
 .PHONY: all demo quality quality-floor ocr-corpus ocr-hard-corpus ocr-holdout-corpus ocr-deps readme-eval readme-tuning test install uninstall
 
-# The demo ends by saying where the groups are, why any group stands below THRESHOLD (a
-# group's confidence is its strongest pair; a pair that rare numbers and the verifier vouch
-# for is kept whatever its score: docs/VERDICT.md), and what to run next.
-demo: table
-	@python3 -c 'import json, sys; t = float(sys.argv[2]); \
-	  c = [json.loads(l)["confidence"] for l in open(sys.argv[1]) if l.strip()]; \
-	  low = sum(x < t for x in c); \
-	  print(f"make: {len(c)} groups in {sys.argv[1]}" + (f"; {low} below THRESHOLD {t}: kept by \
-	rare numbers both texts hold, which the verifier aligned (docs/VERDICT.md)" if low else ""))' \
-	  $(WORK)/groups.ndjson $(THRESHOLD) >&2
-	@echo "make: next: make report (a review page), make why A=ID B=ID (one pair explained)" >&2
+# The demo ends as `pl-dedupe run` does, in make's words (pl-dedupe summary says it for both):
+# where the groups are, why any group stands below THRESHOLD (a group's confidence is its
+# strongest pair; a pair that rare numbers and the verifier vouch for is kept whatever its
+# score: docs/VERDICT.md), and what to run next.
+demo: table $(BIN)/pl-dedupe
+	@PL_DEDUPE_CMD=make $(BIN)/pl-dedupe summary --work '$(WORK)' --threshold $(THRESHOLD)
 
 # Cargo shows its progress on a terminal (and its "Compiling" lines elsewhere): the first
 # build compiles every dependency, a few minutes.
@@ -43,8 +38,15 @@ DRIVER := $(BIN)/pl-dedupe
 
 $(BINS) $(DRIVER) &: $(SOURCES)
 	@echo "make: building the pl-* tools (release, $(BIN)/); the first build takes a few minutes" >&2
-	$(CARGO_BUILD)
-	@touch $(BINS) $(DRIVER)
+	$(CARGO_BUILD) $(addprefix --bin ,$(BUILT))
+	@touch $(addprefix $(BIN)/,$(or $(BUILT),$(TOOLS) pl-dedupe))
+
+# make demo builds only the tools its pipeline runs, and pl-dedupe for its last lines: 9
+# binaries fewer to link on a cold build. The others are built when a target needs them
+# (make groups with an index, make install, make test).
+DEMO_TOOLS := pl-normalize pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-dedupe \
+              $(if $(wildcard $(INDEX)/index.sqlite),pl-index) $(if $(PAPERLESS_URL),pl-fetch)
+demo: BUILT = $(DEMO_TOOLS)
 
 # The real-OCR fixture (examples/ocr/README.md, `make ocr-corpus`): its pipeline runs in
 # $(WORK)/ocr with the same parameters as the example corpus's.
@@ -94,8 +96,9 @@ readme-tuning: $(BIN)/pl-lsh | $(WORK)
 # suite that counts most). In release, like the tools `make demo` built:
 # the test builds reuse their compiled dependencies instead of building the world again in
 # debug, and the integration tests run the optimized binaries (faster on the large corpora).
-# What the first `make test` still compiles: the test harnesses and the test-only dependencies
-# (assert_cmd, proptest, and pl-core's benchmark crate criterion), each once.
+# What the first `make test` still compiles: the test harnesses, the test-only dependencies
+# (assert_cmd, proptest, and pl-core's benchmark crate criterion), each once, and the tools
+# make demo did not build.
 CARGO_TEST ?= cargo test --release
 test:
 	python3 -m unittest discover -s scripts/gen_corpus -t scripts

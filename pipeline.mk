@@ -55,6 +55,10 @@ SHINGLE_FLAGS    ?=
 CLUSTER_FLAGS    ?=
 REPORT_FLAGS     ?=
 
+# QUIET=1 (pl-dedupe -q): the stages say nothing on stderr but errors; otherwise each that runs
+# ends with one line (a bar before it on a terminal).
+Q = $(if $(filter 1,$(QUIET)),-q)
+
 TOOLS   := pl-fetch pl-normalize pl-shingle pl-minhash pl-lsh pl-score pl-cluster pl-cat pl-eval pl-trigram pl-report pl-apply pl-index pl-check pl-watch
 BINS    := $(addprefix $(BIN)/,$(TOOLS))
 
@@ -87,7 +91,7 @@ ifdef PAPERLESS_URL
 # changed, so the stages after it rerun only after real changes. See docs/PAPERLESS.md.
 $(WORK)/docs.ndjson: FORCE $(BIN)/pl-fetch | $(WORK)
 	@$(SCRIPTS)/source-guard.sh $(WORK) 'paperless $(PAPERLESS_URL)'
-	$(BIN)/pl-fetch -o $@
+	$(BIN)/pl-fetch $(Q) -o $@
 	@echo 'paperless $(PAPERLESS_URL)' > $(WORK)/docs.source
 else
 # A folder holding a fetched library is not silently switched to a file (SWITCH_SOURCE=1 does).
@@ -97,7 +101,7 @@ $(WORK)/docs.ndjson: $(DOCS) $(WORK)/docs.params
 endif
 
 $(WORK)/norm.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-normalize
-	$(BIN)/pl-normalize -q $< -o $@
+	$(BIN)/pl-normalize $(Q) $< -o $@
 
 # pl-minhash shingles the normalized text itself, with pl-shingle's code and flags: the same
 # bytes as pl-shingle | pl-minhash, without writing the shingle stream (7 GB at a million
@@ -106,10 +110,10 @@ $(WORK)/norm.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-normalize
 shingles: $(WORK)/shingles.bin
 
 $(WORK)/shingles.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(BIN)/pl-shingle
-	$(BIN)/pl-shingle $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) -o $@
+	$(BIN)/pl-shingle $(Q) $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) -o $@
 
 $(WORK)/sigs.bin: $(WORK)/norm.ndjson $(WORK)/shingle.params $(WORK)/minhash.params $(BIN)/pl-minhash
-	$(BIN)/pl-minhash $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) \
+	$(BIN)/pl-minhash $(Q) $< --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) $(SHINGLE_FLAGS) \
 	  --perms $(PERMS) --seed $(SEED) --scheme $(SCHEME) -o $@
 
 # Head and tail sketches: a copy with a page added or removed, or a cover sheet, shares one
@@ -130,10 +134,10 @@ LSH_ARGS = $(WORK)/sigs.bin $(addprefix --also ,$(EDGE_SIGS)) $(addprefix --numb
 	  --max-bucket $(MAX_BUCKET) --evidence-bucket $(EVIDENCE_BUCKET)
 
 $(WORK)/cands.ndjson: $(WORK)/sigs.bin $(EDGE_SIGS) $(NUMBER_NORM) $(WORK)/lsh.params $(BIN)/pl-lsh
-	$(BIN)/pl-lsh $(LSH_ARGS) -o $@
+	$(BIN)/pl-lsh $(Q) $(LSH_ARGS) -o $@
 
 $(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson $(WORK)/score.params $(BIN)/pl-score
-	$(BIN)/pl-score $< $(SCORE_ARGS) -o $@
+	$(BIN)/pl-score $(Q) $< $(SCORE_ARGS) -o $@
 
 SCORE_ARGS = --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS) \
 	  --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) --fuzzy-weight $(FUZZY_WEIGHT) \
@@ -173,15 +177,15 @@ index_guard = $(if $(strip $(SHINGLE_FLAGS)$(filter-out --across-owners,$(CLUSTE
 
 .PHONY: index
 index: $(WORK)/docs.ndjson $(BIN)/pl-index
-	$(index_guard)$(BIN)/pl-index --index $(INDEX) $< $(INDEX_FLAGS) -o $(WORK)/groups.ndjson
+	$(index_guard)$(BIN)/pl-index $(Q) --index $(INDEX) $< $(INDEX_FLAGS) -o $(WORK)/groups.ndjson
 
 ifneq ($(wildcard $(INDEX)/index.sqlite),)
 $(WORK)/groups.ndjson: $(WORK)/docs.ndjson $(BIN)/pl-index $(WORK)/shingle.params \
     $(WORK)/minhash.params $(WORK)/lsh.params $(WORK)/score.params $(WORK)/cluster.params
-	$(index_guard)$(BIN)/pl-index --index $(INDEX) $< $(INDEX_FLAGS) -o $@
+	$(index_guard)$(BIN)/pl-index $(Q) --index $(INDEX) $< $(INDEX_FLAGS) -o $@
 else
 $(WORK)/groups.ndjson: $(WORK)/scores.ndjson $(WORK)/norm.ndjson $(WORK)/cluster.params $(BIN)/pl-cluster
-	$(BIN)/pl-cluster $< --docs $(WORK)/norm.ndjson $(CLUSTER_FLAGS) -o $@
+	$(BIN)/pl-cluster $(Q) $< --docs $(WORK)/norm.ndjson $(CLUSTER_FLAGS) -o $@
 endif
 
 # Pairwise and B-cubed precision/recall of the groups against the truth file.
@@ -189,13 +193,13 @@ eval: $(WORK)/eval.json
 	@$(BIN)/pl-eval --truth $(TRUTH) --format table $(WORK)/groups.ndjson
 
 $(WORK)/eval.json: $(WORK)/groups.ndjson $(TRUTH) $(BIN)/pl-eval
-	$(BIN)/pl-eval --truth $(TRUTH) $< -o $@
+	$(BIN)/pl-eval $(Q) --truth $(TRUTH) $< -o $@
 
 report: $(WORK)/report.html
 	@echo "open $(WORK)/report.html in a browser (see REVIEW.md in the project's docs)"
 
 $(WORK)/report.html: $(WORK)/groups.ndjson $(WORK)/docs.ndjson $(WORK)/scores.ndjson $(BIN)/pl-report
-	$(BIN)/pl-report $< --docs $(WORK)/docs.ndjson --scores $(WORK)/scores.ndjson $(REPORT_FLAGS) -o $@
+	$(BIN)/pl-report $(Q) $< --docs $(WORK)/docs.ndjson --scores $(WORK)/scores.ndjson $(REPORT_FLAGS) -o $@
 
 clean:
 	rm -rf $(WORK)

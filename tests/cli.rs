@@ -801,6 +801,162 @@ pub(crate) fn stderr_on_a_terminal_with(
     )
 }
 
+/// The lines a terminal shows at the end of `shown`: what stays of each line once carriage
+/// returns and erase-line sequences have drawn over it (a bar cleared leaves nothing).
+pub(crate) fn visible_lines(shown: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    for line in shown.split('\n') {
+        let line = line.trim_end_matches('\r');
+        let last = line.rsplit('\r').next().unwrap_or("");
+        // CSI sequences (ESC [ parameters final byte): cursor, erase line.
+        let mut text = String::new();
+        let mut chars = last.chars();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' {
+                if chars.next() == Some('[') {
+                    for f in chars.by_ref() {
+                        if ('@'..='~').contains(&f) {
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
+            text.push(c);
+        }
+        if !text.is_empty() {
+            lines.push(text);
+        }
+    }
+    lines
+}
+
+/// pl-normalize, pl-minhash and pl-index end with one summary line on a pipe (nothing with
+/// -q), and on a terminal leave that line alone in place of their progress; an incremental
+/// update (pl-index --partial, pl-check --add) shows a bar over the candidates it rescores.
+#[test]
+fn pl_normalize_pl_minhash_and_pl_index_end_with_one_line_and_show_progress_on_a_terminal() {
+    let d = tempfile::tempdir().unwrap();
+    let docs = repo().join("examples/docs.ndjson").display().to_string();
+    let n = std::fs::read_to_string(&docs).unwrap().lines().count();
+    let one_line = |script: &str, starts: &str| -> String {
+        let out = sh(d.path(), script);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{script}: {err}");
+        assert_eq!(err.lines().count(), 1, "{script}: {err:?}");
+        assert!(
+            err.starts_with(starts) && err.trim_end().ends_with(" s)"),
+            "{script}: {err:?}"
+        );
+        assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
+        err
+    };
+    one_line(
+        &format!("pl-normalize {docs} -o norm.ndjson"),
+        &format!("pl-normalize: {n} documents normalized ("),
+    );
+    let err = one_line(
+        "pl-minhash norm.ndjson -o sigs.bin",
+        &format!("pl-minhash: {n} documents signed"),
+    );
+    assert!(
+        err.contains("; 12 documents under 20 words kept as one whole-text shingle"),
+        "{err}"
+    );
+    one_line(
+        "pl-shingle -q --min-words 1 norm.ndjson | pl-minhash -o sigs2.bin",
+        &format!("pl-minhash: {n} documents signed ("),
+    );
+    let err = one_line(
+        &format!("pl-index --index ix {docs} -o g.ndjson"),
+        "pl-index: ix: ",
+    );
+    assert!(err.contains(" groups (built from scratch) ("), "{err}");
+    for quiet in [
+        format!("pl-normalize -q {docs} -o q1.ndjson"),
+        "pl-minhash -q norm.ndjson -o q2.bin".into(),
+        format!("pl-index -q --index ix-q {docs} -o q3.ndjson"),
+    ] {
+        let out = sh(d.path(), &quiet);
+        assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "{quiet}: {out:?}"
+        );
+    }
+    // On a terminal: the progress drawn, then only the summary line left.
+    for (tool, args, says) in [
+        (
+            "pl-normalize",
+            vec![docs.as_str(), "-o", "t1.ndjson"],
+            " documents normalized (",
+        ),
+        (
+            "pl-minhash",
+            vec!["norm.ndjson", "-o", "t2.bin"],
+            " documents signed; ",
+        ),
+    ] {
+        let (code, shown) = stderr_on_a_terminal(tool, &args, d.path());
+        assert_eq!(code, 0, "{shown}");
+        assert!(
+            shown.contains(&format!("{tool}: ")) && shown.contains("/s)"),
+            "no progress: {shown:?}"
+        );
+        let lines = visible_lines(&shown);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with(&format!("{tool}: {n}")) && lines[0].contains(says),
+            "{lines:?}"
+        );
+        let (code, shown) = stderr_on_a_terminal(tool, &[&["-q"], &args[..]].concat(), d.path());
+        assert_eq!(
+            (code, shown.as_str()),
+            (0, ""),
+            "{tool} -q: nothing on a terminal"
+        );
+    }
+    // The incremental rescoring: three documents changed, their pairs scored again.
+    ok(sh(
+        d.path(),
+        &format!("head -n 3 {docs} | sed 's/\"content\": *\"/&new words /' > more.ndjson"),
+    ));
+    let (code, shown) = stderr_on_a_terminal(
+        "pl-index",
+        &[
+            "--index",
+            "ix",
+            "--partial",
+            "more.ndjson",
+            "-o",
+            "g2.ndjson",
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains(" candidates rescored (") && shown.contains(" left)"),
+        "no rescoring bar: {shown:?}"
+    );
+    let lines = visible_lines(&shown);
+    assert!(
+        lines.len() == 1 && lines[0].starts_with("pl-index: ix: 0 added, 3 changed"),
+        "{lines:?}"
+    );
+    ok(sh(
+        d.path(),
+        &format!("head -n 3 {docs} | sed 's/\"content\": *\"/&other words /' > again.ndjson"),
+    ));
+    let (_, shown) = stderr_on_a_terminal(
+        "pl-check",
+        &["--index", "ix", "--add", "again.ndjson"],
+        d.path(),
+    );
+    assert!(
+        shown.contains(" candidates rescored (") && shown.contains(" left)"),
+        "pl-check --add: no rescoring bar: {shown:?}"
+    );
+}
+
 /// pl-lsh shows its progress on a terminal (the signatures read, then a bar over the
 /// candidates written with the time left), pl-cluster a count of the pairs read, and pl-index
 /// a bar of the documents it prepares and of the candidates it scores; on a pipe, pl-lsh and

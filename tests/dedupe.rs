@@ -160,6 +160,48 @@ fn a_run_ends_with_where_the_groups_are_why_some_are_low_and_what_next() {
     assert_eq!(ok(out), table.as_bytes());
 }
 
+/// On a terminal a run shows each stage as one line (its bar, then its summary in its
+/// place), then its own two; -q shows nothing; a rerun with nothing to redo, its two alone.
+#[test]
+fn a_run_on_a_terminal_shows_one_line_per_stage() {
+    let d = example_dir();
+    let run = |words: &[&str]| -> Vec<String> {
+        let (code, shown) = crate::cli::stderr_on_a_terminal_with(
+            "pl-dedupe",
+            words,
+            d.path(),
+            &[("PAPERLESS_URL", "")],
+        );
+        assert_eq!(code, 0, "{shown}");
+        crate::cli::visible_lines(&shown)
+    };
+    let lines = run(&["--docs", "docs.ndjson", "--work", "w"]);
+    let tools: Vec<&str> = lines.iter().map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(
+        tools,
+        [
+            "pl-normalize",
+            "pl-minhash",
+            "pl-lsh",
+            "pl-score",
+            "pl-cluster",
+            "pl-dedupe",
+            "pl-dedupe"
+        ],
+        "{lines:#?}"
+    );
+    let lines = run(&["--docs", "docs.ndjson", "--work", "w"]);
+    assert!(
+        lines.len() == 2 && lines.iter().all(|l| l.starts_with("pl-dedupe: ")),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        run(&["-q", "--docs", "docs.ndjson", "--work", "w2"]),
+        Vec::<String>::new()
+    );
+    assert!(d.path().join("w2/groups.ndjson").is_file());
+}
+
 /// Each mistake of issue 60's newcomer: one line naming the problem and the fix, before
 /// anything runs (no work folder, nothing on stdout).
 #[test]

@@ -229,8 +229,9 @@ fn closed_stdout_ends_quietly() {
     let d = corpus_dir(300);
     for script in [
         "pl-normalize docs.ndjson | head -c 10 > /dev/null",
-        "pl-normalize docs.ndjson | pl-shingle -q | pl-minhash | pl-cat | head -n 1 > /dev/null",
-        "pl-normalize docs.ndjson | pl-shingle -q | head -c 100 > /dev/null",
+        // A stage that finishes before its reader stops says its summary line: -q.
+        "pl-normalize -q docs.ndjson | pl-shingle -q | pl-minhash -q | pl-cat | head -n 1 > /dev/null",
+        "pl-normalize -q docs.ndjson | pl-shingle -q | head -c 100 > /dev/null",
     ] {
         let out = sh(d.path(), script);
         assert!(
@@ -529,6 +530,71 @@ fn max_words_is_one_setting_for_the_numbers_and_the_verifier() {
     assert!(err.contains("--max-words"), "{err}");
 }
 
+/// make demo builds only the tools its pipeline runs, and pl-dedupe for its last lines (a cold
+/// build links 9 binaries fewer); make groups builds every one; and those seven are enough.
+#[test]
+fn make_demo_builds_only_the_tools_it_runs() {
+    const DEMO: [&str; 7] = [
+        "pl-normalize",
+        "pl-minhash",
+        "pl-lsh",
+        "pl-score",
+        "pl-cluster",
+        "pl-cat",
+        "pl-dedupe",
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let bin = d.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let plan = |target: &str| -> String {
+        let out = std::process::Command::new("make")
+            .args(["-n", "-C"])
+            .arg(repo())
+            .arg(target)
+            .arg(format!("BIN={}", bin.display()))
+            .arg(format!("WORK={}", d.path().join("work").display()))
+            .env_remove("PAPERLESS_URL")
+            .env_remove("MAKEFLAGS")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let cargo = text.lines().find(|l| l.starts_with("cargo build"));
+        cargo
+            .unwrap_or_else(|| panic!("{target}: no cargo build in {text}"))
+            .trim_end()
+            .to_owned()
+    };
+    let only: Vec<String> = DEMO.iter().map(|t| format!("--bin {t}")).collect();
+    assert_eq!(
+        plan("demo"),
+        format!("cargo build --release -p pl-cli {}", only.join(" "))
+    );
+    assert_eq!(plan("groups"), "cargo build --release -p pl-cli");
+    // The demo runs with those seven alone.
+    for t in DEMO {
+        std::fs::copy(bin_dir().join(t), bin.join(t)).unwrap();
+    }
+    std::fs::copy(
+        repo().join("examples/docs.ndjson"),
+        d.path().join("docs.ndjson"),
+    )
+    .unwrap();
+    let out = std::process::Command::new("make")
+        .args(["-s", "-C"])
+        .arg(repo())
+        .arg("demo")
+        .arg(format!("BIN={}", bin.display()))
+        .arg(format!("WORK={}", d.path().join("work").display()))
+        .arg(format!("DOCS={}", d.path().join("docs.ndjson").display()))
+        .arg("CARGO_BUILD=true")
+        .env_remove("PAPERLESS_URL")
+        .env_remove("MAKEFLAGS")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains(" groups in "), "{err}");
+}
+
 #[test]
 fn the_demo_ends_with_where_the_groups_are_why_some_are_low_and_what_next() {
     let d = tempfile::tempdir().unwrap();
@@ -554,13 +620,19 @@ fn the_demo_ends_with_where_the_groups_are_why_some_are_low_and_what_next() {
     if low > 0 {
         assert!(
             err.contains(&format!(
-                "; {low} below THRESHOLD 0.65: kept by rare numbers"
+                "; {low} below the threshold 0.65: kept by rare numbers"
             )),
             "{err}"
         );
     }
-    assert!(err.contains("make: next: make report"), "{err}");
+    // pl-dedupe's words (pl-dedupe summary), in make's: one source for both ends.
+    assert!(
+        err.ends_with(
+            "make: next: make report (a review page), make why A=ID B=ID (one pair explained)\n"
+        ),
+        "{err}"
+    );
     // Above every group's confidence, none is said to be below it.
     let out = make_target(d.path(), "demo", &["THRESHOLD=0.01"]);
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("below THRESHOLD"));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("below the threshold"));
 }

@@ -42,7 +42,7 @@ pub struct Args {
     pub command: Option<Command>,
     #[command(flatten)]
     pub params: Params,
-    /// Print nothing on stderr but errors (no summary at the end).
+    /// Print nothing on stderr but errors (no stage's line, no summary at the end).
     #[arg(short, long, global = true)]
     pub quiet: bool,
 }
@@ -72,6 +72,9 @@ pub enum Command {
     Shingles,
     /// Remove the work folder.
     Clean,
+    /// Say again what `run` ends with: where the last run's groups are, why any stands below
+    /// the threshold, and what to run next (`make demo` ends with it, in make's words).
+    Summary,
 }
 
 /// `pl-dedupe apply`: pl-apply on the reviewed decisions.
@@ -292,21 +295,33 @@ pub fn main() -> ExitCode {
 pub fn run(args: Args) -> Result<Status> {
     let command = args.command.clone().unwrap_or(Command::Run);
     check(&args.params, &command)?;
-    let exe = std::env::current_exe().context("where is pl-dedupe")?;
-    let bin = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let home = find_home(&bin).ok_or_else(|| {
-        anyhow!(
-            "{}: no share/paperless-dedupe/pipeline.mk beside it (install with make install)",
-            bin.display()
-        )
-    })?;
-    if let Command::Apply(a) = &command {
-        return apply(&home, &args.params, a);
-    }
-    let status = make(&home, &args.params, &command)?;
-    if status.0 == 0 && !args.quiet && matches!(command, Command::Run | Command::Groups) {
-        for line in summary_lines(&args.params)? {
-            eprintln!("{TOOL}: {line}");
+    let status = match &command {
+        Command::Summary => Status(0),
+        command => {
+            let exe = std::env::current_exe().context("where is pl-dedupe")?;
+            let bin = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
+            let home = find_home(&bin).ok_or_else(|| {
+                anyhow!(
+                    "{}: no share/paperless-dedupe/pipeline.mk beside it (install with make install)",
+                    bin.display()
+                )
+            })?;
+            if let Command::Apply(a) = command {
+                return apply(&home, &args.params, a);
+            }
+            make(&home, &args.params, command, args.quiet)?
+        }
+    };
+    let ends_with_summary = matches!(command, Command::Run | Command::Groups | Command::Summary);
+    if status.0 == 0 && !args.quiet && ends_with_summary {
+        // The Makefile's demo asks in make's words (PL_DEDUPE_CMD=make, the variable by
+        // which pl-dedupe tells pipeline.mk how its user runs it).
+        let words = match std::env::var("PL_DEDUPE_CMD").as_deref() {
+            Ok("make") => Words::Make,
+            _ => Words::Driver,
+        };
+        for line in summary_lines(&args.params, words)? {
+            eprintln!("{}: {line}", words.command());
         }
     }
     Ok(status)
@@ -324,12 +339,14 @@ fn goal(command: &Command) -> Vec<String> {
         Command::Index => "index",
         Command::Shingles => "shingles",
         Command::Clean => "clean",
+        Command::Summary => unreachable!("summary runs no make"),
     };
     vec![name.into()]
 }
 
-/// Runs make on pipeline.mk with the flags' variables, and nothing of the environment's.
-fn make(home: &Home, params: &Params, command: &Command) -> Result<Status> {
+/// Runs make on pipeline.mk with the flags' variables, and nothing of the environment's; with
+/// `quiet`, the stages too say nothing but errors (QUIET=1).
+fn make(home: &Home, params: &Params, command: &Command, quiet: bool) -> Result<Status> {
     let make = std::env::var_os("MAKE").unwrap_or_else(|| "make".into());
     let mut cmd = std::process::Command::new(&make);
     let var = |name: &str, value: &str| format!("{name}={}", value.replace('$', "$$"));
@@ -341,10 +358,14 @@ fn make(home: &Home, params: &Params, command: &Command) -> Result<Status> {
         .arg(var("EXAMPLES", &place(&home.examples)))
         .args(goal(command))
         .args(params.assignments().iter().map(|(n, v)| var(n, v)))
+        .args(quiet.then_some("QUIET=1"))
         .env("PL_DEDUPE_CMD", TOOL);
     // Only the flags count: a WORK or THRESHOLD in the environment, or a calling make's
     // variables, would change the run unseen.
-    for name in MAKE_VARS.iter().chain(&["A", "B", "MAKEFLAGS", "MFLAGS"]) {
+    for name in MAKE_VARS
+        .iter()
+        .chain(&["A", "B", "QUIET", "MAKEFLAGS", "MFLAGS"])
+    {
         cmd.env_remove(name);
     }
     if params.switch_source {
@@ -387,42 +408,71 @@ fn apply(home: &Home, params: &Params, a: &ApplyArgs) -> Result<Status> {
     Ok(exit_status(status))
 }
 
+/// Whose words a run's end says what to run next in: pl-dedupe's, or make's in a clone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Words {
+    Driver,
+    Make,
+}
+
+impl Words {
+    /// The command: `pl-dedupe` or `make`.
+    fn command(self) -> &'static str {
+        match self {
+            Words::Driver => TOOL,
+            Words::Make => "make",
+        }
+    }
+
+    /// How to ask why two documents are (or are not) one group: these two, or any.
+    fn why(self, pair: Option<[u64; 2]>) -> String {
+        match (self, pair) {
+            (Words::Driver, Some([a, b])) => format!("{TOOL} why {a} {b}"),
+            (Words::Driver, None) => format!("{TOOL} why A B"),
+            (Words::Make, Some([a, b])) => format!("make why A={a} B={b}"),
+            (Words::Make, None) => "make why A=ID B=ID".into(),
+        }
+    }
+}
+
 /// What a run's end says: where the groups are, why any is below the threshold, what next.
-fn summary_lines(params: &Params) -> Result<Vec<String>> {
+fn summary_lines(params: &Params, words: Words) -> Result<Vec<String>> {
     let work = params.work();
     let groups = work.join("groups.ndjson");
     let scores = work.join("scores.ndjson");
     // An index's groups come from its stored pairs: a scores file there is an older run's.
     let scores = (scores.is_file() && !work.join("index/index.sqlite").exists()).then_some(scores);
     let s = summarize(&groups, scores.as_deref(), params.threshold())?;
-    Ok(describe(&s, &groups, params.threshold()))
+    Ok(describe(&s, &groups, params.threshold(), words))
 }
 
 /// The lines of [`summary_lines`] for a summary.
-pub fn describe(s: &Summary, groups: &Path, threshold: f64) -> Vec<String> {
+pub fn describe(s: &Summary, groups: &Path, threshold: f64, words: Words) -> Vec<String> {
     let mut first = format!("{} groups in {}", s.groups, groups.display());
     if s.low > 0 {
         first += &format!("; {} below the threshold {threshold}", s.low);
         if !s.scored {
-            let [a, b] = s.unexplained.unwrap_or_default();
+            let pair = s.unexplained.unwrap_or_default();
             first += &format!(
                 " (a pair whose rare numbers both texts hold is kept whatever its score; \
-                 {TOOL} why {a} {b} says why this one is)"
+                 {} says why this one is)",
+                words.why(Some(pair))
             );
         } else if s.by_numbers == s.low {
             first += ": kept by rare numbers both texts hold, which the verifier aligned \
                       (a pair they vouch for skips the threshold: docs/VERDICT.md)";
-        } else if let Some([a, b]) = s.unexplained {
+        } else if let Some(pair) = s.unexplained {
             first += &format!(
-                " ({} kept by rare numbers both texts hold; {TOOL} why {a} {b} says why \
-                 the others are)",
-                s.by_numbers
+                " ({} kept by rare numbers both texts hold; {} says why the others are)",
+                s.by_numbers,
+                words.why(Some(pair))
             );
         }
     }
+    let (cmd, why) = (words.command(), words.why(None));
     vec![
         first,
-        format!("next: {TOOL} report (a review page), {TOOL} why A B (one pair explained)"),
+        format!("next: {cmd} report (a review page), {why} (one pair explained)"),
     ]
 }
 
@@ -464,24 +514,34 @@ fn check(params: &Params, command: &Command) -> Result<()> {
             w.a, w.b
         ))
         .into()),
-        Command::Apply(_) | Command::Clean => only_work(params, command),
+        Command::Apply(_) | Command::Clean => only(params, command, &["WORK"]),
+        Command::Summary => only(params, command, &["WORK", "THRESHOLD"]),
         _ => Ok(()),
     }
 }
 
-/// apply and clean read only --work: another parameter would be silently ignored.
-fn only_work(params: &Params, command: &Command) -> Result<()> {
-    let name = if matches!(command, Command::Clean) {
-        "clean"
-    } else {
-        "apply"
+/// apply and clean read only --work, summary --work and --threshold: another parameter would
+/// be silently ignored.
+fn only(params: &Params, command: &Command, read: &[&str]) -> Result<()> {
+    let name = match command {
+        Command::Clean => "clean",
+        Command::Summary => "summary",
+        _ => "apply",
     };
-    match params.assignments().into_iter().find(|(v, _)| *v != "WORK") {
-        Some((var, _)) => Err(UsageError(format!(
-            "{name} takes no {}: it reads only --work",
-            words::flag_of(var)
-        ))
-        .into()),
+    match params
+        .assignments()
+        .into_iter()
+        .find(|(v, _)| !read.contains(v))
+    {
+        Some((var, _)) => {
+            let flags: Vec<String> = read.iter().map(|v| words::flag_of(v)).collect();
+            Err(UsageError(format!(
+                "{name} takes no {}: it reads only {}",
+                words::flag_of(var),
+                flags.join(" and ")
+            ))
+            .into())
+        }
         None => Ok(()),
     }
 }

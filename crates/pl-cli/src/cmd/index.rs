@@ -285,7 +285,6 @@ pub fn run(args: Args) -> Result<()> {
         open_input(args.common.input.as_deref())?,
         args.common.skip_invalid,
     );
-    let started = std::time::Instant::now();
     let changes = read_changes(&mut reader, &index, !args.partial, Some(&log))?;
     if !args.allow_mass_delete {
         refuse_mass_delete(reader.name(), changes.deleted.len(), index.docs()?)?;
@@ -306,8 +305,8 @@ pub fn run(args: Args) -> Result<()> {
     index.groups(&mut out)?;
     out.finish()?;
     queued.done()?;
-    log.info(format!(
-        "{}: {} added, {} changed, {} relabeled, {} deleted, {} unchanged; {} documents rescored ({} words crossed a count line), {} pairs scored, {} kept; {} groups{} in {:.2} s",
+    log.summary(format!(
+        "{}: {} added, {} changed, {} relabeled, {} deleted, {} unchanged; {} documents rescored ({} words crossed a count line), {} pairs scored, {} kept; {} groups{}",
         args.index.display(),
         summary.added,
         summary.changed,
@@ -320,7 +319,6 @@ pub fn run(args: Args) -> Result<()> {
         summary.pairs_kept,
         summary.groups,
         if summary.bulk { " (built from scratch)" } else { "" },
-        started.elapsed().as_secs_f64()
     ));
     Ok(())
 }

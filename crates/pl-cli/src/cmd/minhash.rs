@@ -10,7 +10,7 @@ use pl_core::stream::Params;
 
 mod signing;
 
-use crate::cmd::shingle::{note_short, OutFormat, ShingleFlags};
+use crate::cmd::shingle::{short_notes, OutFormat, ShingleFlags};
 use crate::common::{Log, Threaded, UsageError};
 use crate::sides::open_records;
 use pl_pipeline::io::{open_input, refuse_binary_on_terminal, Input};
@@ -159,11 +159,18 @@ fn run_norm(args: &Args, log: &Log, input: Input) -> Result<()> {
             counts.invalid
         ));
     }
-    note_short(log, &config, counts.left, counts.whole);
-    log.info(format!(
-        "{} shingled and signed",
+    // One line on a pipe: what was signed, and what became of the short documents.
+    let signed = format!(
+        "{} signed",
         crate::common::count(counts.written, "document")
-    ));
+    );
+    let notes = short_notes(log, &config, counts.left, counts.whole);
+    log.summary(
+        std::iter::once(signed)
+            .chain(notes)
+            .collect::<Vec<_>>()
+            .join("; "),
+    );
     Ok(())
 }
 
@@ -251,7 +258,7 @@ fn run_shingles(args: &Args, log: &Log, input: Input) -> Result<()> {
         return Err(e);
     }
     pb.finish_and_clear();
-    log.info(format!("{n} signatures"));
+    log.summary(format!("{} signed", crate::common::count(n, "document")));
     Ok(())
 }
 

@@ -64,7 +64,7 @@ pub fn run(args: Args) -> Result<()> {
             input.as_deref().unwrap_or("<stdin>")
         ));
     }
-    log.info(format!(
+    log.summary(format!(
         "{} normalized",
         crate::common::count(n, "document")
     ));

@@ -142,8 +142,10 @@ impl From<OutFormat> for Format {
     }
 }
 
-/// The notes both shingling tools print about short documents.
-pub fn note_short(log: &Log, config: &ShingleConfig, skipped: u64, whole: u64) {
+/// What both shingling tools say of short documents: notes for the whole texts (pl-shingle
+/// prints each, pl-minhash adds them to its summary line); for a head or tail part, only a
+/// detail with `-v`.
+pub fn short_notes(log: &Log, config: &ShingleConfig, skipped: u64, whole: u64) -> Vec<String> {
     if config.part != pl_core::stream::Part::Whole {
         if skipped > 0 {
             log.info(format!(
@@ -152,20 +154,22 @@ pub fn note_short(log: &Log, config: &ShingleConfig, skipped: u64, whole: u64) {
                 config.part.name()
             ));
         }
-        return;
+        return Vec::new();
     }
+    let mut notes = Vec::new();
     if skipped > 0 {
-        log.note(format!(
+        notes.push(format!(
             "skipped {skipped} documents under {} words",
             config.min_words
         ));
     }
     if whole > 0 {
-        log.note(format!(
+        notes.push(format!(
             "{whole} documents under {} words kept as one whole-text shingle (they match exact copies only)",
             config.min_words
         ));
     }
+    notes
 }
 
 /// Runs the tool.
@@ -233,7 +237,9 @@ pub fn run(args: Args) -> Result<()> {
     w.finish()?.finish()?;
     pb.finish_and_clear();
     reader.report_skipped(&log);
-    note_short(&log, &config, skipped, whole);
+    for note in short_notes(&log, &config, skipped, whole) {
+        log.note(note);
+    }
     log.info(format!("{written} documents shingled"));
     Ok(())
 }

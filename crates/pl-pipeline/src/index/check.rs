@@ -51,7 +51,7 @@ impl Index {
             .into_iter()
             .map(|((a, b), (bands, copy))| (Candidate::scored(a, b, bands), copy))
             .collect();
-        let recs = ix.score(&list, Some(p))?.kept;
+        let recs = ix.score(&list, Some(p), None)?.kept;
         drop(tx);
         let mut out: Vec<NearDuplicate> = recs
             .into_iter()

@@ -91,12 +91,14 @@ impl Tx<'_> {
     }
 
     /// Scores candidate pairs with the corpus counts in the index (`extra`: a document being
-    /// checked, counted as if it were added). Returns the kept pairs' records, in order, and
-    /// the pairs held apart.
+    /// checked, counted as if it were added), with a bar over the pairs verified when `log`
+    /// is given (and stderr a terminal). Returns the kept pairs' records, in order, and the
+    /// pairs held apart.
     pub(super) fn score(
         &self,
         list: &[(Candidate, bool)],
         extra: Option<&Prepared>,
+        log: Option<&Log>,
     ) -> Result<Scored> {
         if list.is_empty() {
             return Ok(Scored::default());
@@ -130,9 +132,13 @@ impl Tx<'_> {
             doc_counts: &word_counts,
             explain: job.explain,
         };
+        let bar = log.map_or_else(indicatif::ProgressBar::hidden, |l| {
+            l.bar("candidates rescored", cands.len() as u64)
+        });
         let verdicts: Vec<Option<Verdict>> = cands
             .par_iter()
             .map(|c| {
+                bar.inc(1);
                 if !inputs.sigs.contains_key(&c.a) || !inputs.sigs.contains_key(&c.b) {
                     return None;
                 }
@@ -144,6 +150,7 @@ impl Tx<'_> {
                 Some(scorer.score(sim, docs, job.fuzzy))
             })
             .collect();
+        bar.finish_and_clear();
         let mut out = Scored::default();
         for (c, v) in cands.iter().zip(verdicts) {
             match v {

@@ -170,7 +170,7 @@ impl Tx<'_> {
             ids.len(),
             started.elapsed().as_secs_f64()
         ));
-        let scored = self.score(&list, None)?;
+        let scored = self.score(&list, None, Some(log))?;
         summary.pairs_kept = scored.kept.len();
         log.info(format!(
             "scored, {} kept, {} held apart, at {:.2} s",
