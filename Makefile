@@ -400,7 +400,8 @@ quality: $(BINS)
 # crates/pl-core/src/scorer/policy.json: the match probability's weights, fitted on a generated
 # corpus with near-negatives and the real-OCR fixtures examples/ocr and examples/ocr-hard (never
 # examples/ocr-holdout), by scripts/fit_policy.py in its own venv (numpy, scipy, pinned).
-# docs/VERDICT.md says how; rebuild and rerun `make quality` after.
+# docs/VERDICT.md says how (and shows the policy: its table is spliced there); rebuild and rerun
+# `make quality` after.
 FIT_VENV ?= $(WORK)/fit-venv
 .PHONY: fit
 fit: $(BINS)

@@ -115,6 +115,23 @@ def curve(p, y, t):
     return (tp / len(kept) if kept else 1.0), (tp / total if total else 1.0)
 
 
+def policy_table(policy):
+    """docs/VERDICT.md's table of the policy (marker `policy`): the prior and each weight."""
+    rows = ["| finding | weight (log-odds per unit) |", "|---|---|",
+            f"| prior (every finding at 0) | {policy['prior']:.4f} |"]
+    rows += [f"| `{w['feature']}` | {w['weight']:.4f} |" for w in policy["weights"]]
+    return "\n".join(rows) + "\n"
+
+
+def write_table(policy, work):
+    """Splices policy_table into docs/VERDICT.md (never typed)."""
+    os.makedirs(work, exist_ok=True)
+    path = os.path.join(work, "policy.md")
+    with open(path, "w") as f:
+        f.write(policy_table(policy))
+    run([sys.executable, "scripts/splice.py", "docs/VERDICT.md", "policy", path])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", required=True)
@@ -122,7 +139,12 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--docs", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--table-only", action="store_true",
+                    help="only splice --out's policy into docs/VERDICT.md's table")
     a = ap.parse_args()
+    if a.table_only:
+        write_table(json.load(open(a.out)), a.work)
+        return
     parts, names, fitted = [], None, []
     listed = corpora(a)
     for name, docs, truth in listed:
@@ -142,6 +164,7 @@ def main():
     with open(a.out, "w") as f:
         json.dump(policy, f, indent=1)
         f.write("\n")
+    write_table(policy, a.work)
     # What the dial does on the corpora fitted on, for the note and the docs.
     grid = [0.0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99]
     rounded = [policy["prior"]] + [w["weight"] for w in policy["weights"]]

@@ -203,6 +203,21 @@ mod tests {
     }
 
     #[test]
+    fn verdict_md_lists_the_policy_pl_score_reads() {
+        let doc = include_str!("../../../../docs/VERDICT.md");
+        let p = Policy::fitted();
+        let row = |name: &str, w: f64| format!("| {name} | {w:.4} |");
+        assert!(doc.contains(&row("prior (every finding at 0)", p.prior)));
+        for w in &p.weights {
+            let line = row(&format!("`{}`", w.feature), w.weight);
+            assert!(
+                doc.contains(&line),
+                "docs/VERDICT.md lacks {line}: run make fit"
+            );
+        }
+    }
+
+    #[test]
     fn a_policy_naming_other_features_is_refused() {
         let json = r#"{"fitted":"x","prior":0,"weights":[{"feature":"similarity","weight":1}]}"#;
         assert!(Policy::parse(json)
