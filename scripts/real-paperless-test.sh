@@ -56,7 +56,8 @@ if set(got) != alive:
     errors.append(f"ids differ: missing {sorted(alive - set(got))[:10]}, "
                   f"extra {sorted(set(got) - alive)[:10]}")
 for r in out:
-    if list(r) != fields:
+    # permissions: listed where the token may see them (the admin's token here).
+    if list(r) != fields + ["permissions"] or sorted(r["permissions"]) != ["change", "view"]:
         errors.append(f"{r['id']}: fields {list(r)}")
         break
     d = by_id.get(r["id"])
