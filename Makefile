@@ -7,7 +7,7 @@
 #   make install               the tools, man pages, completions and pl-dedupe in $(PREFIX)
 #   make dist                  all of it in one versioned tarball, with the service's systemd
 #                              unit and a compose example (docs/PAPERLESS.md, section 8)
-#   make THRESHOLD=0.8 groups  rescoring reruns only pl-score and pl-cluster
+#   make THRESHOLD=0.8 groups  fewer, surer groups: reruns only pl-score and pl-cluster
 
 all: groups
 
@@ -25,11 +25,10 @@ SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o
 .PHONY: all demo quality quality-floor ocr-corpus ocr-hard-corpus ocr-holdout-corpus ocr-deps readme-eval readme-tuning test install uninstall
 
 # The demo ends as `pl-dedupe run` does, in make's words (pl-dedupe summary says it for both):
-# where the groups are, why any group stands below THRESHOLD (a group's confidence is its
-# strongest pair; a pair that rare numbers and the verifier vouch for is kept whatever its
-# score: docs/VERDICT.md), and what to run next.
+# where the groups are, how sure the least sure is (a group's confidence is its strongest
+# pair's match probability, which THRESHOLD gates), and what to run next.
 demo: table $(BIN)/pl-dedupe
-	@PL_DEDUPE_CMD=make $(BIN)/pl-dedupe summary --work '$(WORK)' --threshold $(THRESHOLD)
+	@PL_DEDUPE_CMD=make $(BIN)/pl-dedupe summary --work '$(WORK)'
 
 # Cargo shows its progress on a terminal (and its "Compiling" lines elsewhere): the first
 # build compiles every dependency, a few minutes.

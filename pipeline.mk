@@ -13,7 +13,7 @@
 #   why A=12 B=57          why two documents are or are not grouped (pl-lsh --why, then
 #                          pl-score --explain on the pair)
 #   clean                  remove $(WORK)/
-#   THRESHOLD=0.8 groups   rescoring reruns only pl-score and pl-cluster
+#   THRESHOLD=0.8 groups   fewer, surer groups: rescoring reruns only pl-score and pl-cluster
 #
 # Documents: $(DOCS) (a docs NDJSON file), or with PAPERLESS_URL (and PAPERLESS_TOKEN) in the
 # environment the Paperless-NGX server, fetched incrementally.
@@ -43,7 +43,11 @@ EVIDENCE_BUCKET  ?= 7
 # 1: two documents sharing two numbers that at most 6 documents hold are a candidate too
 # (pl-lsh --numbers); 0: the bands alone.
 NUMBERS          ?= 1
-THRESHOLD        ?= 0.65
+# Match probability a pair needs: the fitted policy's estimate that the two are one document
+# (its similarity where there is none: --no-verify, --no-rescue). Higher: fewer, surer groups.
+THRESHOLD        ?= 0.5
+# Similarity a pair needs before its texts are compared (rare numbers in both texts aside).
+MIN_SIMILARITY   ?= 0.65
 JACCARD_WEIGHT   ?= 0.55
 FUZZY_WEIGHT     ?= 0.45
 FUZZY_SAMPLE     ?= 10000
@@ -83,7 +87,7 @@ $(eval $(call params,docs,$(DOCS)))
 $(eval $(call params,shingle,$(UNIT) $(NGRAM) $(MIN_WORDS) $(SHINGLE_FLAGS)))
 $(eval $(call params,minhash,$(PERMS) $(SEED) $(SCHEME)))
 $(eval $(call params,lsh,$(BANDS) $(MIN_BAND_MATCHES) $(MAX_BUCKET) $(EVIDENCE_BUCKET) $(EDGE_WORDS) $(NUMBERS) $(MAX_WORDS)))
-$(eval $(call params,score,$(THRESHOLD) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(MAX_WORDS) $(SCORE_FLAGS)))
+$(eval $(call params,score,$(THRESHOLD) $(MIN_SIMILARITY) $(JACCARD_WEIGHT) $(FUZZY_WEIGHT) $(FUZZY_SAMPLE) $(MAX_WORDS) $(SCORE_FLAGS)))
 
 ifdef PAPERLESS_URL
 # From a Paperless-NGX server (PAPERLESS_TOKEN in the environment): asked every run, synced
@@ -140,7 +144,7 @@ $(WORK)/scores.ndjson: $(WORK)/cands.ndjson $(WORK)/sigs.bin $(WORK)/norm.ndjson
 	$(BIN)/pl-score $(Q) $< $(SCORE_ARGS) -o $@
 
 SCORE_ARGS = --sigs $(WORK)/sigs.bin --norm $(WORK)/norm.ndjson --perms $(PERMS) \
-	  --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) --fuzzy-weight $(FUZZY_WEIGHT) \
+	  --threshold $(THRESHOLD) --min-similarity $(MIN_SIMILARITY) --jaccard-weight $(JACCARD_WEIGHT) --fuzzy-weight $(FUZZY_WEIGHT) \
 	  --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS) $(SCORE_FLAGS)
 
 # Why two documents are or are not in one group: `make why A=12 B=57` says whether pl-lsh
@@ -169,7 +173,7 @@ $(eval $(call params,cluster,$(CLUSTER_FLAGS)))
 INDEX       := $(WORK)/index
 INDEX_FLAGS  = --unit $(UNIT) --ngram $(NGRAM) --min-words $(MIN_WORDS) --perms $(PERMS) \
   --seed $(SEED) --scheme $(SCHEME) --bands $(BANDS) --min-band-matches $(MIN_BAND_MATCHES) \
-  --max-bucket $(MAX_BUCKET) --evidence-bucket $(EVIDENCE_BUCKET) --edge-words $(EDGE_WORDS) --numbers $(NUMBERS) --threshold $(THRESHOLD) --jaccard-weight $(JACCARD_WEIGHT) \
+  --max-bucket $(MAX_BUCKET) --evidence-bucket $(EVIDENCE_BUCKET) --edge-words $(EDGE_WORDS) --numbers $(NUMBERS) --threshold $(THRESHOLD) --min-similarity $(MIN_SIMILARITY) --jaccard-weight $(JACCARD_WEIGHT) \
   --fuzzy-weight $(FUZZY_WEIGHT) --fuzzy-sample $(FUZZY_SAMPLE) --max-words $(MAX_WORDS) $(SCORE_FLAGS) \
   $(filter --across-owners,$(CLUSTER_FLAGS))
 index_guard = $(if $(strip $(SHINGLE_FLAGS)$(filter-out --across-owners,$(CLUSTER_FLAGS))),\

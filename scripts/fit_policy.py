@@ -8,7 +8,7 @@ The corpora fitted on: a generated one (another seed than `make quality`'s, with
 the letter to the other household member, last month's statement, another edition) and the
 real-OCR fixtures examples/ocr and examples/ocr-hard. examples/ocr-holdout is never read here.
 Each corpus runs the default pipeline to its candidates (make), then pl-score --explain with
---min-probability 0 over every candidate: the pairs the verdict keeps are the sample, each with
+--threshold 0 over every candidate: the pairs the verdict keeps are the sample, each with
 the findings pl-score computed (`computation.probability.terms[].value`), labelled by the
 corpus's truth. So the features are defined once, in Rust, and read here.
 
@@ -63,7 +63,7 @@ def explained(a, name, docs):
          f"DOCS={docs}", f"BIN={a.bin}"])
     out = f"{work}/explained.ndjson"
     run([f"{a.bin}/pl-score", "-q", f"{work}/cands.ndjson", "--sigs", f"{work}/sigs.bin",
-         "--norm", f"{work}/norm.ndjson", "--explain", "--min-probability", "0", "-o", out])
+         "--norm", f"{work}/norm.ndjson", "--explain", "--threshold", "0", "-o", out])
     return [json.loads(line) for line in open(out)]
 
 

@@ -221,48 +221,36 @@ def near_table(rows_by_name, truth):
 
 # --- one corpus --------------------------------------------------------------------------------
 
-THRESHOLDS = [0.3, 0.5, 0.65, 0.8, 0.9, 0.95, 1.0]
-PROBABILITIES = [0.0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99]
+THRESHOLDS = [0.0, 0.3, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99]
 RELIABILITY_BINS = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 0.98), (0.98, 0.99),
                     (0.99, 0.999), (0.999, 1.0)]
 
 
-def threshold_curve(docs, truth, work, bin_dir, name="THRESHOLD", values=None):
-    """The default pipeline at each value of a dial (a copy of the default run, so that make
-    reruns only pl-score and pl-cluster): a row per value with pl-eval's pairs, the groups and
-    the groups whose confidence is under the threshold. The probability dial is pl-score's
-    --min-probability, passed in SCORE_FLAGS."""
+def threshold_curve(docs, truth, work, bin_dir):
+    """The default pipeline at each THRESHOLD, the match probability a pair needs (a copy of the
+    default run, so that make reruns only pl-score and pl-cluster): a row per value with
+    pl-eval's pairs, the groups and the groups whose confidence is under the threshold."""
     rows = []
-    for t in values or THRESHOLDS:
-        cwork = f"{work}/{name.lower()}-{t}"
+    for t in THRESHOLDS:
+        cwork = f"{work}/threshold-{t}"
         subprocess.run(["rm", "-rf", cwork], check=True)
         subprocess.run(["cp", "-a", f"{work}/default", cwork], check=True)
-        var = f"THRESHOLD={t}" if name == "THRESHOLD" else f"SCORE_FLAGS=--min-probability {t}"
-        make("groups", cwork, docs, [var], bin_dir)
+        make("groups", cwork, docs, [f"THRESHOLD={t}"], bin_dir)
         groups = f"{cwork}/groups.ndjson"
         ev = json.loads(subprocess.run([f"{bin_dir}/pl-eval", "--truth", truth, groups], check=True,
                                        capture_output=True, text=True).stdout)
         conf = [g["confidence"] for g in read_ndjson(groups)]
-        below = sum(c < t for c in conf) if name == "THRESHOLD" else None
-        rows.append(dict(threshold=t, pairs=ev["pairs"], groups=len(conf), below=below))
+        rows.append(dict(threshold=t, pairs=ev["pairs"], groups=len(conf), below=sum(c < t for c in conf)))
         subprocess.run(["rm", "-rf", cwork], check=True)
     return rows
 
 
-def curve_table(rows, probability=False):
-    if probability:
-        out = ["### Over the match probability", "",
-               "The default pipeline rescored at each `--min-probability` (`make SCORE_FLAGS='--min-probability P' "
-               "groups`): the probability a kept pair needs, estimated by the fitted policy "
-               "(`pl-score --print-policy`, docs/VERDICT.md).", "",
-               "| min probability | groups | pair precision | pair recall |", "|---|---|---|---|"]
-        for r in rows:
-            out.append(f"| {r['threshold']} | {r['groups']:,} | {r['pairs']['precision']:.4f} | {r['pairs']['recall']:.4f} |")
-        return out + [""]
+def curve_table(rows):
     out = ["### Over THRESHOLD", "",
-           "The default pipeline rescored at each threshold (`make THRESHOLD=T groups`). A group stands "
-           "under the threshold when pairs kept by their rare numbers (`by_numbers`) hold it: the "
-           "similarity threshold does not bind them; the match probability does.", "",
+           "The default pipeline rescored at each threshold (`make THRESHOLD=P groups`): the match "
+           "probability a kept pair needs, estimated by the fitted policy (`pl-score --print-policy`, "
+           "docs/VERDICT.md). A group's confidence is its strongest pair's probability, so none stands "
+           "under the threshold.", "",
            "| THRESHOLD | groups | under the threshold | pair precision | pair recall |", "|---|---|---|---|---|"]
     for r in rows:
         out.append(f"| {r['threshold']} | {r['groups']:,} | {r['below']:,} | {r['pairs']['precision']:.4f} | "
@@ -271,15 +259,17 @@ def curve_table(rows, probability=False):
 
 
 def reliability(work, truth):
-    """The kept pairs of the default run by predicted match probability (`"p"`): how many, the
-    mean prediction and the share that are true copies."""
+    """The kept pairs of the default run by predicted match probability (their `"score"` where
+    it is not the similarity: identical texts are not weighed): how many, the mean prediction and the share
+    that are true copies."""
     rows = []
-    kept = [r for r in read_ndjson(f"{work}/default/scores.ndjson") if not r.get("apart") and "p" in r]
+    kept = [r for r in read_ndjson(f"{work}/default/scores.ndjson")
+            if not r.get("apart") and r["score"] != r.get("similarity", r["score"])]
     for lo, hi in RELIABILITY_BINS:
-        inside = [r for r in kept if lo <= r["p"] < hi or (hi == 1.0 and r["p"] == 1.0)]
+        inside = [r for r in kept if lo <= r["score"] < hi or (hi == 1.0 and r["score"] == 1.0)]
         if inside:
             true = sum(truth[r["a"]]["cluster"] == truth[r["b"]]["cluster"] for r in inside)
-            rows.append(dict(low=lo, high=hi, pairs=len(inside), predicted=sum(r["p"] for r in inside) / len(inside),
+            rows.append(dict(low=lo, high=hi, pairs=len(inside), predicted=sum(r["score"] for r in inside) / len(inside),
                              measured=true / len(inside)))
     return rows
 
@@ -437,8 +427,6 @@ def corpus_section(title, intro, docs, truth_path, work, bin_dir, ocr):
         out += near_table(by_name, truth)
     curve = threshold_curve(docs, truth_path, work, bin_dir)
     out += curve_table(curve)
-    p_curve = threshold_curve(docs, truth_path, work, bin_dir, "MIN_PROBABILITY", PROBABILITIES)
-    out += curve_table(p_curve, probability=True)
     calibration = reliability(work, truth)
     out += reliability_table(calibration)
     default = by_name["default"]
@@ -448,9 +436,6 @@ def corpus_section(title, intro, docs, truth_path, work, bin_dir, ocr):
                    threshold_curve=[dict(threshold=r["threshold"], groups=r["groups"], below=r["below"],
                                          precision=r["pairs"]["precision"], recall=r["pairs"]["recall"])
                                     for r in curve],
-                   probability_curve=[dict(min_probability=r["threshold"], groups=r["groups"],
-                                           precision=r["pairs"]["precision"], recall=r["pairs"]["recall"])
-                                      for r in p_curve],
                    reliability=calibration)
     if near_links(truth):
         summary["near_negatives"] = near_counts(default["groups"], truth)

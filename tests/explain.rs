@@ -13,21 +13,23 @@ const PREP: &str = "pl-normalize -q < DOCS > norm.ndjson && pl-shingle -q norm.n
 const SCORE: &str = "pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson";
 
 /// What the computation's steps give: the alignment passes or the ledger rescues, no value
-/// is written otherwise, the score reaches the threshold or the numbers judge the pair.
+/// is written otherwise, the similarity reaches its minimum or the numbers judge the pair,
+/// and the score (the match probability, else the similarity) reaches the threshold.
 fn keeps(c: &Value) -> bool {
     let flag = |k: &str| c[k].as_bool().unwrap_or_else(|| panic!("no {k} in {c}"));
     let num = |k: &str| c[k].as_f64().unwrap_or_else(|| panic!("no {k} in {c}"));
+    let score = c["probability"]["p"]
+        .as_f64()
+        .unwrap_or_else(|| num("similarity"));
     (flag("aligned_passes") || flag("rescued"))
         && !flag("another_value")
-        && (num("score") >= num("threshold") || flag("by_numbers"))
-        && c["probability"]["p"]
-            .as_f64()
-            .is_none_or(|p| p >= num("min_probability"))
+        && (num("similarity") >= num("min_similarity") || flag("by_numbers"))
+        && score >= num("threshold")
 }
 
 /// The match probability as listed: the prior and the contributions sum to the log-odds, its
-/// logistic is the probability, and a kept pair's `"p"` is it.
-fn check_probability(r: &Value) {
+/// logistic is the probability, and a kept pair's `"score"` is it.
+fn check_probability(r: &Value, kept: bool) {
     let prob = &r["computation"]["probability"];
     let Some(p) = prob["p"].as_f64() else {
         return;
@@ -51,8 +53,8 @@ fn check_probability(r: &Value) {
         "{r}"
     );
     assert!((1.0 / (1.0 + (-log_odds).exp()) - p).abs() < 1e-12, "{r}");
-    if let Some(kept) = r["p"].as_f64() {
-        assert!((kept - p).abs() < 1e-6, "{r}");
+    if kept {
+        assert!((r["score"].as_f64().unwrap() - p).abs() < 1e-6, "{r}");
     }
 }
 
@@ -74,8 +76,8 @@ fn check_fixture(fixture: &str) {
         kept_pairs(&plain),
         "{fixture}: explaining changed a verdict"
     );
-    // Nor a probability: what it weighs is counted in full either way.
-    let p = |rs: &[Value]| -> Vec<Option<f64>> { rs.iter().map(|r| r["p"].as_f64()).collect() };
+    // Nor a score: what the probability weighs is counted in full either way.
+    let p = |rs: &[Value]| -> Vec<Option<f64>> { rs.iter().map(|r| r["score"].as_f64()).collect() };
     assert_eq!(
         p(&explained),
         p(&plain),
@@ -88,7 +90,7 @@ fn check_fixture(fixture: &str) {
                 continue;
             };
             computed += 1;
-            check_probability(r);
+            check_probability(r, was_kept);
             assert_eq!(r["evidence"]["stopped"], false, "counted in full: {r}");
             let terms: f64 = c["terms"]
                 .as_array()
@@ -125,7 +127,7 @@ fn explain_is_the_computation_on_the_hard_ocr_fixture() {
 }
 
 #[test]
-fn the_match_probability_is_a_dial_no_pair_skips() {
+fn the_threshold_is_a_dial_on_the_match_probability_no_pair_skips() {
     let d = tempfile::tempdir().unwrap();
     let docs = repo().join("examples/ocr/docs.ndjson");
     ok(sh(
@@ -133,26 +135,36 @@ fn the_match_probability_is_a_dial_no_pair_skips() {
         &PREP.replace("DOCS", &docs.display().to_string()),
     ));
     let kept_at = |p: f64| -> Vec<Value> {
-        ndjson(&ok(sh(d.path(), &format!("{SCORE} --min-probability {p}"))))
+        ndjson(&ok(sh(d.path(), &format!("{SCORE} --threshold {p}"))))
             .into_iter()
             .filter(|r| r.get("apart").is_none())
             .collect()
     };
     let all = kept_at(0.0);
+    let default = kept_at(0.5);
     let sure = kept_at(0.95);
+    // The score is the probability, not the similarity it weighs among the findings.
     assert!(
-        all.iter().all(|r| r["p"].as_f64().is_some()),
-        "every kept pair has p"
+        all.iter()
+            .any(|r| r["score"] != r["similarity"] && r["similarity"].as_f64().is_some()),
+        "every score is the similarity"
     );
     assert!(
-        sure.len() < all.len(),
-        "0.95 drops pairs: {} of {}",
+        sure.len() < default.len() && default.len() < all.len(),
+        "each step of the dial drops pairs: {} < {} < {}",
         sure.len(),
+        default.len(),
         all.len()
     );
+    for (rs, t) in [(&default, 0.5), (&sure, 0.95)] {
+        assert!(
+            rs.iter().all(|r| r["score"].as_f64().unwrap() >= t),
+            "no pair under the dial {t}, by_numbers ones included"
+        );
+    }
     assert!(
-        sure.iter().all(|r| r["p"].as_f64().unwrap() >= 0.95),
-        "no pair under the dial, by_numbers ones included"
+        sure.iter().any(|r| r["by_numbers"] == true) || all.iter().all(|r| r["by_numbers"] != true),
+        "pairs compared for their numbers are gated like the others"
     );
     let pairs = |rs: &[Value]| -> std::collections::BTreeSet<(u64, u64)> {
         rs.iter()

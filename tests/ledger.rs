@@ -47,12 +47,13 @@ fn the_ledger_rescues_only_true_duplicates_and_explains_why() {
             &format!("pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson {flags}"),
         )))
     };
-    // The verifier's verdict alone (--min-probability 0): without the ledger there is no
-    // match probability either, so the default's probability cut-off would not compare.
+    // The verifier's verdict alone (--threshold 0): without the ledger there is no match
+    // probability either, so the default's threshold on it would not compare. The similarity
+    // keeps its own minimum, as without the ledger.
     let (explained, plain, strict) = (
-        score("--explain --min-probability 0"),
-        score("--min-probability 0"),
-        score("--no-rescue"),
+        score("--explain --threshold 0"),
+        score("--threshold 0"),
+        score("--no-rescue --threshold 0"),
     );
     let rescued: Vec<&Value> = explained
         .iter()

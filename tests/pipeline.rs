@@ -7,7 +7,7 @@ use crate::util::*;
 const PIPE: &str =
     "pl-normalize < docs.ndjson | tee norm.ndjson | pl-shingle -q --unit chars --ngram 5 \
     | pl-minhash | tee sigs.bin | pl-lsh --numbers norm.ndjson \
-    | pl-score --sigs sigs.bin --norm norm.ndjson --threshold 0.65 | pl-cluster --docs norm.ndjson";
+    | pl-score --sigs sigs.bin --norm norm.ndjson --threshold 0.5 | pl-cluster --docs norm.ndjson";
 
 fn corpus_dir(n: u64) -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
@@ -413,7 +413,7 @@ fn score_reports_which_step_decided_each_pair() {
         steps[3].0,
         "numbers against each other (dropped before aligning)"
     );
-    assert_eq!(steps[7].0, "match probability under --min-probability");
+    assert_eq!(steps[7].0, "match probability under --threshold");
     assert_eq!(steps[8].0, "kept by the ledger (the alignment rejected it)");
     assert_eq!(steps[9].0, "kept after every step");
     let total: usize = steps.iter().map(|s| s.1).sum();
@@ -596,7 +596,7 @@ fn make_demo_builds_only_the_tools_it_runs() {
 }
 
 #[test]
-fn the_demo_ends_with_where_the_groups_are_why_some_are_low_and_what_next() {
+fn the_demo_ends_with_where_the_groups_are_how_sure_and_what_next() {
     let d = tempfile::tempdir().unwrap();
     std::fs::copy(
         repo().join("examples/docs.ndjson"),
@@ -607,24 +607,17 @@ fn the_demo_ends_with_where_the_groups_are_why_some_are_low_and_what_next() {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{err}");
     let groups = ndjson(&std::fs::read(d.path().join("work/groups.ndjson")).unwrap());
-    let low = groups
-        .iter()
-        .filter(|g| g["confidence"].as_f64().unwrap() < 0.65)
-        .count();
+    let confidence = |g: &serde_json::Value| g["confidence"].as_f64().unwrap();
+    let weakest = groups.iter().map(confidence).fold(f64::INFINITY, f64::min);
+    // A group's confidence is its strongest pair's match probability: none under THRESHOLD.
+    assert!(weakest >= 0.5, "a group under the threshold: {weakest}");
     let said = format!(
-        "make: {} groups in {}",
+        "make: {} groups in {}, the least sure at confidence {weakest} (a higher THRESHOLD \
+         keeps fewer, surer groups)",
         groups.len(),
         d.path().join("work/groups.ndjson").display()
     );
     assert!(err.contains(&said), "{said:?} not in: {err}");
-    if low > 0 {
-        assert!(
-            err.contains(&format!(
-                "; {low} below the threshold 0.65: kept by rare numbers"
-            )),
-            "{err}"
-        );
-    }
     // pl-dedupe's words (pl-dedupe summary), in make's: one source for both ends.
     assert!(
         err.ends_with(
@@ -632,7 +625,18 @@ fn the_demo_ends_with_where_the_groups_are_why_some_are_low_and_what_next() {
         ),
         "{err}"
     );
-    // Above every group's confidence, none is said to be below it.
-    let out = make_target(d.path(), "demo", &["THRESHOLD=0.01"]);
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("below the threshold"));
+    // The dial: a higher threshold keeps fewer groups, each at least that sure.
+    let out = make_target(d.path(), "demo", &["THRESHOLD=0.99"]);
+    assert!(out.status.success());
+    let sure = ndjson(&std::fs::read(d.path().join("work/groups.ndjson")).unwrap());
+    let members = |gs: &[serde_json::Value]| -> usize {
+        gs.iter()
+            .map(|g| g["members"].as_array().unwrap().len())
+            .sum()
+    };
+    assert!(
+        members(&sure) < members(&groups),
+        "THRESHOLD=0.99 changed nothing"
+    );
+    assert!(sure.iter().all(|g| confidence(g) >= 0.99));
 }

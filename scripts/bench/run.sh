@@ -27,7 +27,7 @@ W=${BENCH_WORK:-work/bench}
 BIN=target/release
 UNIT=words NGRAM=3 PERMS=256 BANDS=32 SEED=42 MIN_WORDS=20 THRESHOLD=0.75
 # The default pipeline's rows (the Makefile's defaults), on corpora up to BENCH_DEFAULT_MAX.
-EDGE_WORDS=60 DEFAULT_THRESHOLD=0.65 DEFAULT_MAX=${BENCH_DEFAULT_MAX:-100000}
+EDGE_WORDS=60 DEFAULT_MAX=${BENCH_DEFAULT_MAX:-100000}
 mkdir -p "$W"
 RESULTS=$W/results.tsv
 : > "$RESULTS"
@@ -166,7 +166,7 @@ for n in $SIZES; do
       --also "$D/dheads.bin" --also "$D/dtails.bin" --numbers "$D/norm.ndjson" --bands $BANDS \
       -o "$D/dcands.ndjson"
     measure "$D" "default: pl-score" 2 - -- $BIN/pl-score -q "$D/dcands.ndjson" \
-      --sigs "$D/dsigs.bin" --norm "$D/norm.ndjson" --threshold $DEFAULT_THRESHOLD -o "$D/dscores.ndjson"
+      --sigs "$D/dsigs.bin" --norm "$D/norm.ndjson" -o "$D/dscores.ndjson"
     measure "$D" "default: pl-cluster" 2 - -- $BIN/pl-cluster -q "$D/dscores.ndjson" \
       --docs "$D/norm.ndjson" -o "$D/dgroups.ndjson"
   fi

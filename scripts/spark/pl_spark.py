@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # The pipeline's parameters, by pipeline.mk's names; their defaults are read from pipeline.mk.
 PARAMS = ["NGRAM", "UNIT", "MIN_WORDS", "PERMS", "SEED", "SCHEME", "BANDS", "EDGE_WORDS", "NUMBERS",
-          "MIN_BAND_MATCHES", "MAX_BUCKET", "EVIDENCE_BUCKET", "THRESHOLD", "JACCARD_WEIGHT", "FUZZY_WEIGHT", "FUZZY_SAMPLE",
+          "MIN_BAND_MATCHES", "MAX_BUCKET", "EVIDENCE_BUCKET", "THRESHOLD", "MIN_SIMILARITY", "JACCARD_WEIGHT", "FUZZY_WEIGHT", "FUZZY_SAMPLE",
           "MAX_WORDS", "SCORE_FLAGS", "SHINGLE_FLAGS", "CLUSTER_FLAGS"]
 TOOLS = ["pl-normalize", "pl-minhash", "pl-lsh", "pl-score", "pl-cluster"]
 

@@ -61,7 +61,7 @@ case $stage in
     sigs "$tmp/N" "$tmp/sigs.bin"
     # shellcheck disable=SC2086
     "$bin/pl-score" -q "$tmp/P" --sigs "$tmp/sigs.bin" --norm "$tmp/N" --corpus-counts "${PL_COUNTS:?}" \
-      --perms "$PERMS" --threshold "$THRESHOLD" --jaccard-weight "$JACCARD_WEIGHT" \
+      --perms "$PERMS" --threshold "$THRESHOLD" --min-similarity "$MIN_SIMILARITY" --jaccard-weight "$JACCARD_WEIGHT" \
       --fuzzy-weight "$FUZZY_WEIGHT" --fuzzy-sample "$FUZZY_SAMPLE" --max-words "$MAX_WORDS" --threads 1 \
       --apart-all $SCORE_FLAGS
     ;;

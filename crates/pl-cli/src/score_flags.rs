@@ -13,10 +13,19 @@ const HEADING: &str = "Scoring";
 /// pl-score's parameters (pl-index records them with its index).
 #[derive(Debug, Clone, Default, Args)]
 pub struct ScoreFlags {
-    /// Keep pairs scoring at least this. Lower finds noisier duplicates and more false pairs
-    /// [default: 0.65].
+    /// Keep pairs scoring at least this. A verified pair's score is its match probability:
+    /// the fitted policy's estimate that the two are one document (`--print-policy`), so the
+    /// default keeps a pair more likely one document than two. Higher trades duplicates found
+    /// for false pairs avoided, lower the other way. Without the probability (--no-verify,
+    /// --no-rescue) the score is the similarity, and this gates it too [default: 0.5].
     #[arg(long, value_parser = numbers::unit, help_heading = HEADING)]
     pub threshold: Option<f64>,
+    /// Similarity (Jaccard or containment, mixed with the fuzzy ratio) a pair needs before its
+    /// texts are compared, unless two rare numbers in both vouch for it: the cheap gate in
+    /// front of the verifier. Lower compares more pairs, at the verifier's cost
+    /// [default: 0.65].
+    #[arg(long, value_parser = numbers::unit, help_heading = HEADING)]
+    pub min_similarity: Option<f64>,
     /// Weight of the Jaccard (or containment) dimension [default: 0.55].
     #[arg(long, value_parser = numbers::non_negative, help_heading = HEADING)]
     pub jaccard_weight: Option<f64>,
@@ -73,12 +82,6 @@ pub struct ScoreFlags {
     /// Multiply the score by 1 − S·(1 − D) (0 = off) [default: 0].
     #[arg(long, value_name = "S", value_parser = numbers::unit, help_heading = HEADING)]
     pub distinct_penalty: Option<f64>,
-    /// Match probability a verified pair needs: the fitted policy's estimate that the two are
-    /// one document (`pl-score --print-policy`); the default keeps a pair more likely one
-    /// document than two. Higher trades duplicates found for false pairs avoided; 0 keeps
-    /// what the verifier keeps [default: 0.5].
-    #[arg(long, value_name = "P", value_parser = numbers::unit, help_heading = HEADING)]
-    pub min_probability: Option<f64>,
 }
 
 impl ScoreFlags {
@@ -90,6 +93,7 @@ impl ScoreFlags {
         }
         set!(
             threshold,
+            min_similarity,
             jaccard_weight,
             fuzzy_weight,
             fuzzy_sample,
@@ -99,8 +103,7 @@ impl ScoreFlags {
             word_conflict_weight,
             one_digit_weight,
             distinct_min,
-            distinct_penalty,
-            min_probability
+            distinct_penalty
         );
         p.sort_words |= self.sort_words;
         p.containment &= !self.no_containment;

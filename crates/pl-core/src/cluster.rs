@@ -15,8 +15,12 @@ pub struct ScoredPair {
     pub a: u64,
     /// Larger id.
     pub b: u64,
-    /// Combined score.
+    /// Its score: the match probability (pl-score's), what a group's confidence is.
     pub score: f64,
+    /// How alike the two texts are (pl-score's `similarity`; the score where a method has
+    /// none): average linkage merges the most alike first. The probability says whether two
+    /// documents are one, not which of several copies is closest, and it saturates near 1.
+    pub similarity: f64,
     /// Jaccard dimension.
     pub jaccard: f64,
     /// Fuzzy dimension.
@@ -115,10 +119,15 @@ impl ScoredPair {
         let score = get_unit(o, "score")?;
         // Methods without these dimensions (the trigram index) leave them out: null in groups.
         let dim = |k: &str| o.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+        let similarity = match o.get("similarity") {
+            Some(_) => get_unit(o, "similarity")?,
+            None => score,
+        };
         Ok(ScoredPair {
             a,
             b,
             score,
+            similarity,
             jaccard: dim("jaccard"),
             fuzzy: dim("fuzzy"),
             copy: o.get("copy").and_then(Value::as_bool).unwrap_or(false),
@@ -213,7 +222,7 @@ impl UnionFind {
     }
 }
 
-/// Merges strongest pairs first while at least half of the document pairs between two groups
+/// Merges the most alike pairs first while at least half of the document pairs between two groups
 /// passed; marks the pairs that joined nothing as unused (they are not a group's confidence).
 ///
 /// Copy pairs join their documents first, unconditionally, into units: pl-lsh pairs each copy
@@ -260,8 +269,8 @@ fn average_linkage(
     let mut order: Vec<usize> = (0..pairs.len()).collect();
     order.sort_by(|&x, &y| {
         let (p, q) = (&pairs[x], &pairs[y]);
-        q.score
-            .total_cmp(&p.score)
+        q.similarity
+            .total_cmp(&p.similarity)
             .then((p.a, p.b).cmp(&(q.a, q.b)))
     });
     used.iter_mut().for_each(|u| *u = false);
@@ -303,7 +312,7 @@ fn average_linkage(
     }
 }
 
-/// How close to its best pair a document's pair with another side must score for the
+/// How close to its best pair's similarity a document's pair with another side must be for the
 /// document to count as torn between the two (`torn_documents`).
 pub const TORN_MARGIN: f64 = 0.01;
 
@@ -337,8 +346,8 @@ fn torn_documents(
     }
     let mut partners: FxHashMap<u64, Vec<(f64, u64)>> = FxHashMap::default();
     for p in pairs.iter().filter(|p| !p.copy) {
-        partners.entry(p.a).or_default().push((p.score, p.b));
-        partners.entry(p.b).or_default().push((p.score, p.a));
+        partners.entry(p.a).or_default().push((p.similarity, p.b));
+        partners.entry(p.b).or_default().push((p.similarity, p.a));
     }
     for (&d, list) in &mut partners {
         list.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));

@@ -264,6 +264,7 @@ pub fn evaluate_pairs(pairs: &[Vec<u64>], truth: &[TruthDoc]) -> Report {
             a: p[0].min(p[1]),
             b: p[0].max(p[1]),
             score: 1.0,
+            similarity: 1.0,
             jaccard: 1.0,
             fuzzy: 1.0,
             copy: false,

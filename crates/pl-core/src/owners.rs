@@ -76,6 +76,7 @@ mod tests {
             a,
             b,
             score: 0.9,
+            similarity: 0.9,
             jaccard: 0.9,
             fuzzy: 0.9,
             copy: false,

@@ -6,8 +6,12 @@ use std::borrow::Cow;
 pub const DEFAULT_JACCARD_WEIGHT: f64 = 0.55;
 /// Default weight of the fuzzy ratio.
 pub const DEFAULT_FUZZY_WEIGHT: f64 = 0.45;
-/// Default score a pair needs to be kept.
-pub const DEFAULT_THRESHOLD: f64 = 0.65;
+/// Default similarity a pair needs before its texts are compared (unless its rare numbers
+/// vouch for it): the cheap gate in front of the verifier.
+pub const DEFAULT_MIN_SIMILARITY: f64 = 0.65;
+/// Default score a pair needs to be kept: its match probability where the policy gives one
+/// (more likely one document than two), else its similarity. Not tuned to a corpus.
+pub const DEFAULT_THRESHOLD: f64 = 0.5;
 /// Default number of characters of each normalized text compared by the fuzzy ratio.
 pub const DEFAULT_FUZZY_SAMPLE: usize = 10_000;
 

@@ -136,7 +136,11 @@ impl Verifier {
 /// The settings of the cascade.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
-    /// Score a pair needs.
+    /// Similarity a pair needs before its texts are compared, unless its rare numbers vouch
+    /// for it ([`Dims::by_numbers`]).
+    pub min_similarity: f64,
+    /// Score a pair needs ([`Dims::score`]): its match probability where the policy gives
+    /// one, else its similarity.
     pub threshold: f64,
     /// Weights of the similarity and fuzzy dimensions.
     pub weights: Weights,
@@ -150,8 +154,6 @@ pub struct Config {
     pub distinct_penalty: f64,
     /// Keep a pair the verifier rejected when its order-free evidence says so (`None` = off).
     pub rescue: Option<Rescue>,
-    /// Match probability a verified pair needs ([`policy`]).
-    pub min_probability: f64,
 }
 
 impl Default for Config {
@@ -168,8 +170,10 @@ impl Default for Config {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct ScoreParams {
-    /// Score a pair needs.
+    /// Score a pair needs: its match probability, or its similarity where there is none.
     pub threshold: f64,
+    /// Similarity a pair needs before its texts are compared.
+    pub min_similarity: f64,
     /// Weight of the similarity (Jaccard or containment).
     pub jaccard_weight: f64,
     /// Weight of the fuzzy ratio (0: not measured).
@@ -198,8 +202,6 @@ pub struct ScoreParams {
     pub distinct_min: f64,
     /// [`Config::distinct_penalty`].
     pub distinct_penalty: f64,
-    /// [`Config::min_probability`].
-    pub min_probability: f64,
 }
 
 impl Default for ScoreParams {
@@ -207,6 +209,7 @@ impl Default for ScoreParams {
         let v = Verifier::default();
         ScoreParams {
             threshold: crate::score::DEFAULT_THRESHOLD,
+            min_similarity: crate::score::DEFAULT_MIN_SIMILARITY,
             jaccard_weight: crate::score::DEFAULT_JACCARD_WEIGHT,
             fuzzy_weight: crate::score::DEFAULT_FUZZY_WEIGHT,
             fuzzy_sample: crate::score::DEFAULT_FUZZY_SAMPLE,
@@ -221,15 +224,27 @@ impl Default for ScoreParams {
             one_digit_weight: v.one_digit_weight,
             distinct_min: 0.0,
             distinct_penalty: 0.0,
-            min_probability: policy::DEFAULT_MIN_PROBABILITY,
         }
     }
 }
 
 impl ScoreParams {
-    /// The cascade's configuration.
+    /// Whether a kept pair gets a match probability: the policy was fitted with the
+    /// verifier's evidence and the order-free evidence, so it needs both.
+    pub fn has_probability(&self) -> bool {
+        self.verify && self.rescue
+    }
+
+    /// The cascade's configuration. Without a match probability the score is the similarity,
+    /// so the threshold gates it with the minimum similarity.
     pub fn config(&self) -> Config {
+        let min_similarity = if self.has_probability() {
+            self.min_similarity
+        } else {
+            self.min_similarity.max(self.threshold)
+        };
         Config {
+            min_similarity,
             threshold: self.threshold,
             weights: Weights {
                 jaccard: self.jaccard_weight,
@@ -245,7 +260,6 @@ impl ScoreParams {
             distinct_min: self.distinct_min,
             distinct_penalty: self.distinct_penalty,
             rescue: self.rescue.then(Rescue::default),
-            min_probability: self.min_probability,
         }
     }
 
@@ -254,6 +268,7 @@ impl ScoreParams {
     pub fn flags(&self) -> Vec<(&'static str, String)> {
         vec![
             ("--threshold", self.threshold.to_string()),
+            ("--min-similarity", self.min_similarity.to_string()),
             ("--jaccard-weight", self.jaccard_weight.to_string()),
             ("--fuzzy-weight", self.fuzzy_weight.to_string()),
             ("--fuzzy-sample", self.fuzzy_sample.to_string()),
@@ -274,7 +289,6 @@ impl ScoreParams {
             ("--one-digit-weight", self.one_digit_weight.to_string()),
             ("--distinct-min", self.distinct_min.to_string()),
             ("--distinct-penalty", self.distinct_penalty.to_string()),
-            ("--min-probability", self.min_probability.to_string()),
         ]
     }
 }
@@ -321,8 +335,8 @@ pub struct Similarity {
 /// The dimensions of a scored pair.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Dims {
-    /// The combined score.
-    pub score: f64,
+    /// The combined similarity: Jaccard (or containment) and the fuzzy ratio, weighted.
+    pub similarity: f64,
     /// Jaccard similarity.
     pub jaccard: f64,
     /// Fuzzy ratio (`None` when not measured).
@@ -343,6 +357,18 @@ pub struct Dims {
     pub another_value: bool,
     /// The match probability of a verified pair ([`policy`]).
     pub probability: Option<f64>,
+    /// The two normalized texts are one (an exact copy, compared or not): their score is
+    /// their similarity, not an estimate.
+    pub one_text: bool,
+}
+
+impl Dims {
+    /// The pair's score: its match probability where the policy gives one (a verified pair
+    /// with the order-free evidence), else its similarity. What the threshold gates and a
+    /// group's confidence is.
+    pub fn score(&self) -> f64 {
+        self.probability.unwrap_or(self.similarity)
+    }
 }
 
 /// The cascade over one corpus: its settings and which words other documents use.
@@ -364,6 +390,7 @@ impl Scorer<'_> {
         let mut dims = Dims {
             jaccard: sim.jaccard,
             containment: sim.containment,
+            one_text: sim.identical || docs.is_some_and(|(x, y)| x.text == y.text),
             ..Dims::default()
         };
         if sim.identical {
@@ -373,7 +400,7 @@ impl Scorer<'_> {
         if self.distinct_gated(dims.distinct) {
             return Verdict::Dropped(dims, Reason::Distinct);
         }
-        // Asked only of a pair under the threshold: most pairs never need it.
+        // Asked only of a pair under the minimum similarity: most pairs never need it.
         let numbers_say = std::cell::OnceCell::new();
         let say = || *numbers_say.get_or_init(|| self.by_numbers(docs));
         let cutoff = if fuzzy {
@@ -381,36 +408,34 @@ impl Scorer<'_> {
             let needed = self.fuzzy_needed(&dims) - 1e-9;
             if needed > 1.0 || length_bound(x.sample_chars, y.sample_chars) < needed - 1e-12 {
                 if !say() {
-                    dims.score =
+                    dims.similarity =
                         self.combine(sim.jaccard, sim.containment, Some(1.0), dims.distinct);
-                    return Verdict::Dropped(dims, Reason::Score);
+                    return Verdict::Dropped(dims, Reason::Similarity);
                 }
                 Some(0.0)
             } else {
                 Some(needed)
             }
         } else {
-            dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
-            if dims.score < cfg.threshold && !say() {
-                return Verdict::Dropped(dims, Reason::Score);
+            dims.similarity = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
+            if dims.similarity < cfg.min_similarity && !say() {
+                return Verdict::Dropped(dims, Reason::Similarity);
             }
             None
         };
-        // The verifier forgives any damage, so only a pair it aligned as one text (a third of
-        // the shorter text's words matched, not two unrelated texts sharing two numbers) is
-        // its to judge whatever the score.
+        // Only a pair aligned as one text (a third of the shorter one matched) is judged so.
         let mut aligned = false;
         if let (Some(v), Some((x, y))) = (cfg.verifier, docs) {
             let unstamped = Unstamped::of(x, y, |id, side| self.known(id, side, (x, y)));
             let (x, y) = unstamped.as_ref().map_or((x, y), |u| u.docs(x, y));
             if let Some(rescue) = self.refused(x, y) {
-                dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
+                dims.similarity = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
                 // Explaining shows what the ledger counted; the verdict is the same.
                 dims.ledger = self.explain.then(|| self.ledger_of(x, y, &rescue));
                 return Verdict::Dropped(dims, Reason::Numbers);
             }
             if !self.verified(v, x, y, &mut dims) {
-                dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
+                dims.similarity = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
                 return Verdict::Dropped(dims, Reason::Conflicts);
             }
             aligned = dims
@@ -429,13 +454,14 @@ impl Scorer<'_> {
             match ratio {
                 Some(f) => dims.fuzzy = Some(f),
                 None => {
-                    dims.score = self.combine(sim.jaccard, sim.containment, None, dims.distinct);
-                    return Verdict::Dropped(dims, Reason::Score);
+                    dims.similarity =
+                        self.combine(sim.jaccard, sim.containment, None, dims.distinct);
+                    return Verdict::Dropped(dims, Reason::Similarity);
                 }
             }
         }
-        dims.score = self.combine(sim.jaccard, sim.containment, dims.fuzzy, dims.distinct);
-        dims.by_numbers = dims.score < cfg.threshold && aligned && say();
+        dims.similarity = self.combine(sim.jaccard, sim.containment, dims.fuzzy, dims.distinct);
+        dims.by_numbers = dims.similarity < cfg.min_similarity && aligned && say();
         self.gate(dims)
     }
 
@@ -452,7 +478,7 @@ impl Scorer<'_> {
                 matched: x.profile.ids().len(),
                 ..Evidence::default()
             });
-        dims.score = self.combine(1.0, 1.0, dims.fuzzy, dims.distinct);
+        dims.similarity = self.combine(1.0, 1.0, dims.fuzzy, dims.distinct);
         // As comparing them would weigh them.
         if let (Some(_), Some(rescue), Some((x, y))) = (cfg.verifier, cfg.rescue, docs) {
             dims.ledger = Some(self.full_ledger(x, y, &rescue));
@@ -624,22 +650,19 @@ impl Scorer<'_> {
         ) && may_match(x.profile, y.profile, aligned_words(x, y))
     }
 
-    /// The verdict on a pair every earlier step kept: the distinctive tokens, the threshold
-    /// (or the numbers' say), then the match probability, which no pair skips.
+    /// The verdict on a pair every earlier step kept: the distinctive tokens, the minimum
+    /// similarity (or the numbers' say), then the threshold on its score, which no pair skips.
     fn gate(&self, mut dims: Dims) -> Verdict {
         if self.distinct_gated(dims.distinct) {
             return Verdict::Dropped(dims, Reason::Distinct);
         }
-        if dims.score < self.config.threshold && !dims.by_numbers {
-            return Verdict::Dropped(dims, Reason::Score);
+        if dims.similarity < self.config.min_similarity && !dims.by_numbers {
+            return Verdict::Dropped(dims, Reason::Similarity);
         }
         // Weighed only for a pair every other step kept.
         let verifier = self.config.verifier;
         dims.probability = verifier.and_then(|v| Policy::fitted().of(&v, &dims));
-        if dims
-            .probability
-            .is_some_and(|p| p < self.config.min_probability)
-        {
+        if dims.score() < self.config.threshold {
             Verdict::Dropped(dims, Reason::Probability)
         } else {
             Verdict::Kept(dims)
@@ -675,10 +698,10 @@ impl Scorer<'_> {
             * self.distinct_factor(distinct)
     }
 
-    /// The smallest fuzzy ratio with which the pair reaches the threshold.
+    /// The smallest fuzzy ratio with which the pair reaches the minimum similarity.
     fn fuzzy_needed(&self, dims: &Dims) -> f64 {
         let penalty = self.distinct_factor(dims.distinct);
-        let t = self.config.threshold;
+        let t = self.config.min_similarity;
         if t <= 0.0 {
             f64::NEG_INFINITY
         } else if penalty <= 0.0 {

@@ -177,8 +177,12 @@ pub struct ScoreRecord {
     pub a: u64,
     /// The larger id.
     pub b: u64,
-    /// The combined score the threshold applies to.
+    /// The score the threshold applies to: the match probability of a pair the policy
+    /// weighs, else its similarity.
     pub score: f64,
+    /// pl-score's combined similarity (Jaccard or containment, and the fuzzy ratio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
     /// Jaccard similarity of the shingle sets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jaccard: Option<f64>,
@@ -234,13 +238,10 @@ pub struct ScoreRecord {
     /// more conflicts than its damage allows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rescued: Option<bool>,
-    /// `true` when the pair scored under the threshold and was kept because two numbers that
-    /// at most six documents hold are in both texts (the verifier decided it).
+    /// `true` when the pair's similarity was under the minimum and it was compared because two
+    /// numbers that at most six documents hold are in both texts (the verifier decided it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by_numbers: Option<bool>,
-    /// The match probability of a verified pair ([`crate::scorer::policy`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub p: Option<f64>,
     /// `--explain`: the verdict's computation, term by term.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub computation: Option<crate::scorer::Computation>,
@@ -277,7 +278,7 @@ impl ScoreRecord {
             "ledger" => self.ledger.is_some(),
             "rescued" => self.rescued.is_some(),
             "by_numbers" => self.by_numbers.is_some(),
-            "p" => self.p.is_some(),
+            "similarity" => self.similarity.is_some(),
             "computation" => self.computation.is_some(),
             "dropped" => self.dropped.is_some(),
             _ => self.rest.contains_key(key),
@@ -501,9 +502,9 @@ mod tests {
             conflicts_b: list,
             ledger: Some(crate::ledger::Ledger::default()),
             rescued: Some(true),
-            dropped: Some("score".into()),
+            dropped: Some("similarity".into()),
             by_numbers: Some(true),
-            p: Some(0.99),
+            similarity: Some(0.99),
             computation: Some(crate::scorer::Computation::default()),
             ..ScoreRecord::default()
         };

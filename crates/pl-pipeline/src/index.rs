@@ -664,8 +664,29 @@ mod tests {
         };
         assert_eq!(
             p.differs(&asked).as_deref(),
-            Some("built with --threshold 0.65, asked for --threshold 0.8")
+            Some("built with --threshold 0.5, asked for --threshold 0.8")
         );
+    }
+
+    #[test]
+    fn an_index_recorded_before_the_score_was_the_probability_keeps_its_gates() {
+        // Recorded by the build before: `threshold` was the similarity's minimum.
+        let old = serde_json::to_value(Params::default()).unwrap();
+        let mut old = old.as_object().unwrap().clone();
+        old.remove("min_similarity");
+        old.insert("threshold".into(), serde_json::json!(0.7));
+        old.insert("min_probability".into(), serde_json::json!(0.4));
+        let json = serde_json::Value::Object(old.clone()).to_string();
+        let p = Params::from_recorded(&json).unwrap();
+        assert_eq!((p.score.min_similarity, p.score.threshold), (0.7, 0.4));
+        // Before the probability had a minimum, none was applied.
+        old.remove("min_probability");
+        let json = serde_json::Value::Object(old).to_string();
+        let p = Params::from_recorded(&json).unwrap();
+        assert_eq!((p.score.min_similarity, p.score.threshold), (0.7, 0.0));
+        // What this build records reads back as itself.
+        let now = serde_json::to_string(&Params::default()).unwrap();
+        assert_eq!(Params::from_recorded(&now).unwrap(), Params::default());
     }
 
     #[test]
@@ -675,13 +696,14 @@ mod tests {
             "scheme":"classic","bands":32,"min_band_matches":1,"max_bucket":50,
             "edge_words":60,"numbers":1,"threshold":0.7,"jaccard_weight":0.55,
             "fuzzy_weight":0.45,"fuzzy_sample":10000,"max_words":20000,"linkage":"average"}"#;
-        let p: Params = serde_json::from_str(old).unwrap();
+        let p = Params::from_recorded(old).unwrap();
         let expected = ScoreParams {
-            threshold: 0.7,
+            min_similarity: 0.7,
+            threshold: 0.0,
             ..ScoreParams::default()
         };
         assert_eq!(p.score, expected);
-        let again: Params = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+        let again = Params::from_recorded(&serde_json::to_string(&p).unwrap()).unwrap();
         assert_eq!(again, p);
     }
 

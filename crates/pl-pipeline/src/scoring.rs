@@ -445,7 +445,8 @@ impl Scoring {
         let mut r = ScoreRecord {
             a: c.a,
             b: c.b,
-            score: round6(d.score),
+            score: round6(d.score()),
+            similarity: Some(round6(d.similarity)),
             jaccard: Some(round6(d.jaccard)),
             fuzzy: Some(d.fuzzy.map(round6)),
             containment: Some(round6(d.containment)),
@@ -462,11 +463,10 @@ impl Scoring {
                 r.sampled = Some(true);
             }
         }
-        r.p = d.probability.map(round6);
         if d.rescued {
             r.rescued = Some(true);
         }
-        if d.by_numbers && d.score < self.config.threshold {
+        if d.by_numbers && d.similarity < self.config.min_similarity {
             r.by_numbers = Some(true);
         }
         if self.explain {

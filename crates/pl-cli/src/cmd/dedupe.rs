@@ -72,8 +72,8 @@ pub enum Command {
     Shingles,
     /// Remove the work folder.
     Clean,
-    /// Say again what `run` ends with: where the last run's groups are, why any stands below
-    /// the threshold, and what to run next (`make demo` ends with it, in make's words).
+    /// Say again what `run` ends with: where the last run's groups are, how sure the least
+    /// sure is, and what to run next (`make demo` ends with it, in make's words).
     Summary,
 }
 
@@ -121,9 +121,14 @@ pub struct Params {
     /// Replace the documents of a work folder that holds another source's (SWITCH_SOURCE=1).
     #[arg(long, global = true, help_heading = INPUT)]
     pub switch_source: bool,
-    /// Keep pairs scoring at least this (pl-score --threshold) [default: 0.65].
-    #[arg(long, global = true, value_name = "X", value_parser = numbers::unit, help_heading = PARAMS)]
+    /// Keep pairs whose match probability is at least this: higher, fewer and surer groups
+    /// (pl-score --threshold) [default: 0.5].
+    #[arg(long, global = true, value_name = "P", value_parser = numbers::unit, help_heading = PARAMS)]
     pub threshold: Option<f64>,
+    /// Compare the texts of pairs at least this similar (pl-score --min-similarity)
+    /// [default: 0.65].
+    #[arg(long, global = true, value_name = "X", value_parser = numbers::unit, help_heading = PARAMS)]
+    pub min_similarity: Option<f64>,
     /// Shingle unit: chars or words (pl-shingle --unit) [default: chars].
     #[arg(long, global = true, value_parser = ["chars", "words"], help_heading = PARAMS)]
     pub unit: Option<String>,
@@ -214,6 +219,7 @@ impl Params {
             s(self.evidence_bucket.as_ref().map(|v| v as _)),
             s(self.numbers.as_ref().map(|v| v as _)),
             s(self.threshold.as_ref().map(|v| v as _)),
+            s(self.min_similarity.as_ref().map(|v| v as _)),
             s(self.jaccard_weight.as_ref().map(|v| v as _)),
             s(self.fuzzy_weight.as_ref().map(|v| v as _)),
             s(self.fuzzy_sample.as_ref().map(|v| v as _)),
@@ -233,11 +239,6 @@ impl Params {
     /// The work folder.
     fn work(&self) -> PathBuf {
         self.work.clone().unwrap_or_else(|| PathBuf::from("work"))
-    }
-
-    /// The threshold the run keeps pairs at.
-    fn threshold(&self) -> f64 {
-        self.threshold.unwrap_or(pl_core::score::DEFAULT_THRESHOLD)
     }
 }
 
@@ -424,6 +425,14 @@ impl Words {
         }
     }
 
+    /// How the threshold is set: the flag, or make's variable.
+    fn threshold(self) -> &'static str {
+        match self {
+            Words::Driver => "--threshold",
+            Words::Make => "THRESHOLD",
+        }
+    }
+
     /// How to ask why two documents are (or are not) one group: these two, or any.
     fn why(self, pair: Option<[u64; 2]>) -> String {
         match (self, pair) {
@@ -435,39 +444,21 @@ impl Words {
     }
 }
 
-/// What a run's end says: where the groups are, why any is below the threshold, what next.
+/// What a run's end says: where the groups are, how sure the least sure is, what next.
 fn summary_lines(params: &Params, words: Words) -> Result<Vec<String>> {
-    let work = params.work();
-    let groups = work.join("groups.ndjson");
-    let scores = work.join("scores.ndjson");
-    // An index's groups come from its stored pairs: a scores file there is an older run's.
-    let scores = (scores.is_file() && !work.join("index/index.sqlite").exists()).then_some(scores);
-    let s = summarize(&groups, scores.as_deref(), params.threshold())?;
-    Ok(describe(&s, &groups, params.threshold(), words))
+    let groups = params.work().join("groups.ndjson");
+    let s = summarize(&groups)?;
+    Ok(describe(&s, &groups, words))
 }
 
 /// The lines of [`summary_lines`] for a summary.
-pub fn describe(s: &Summary, groups: &Path, threshold: f64, words: Words) -> Vec<String> {
+pub fn describe(s: &Summary, groups: &Path, words: Words) -> Vec<String> {
     let mut first = format!("{} groups in {}", s.groups, groups.display());
-    if s.low > 0 {
-        first += &format!("; {} below the threshold {threshold}", s.low);
-        if !s.scored {
-            let pair = s.unexplained.unwrap_or_default();
-            first += &format!(
-                " (a pair whose rare numbers both texts hold is kept whatever its score; \
-                 {} says why this one is)",
-                words.why(Some(pair))
-            );
-        } else if s.by_numbers == s.low {
-            first += ": kept by rare numbers both texts hold, which the verifier aligned \
-                      (a pair they vouch for skips the threshold: docs/VERDICT.md)";
-        } else if let Some(pair) = s.unexplained {
-            first += &format!(
-                " ({} kept by rare numbers both texts hold; {} says why the others are)",
-                s.by_numbers,
-                words.why(Some(pair))
-            );
-        }
+    if let Some(w) = s.weakest {
+        first += &format!(
+            ", the least sure at confidence {w} (a higher {} keeps fewer, surer groups)",
+            words.threshold()
+        );
     }
     let (cmd, why) = (words.command(), words.why(None));
     vec![
@@ -515,13 +506,12 @@ fn check(params: &Params, command: &Command) -> Result<()> {
         ))
         .into()),
         Command::Apply(_) | Command::Clean => only(params, command, &["WORK"]),
-        Command::Summary => only(params, command, &["WORK", "THRESHOLD"]),
+        Command::Summary => only(params, command, &["WORK"]),
         _ => Ok(()),
     }
 }
 
-/// apply and clean read only --work, summary --work and --threshold: another parameter would
-/// be silently ignored.
+/// apply, clean and summary read only --work: another parameter would be silently ignored.
 fn only(params: &Params, command: &Command, read: &[&str]) -> Result<()> {
     let name = match command {
         Command::Clean => "clean",

@@ -70,10 +70,11 @@ pub struct Args {
     /// (reads no input).
     #[arg(long)]
     pub explain: bool,
-    /// With --explain: the score threshold whose pairs should not be missed. The curve is over
-    /// the Jaccard similarity of the shingle sets, so this reads the threshold as a Jaccard
-    /// value (pl-score's score mixes in the fuzzy ratio, usually close to it for true copies).
-    #[arg(long, default_value_t = pl_core::score::DEFAULT_THRESHOLD, value_parser = numbers::unit)]
+    /// With --explain: the similarity whose pairs should not be missed (pl-score's
+    /// --min-similarity). The curve is over the Jaccard similarity of the shingle sets, so this
+    /// reads it as a Jaccard value (pl-score's similarity mixes in the fuzzy ratio, usually
+    /// close to it for true copies).
+    #[arg(long, default_value_t = pl_core::score::DEFAULT_MIN_SIMILARITY, value_parser = numbers::unit)]
     pub threshold: f64,
     /// Print the trials method's probability table (6 trials of h hashes, duplicate when at
     /// least 2 agree; h = 10..20 at 80-100% overlap) as Markdown and exit (reads no input).

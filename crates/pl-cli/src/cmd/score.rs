@@ -1,4 +1,4 @@
-//! pl-score: candidate pairs → scored pairs over the threshold.
+//! pl-score: candidate pairs → the pairs whose match probability reaches the threshold.
 
 use std::path::PathBuf;
 
@@ -19,13 +19,17 @@ use pl_pipeline::params::check_weights;
 use pl_pipeline::score_sides::{NormTexts, SideOptions};
 use pl_pipeline::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 
-/// Score each candidate pair and keep those at or over --threshold whose differences are OCR's.
+/// Score each candidate pair and keep those whose score reaches --threshold: the match
+/// probability that the two are one document.
 ///
-/// score = (wj·J + wf·F) / (wj + wf), where J is the Jaccard similarity of the shingle sets
-/// (estimated from the signatures, or exact with --exact) — by default the larger of J and the
-/// containment |A∩B| / min(|A|,|B|), so a scan with a page more still matches (see
+/// First the similarity: (wj·J + wf·F) / (wj + wf), where J is the Jaccard similarity of the
+/// shingle sets (estimated from the signatures, or exact with --exact) — by default the larger
+/// of J and the containment |A∩B| / min(|A|,|B|), so a scan with a page more still matches (see
 /// --no-containment) — and F is the normalized Indel similarity (rapidfuzz's ratio) of the
-/// first --fuzzy-sample characters of the two normalized texts.
+/// first --fuzzy-sample characters of the two normalized texts. A pair under --min-similarity
+/// is dropped before its texts are compared, unless two numbers that at most six documents
+/// hold are in both texts and its alignment matches a third of the shorter text
+/// (`"by_numbers"`): a badly read scan scores low while its invoice number and amounts survive.
 ///
 /// Then the verifier aligns the two texts word by word and sorts every difference: OCR damage
 /// (misread characters, split and merged words, stray marks, a block read in another order) or
@@ -35,26 +39,25 @@ use pl_pipeline::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 /// template disagree in clean values with nothing garbled around them, a rough rescan
 /// disagrees a little where it is damaged a lot. --no-verify keeps pairs unverified.
 ///
+/// Every pair the verifier keeps gets its match probability as its `"score"`: a logistic model
+/// over the verdict's findings (similarity, conflict weight, rare numbers agreeing and standing
+/// against each other, damage, …) whose weights `make fit` fitted on labelled corpora
+/// (--print-policy prints them). A pair whose score is under --threshold is dropped: no pair,
+/// the ones compared for their numbers included, skips that dial. Without the probability
+/// (--no-verify, --no-rescue) the score is the similarity.
+///
 /// The distinctive-token dimension D compares the words holding digits, each weighted by its
 /// rarity in the --norm corpus; --distinct-min drops pairs whose D is under it;
-/// --distinct-penalty S multiplies the score by 1 − S·(1 − D) (the reference product's way).
-///
-/// Two numbers that at most six documents hold, in both texts, let the verifier judge a pair
-/// under the threshold when its alignment matches a third of the shorter text (`"by_numbers"`):
-/// a badly read scan scores low while its invoice number and amounts survive.
-///
-/// Every pair the verifier keeps gets its match probability `"p"`: a logistic model over the
-/// verdict's findings (similarity, conflict weight, rare numbers agreeing and standing against
-/// each other, damage, …) whose weights `make fit` fitted on labelled corpora
-/// (--print-policy prints them). A pair under --min-probability is dropped: no pair, the ones
-/// kept by their numbers included, skips that dial.
+/// --distinct-penalty S multiplies the similarity by 1 − S·(1 − D) (the reference product's
+/// way).
 ///
 /// A pair the verifier drops whose numbers disagree, with none agreeing (no rare number, none
 /// of the wide agreement, and two or more standing against each other), or that names another
 /// addressee or signer, or writes a value otherwise in a clean scan, is held apart: two
 /// documents, not two readings of one. pl-cluster never puts such a pair in one group.
 ///
-/// Output: {"a","b","score","jaccard","fuzzy","containment","distinct","conflicts","garbled"}
+/// Output: {"a","b","score","similarity","jaccard","fuzzy","containment","distinct",
+/// "conflicts","garbled"}
 /// plus the candidate's other fields, in candidate order; then the pairs held apart whose
 /// documents the kept pairs connect, {"a","b","apart":true}, sorted (--apart-all: every one);
 /// --explain adds the distinctive words found in only one text and the conflict words of
@@ -84,7 +87,7 @@ pub struct Args {
     #[arg(long)]
     pub explain: bool,
     /// Also write the dropped candidates here, each with its dimensions and `"dropped"`: the
-    /// step that dropped it (score, distinct, numbers, conflicts, probability).
+    /// step that dropped it (similarity, distinct, numbers, conflicts, probability).
     #[arg(long, value_name = "FILE")]
     pub rejected: Option<PathBuf>,
     /// Print the fitted policy (the prior and each finding's weight in log-odds, and how they
@@ -180,15 +183,15 @@ pub fn run(args: Args) -> Result<()> {
     }
     reader.report_skipped(&log);
     counts.ladder.report(&log);
-    let [score, distinct, conflicts, numbers, probability] = counts.dropped;
+    let [similarity, distinct, conflicts, numbers, probability] = counts.dropped;
     log.summary(format!(
-        "{} candidates scored: {} kept at or over {}; dropped {score} by score, {distinct} by \
-         distinctive tokens, {conflicts} by conflicts, {numbers} by numbers before aligning, \
-         {probability} under match probability {}; {} held apart",
+        "{} candidates scored: {} kept at or over {}; dropped {similarity} under similarity {}, \
+         {distinct} by distinctive tokens, {conflicts} by conflicts, {numbers} by numbers \
+         before aligning, {probability} under the threshold; {} held apart",
         cands.len(),
         counts.kept,
         params.threshold,
-        params.min_probability,
+        params.config().min_similarity,
         counts.apart
     ));
     Ok(())

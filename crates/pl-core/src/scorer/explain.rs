@@ -51,19 +51,20 @@ pub struct Computation {
     pub another_value: bool,
     /// Kept by the order-free evidence although the alignment failed (`ledger.balance`).
     pub rescued: bool,
-    /// The score and the threshold it is held against.
-    pub score: f64,
-    /// The threshold.
-    pub threshold: f64,
-    /// Under the threshold but judged by the verifier: two rare numbers in both texts and a
-    /// third of the shorter text aligned.
+    /// The similarity and the minimum it is held against.
+    pub similarity: f64,
+    /// The minimum similarity (`--min-similarity`).
+    pub min_similarity: f64,
+    /// Under the minimum similarity but judged by the verifier: two rare numbers in both
+    /// texts and a third of the shorter text aligned.
     pub by_numbers: bool,
     /// The match probability as computed ([`super::policy`]): the policy's prior and each
     /// finding's contribution to the log-odds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probability: Option<Probability>,
-    /// The probability a pair needs (`--min-probability`).
-    pub min_probability: f64,
+    /// The score a pair needs (`--threshold`): its match probability, or its similarity
+    /// where it has none.
+    pub threshold: f64,
 }
 
 impl Computation {
@@ -79,25 +80,23 @@ impl Computation {
             aligned_passes: v.passes(e),
             another_value: dims.another_value,
             rescued: dims.rescued,
-            score: dims.score,
-            threshold: config.threshold,
+            similarity: dims.similarity,
+            min_similarity: config.min_similarity,
             by_numbers: dims.by_numbers,
             probability: features(&v, dims).map(|x| Policy::fitted().probability(&x)),
-            min_probability: config.min_probability,
+            threshold: config.threshold,
         })
     }
 
     /// The verdict the computation gives: the alignment passes (or the ledger rescues it),
-    /// no value is written otherwise, the score reaches the threshold (or the numbers judge
-    /// it), and the match probability reaches its minimum.
+    /// no value is written otherwise, the similarity reaches its minimum (or the numbers
+    /// judge it), and the score (the match probability, else the similarity) the threshold.
     pub fn keeps(&self) -> bool {
+        let score = self.probability.as_ref().map_or(self.similarity, |p| p.p);
         (self.aligned_passes || self.rescued)
             && !self.another_value
-            && (self.score >= self.threshold || self.by_numbers)
-            && self
-                .probability
-                .as_ref()
-                .is_none_or(|p| p.p >= self.min_probability)
+            && (self.similarity >= self.min_similarity || self.by_numbers)
+            && score >= self.threshold
     }
 }
 

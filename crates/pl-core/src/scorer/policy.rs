@@ -39,12 +39,6 @@ pub const FEATURES: [&str; 22] = [
     "addressee_names",
 ];
 
-/// The match probability a verified pair needs by default (`--min-probability`): more
-/// likely a copy than not. On the corpora `make quality` reports (the held-out one aside) it
-/// drops false pairs and no true pair the groups need; a higher cut-off trades recall for
-/// precision (docs/QUALITY.md's curves).
-pub const DEFAULT_MIN_PROBABILITY: f64 = 0.5;
-
 /// Damage at which a text is about a third as pristine ([`pristine`]): a clean scan's few
 /// garbled words are below it, a rough one's far above.
 const PRISTINE_DAMAGE: f64 = 0.005;
@@ -157,8 +151,13 @@ impl Policy {
 }
 
 /// What the model reads of a verified pair: `None` without the verifier's evidence or the
-/// order-free evidence (`--no-rescue`), which the policy was fitted with.
+/// order-free evidence (`--no-rescue`), which the policy was fitted with, and for one
+/// normalized text twice ([`Dims::one_text`]): an exact copy's score is its similarity, not
+/// an estimate.
 pub fn features(v: &Verifier, dims: &Dims) -> Option<[f64; FEATURES.len()]> {
+    if dims.one_text {
+        return None;
+    }
     let e = dims.evidence.as_ref()?;
     let l = dims.ledger.as_ref()?;
     let words = (e.matched + e.replaced + e.added + 1) as f64;
@@ -166,7 +165,7 @@ pub fn features(v: &Verifier, dims: &Dims) -> Option<[f64; FEATURES.len()]> {
     let flag = |b: bool| if b { 1.0 } else { 0.0 };
     let ledger = |f: fn(&crate::ledger::Ledger) -> usize| count(f(l));
     Some([
-        dims.score,
+        dims.similarity,
         v.weight(e).min(CONFLICT_CAP),
         flag(is_clean(e)),
         flag(dims.rescued),
@@ -229,7 +228,7 @@ mod tests {
     fn the_contributions_sum_to_the_log_odds_and_the_probability_is_its_logistic() {
         let dims = Dims {
             ledger: Some(crate::ledger::Ledger::default()),
-            score: 0.8,
+            similarity: 0.8,
             evidence: Some(Evidence {
                 matched: 90,
                 replaced: 5,

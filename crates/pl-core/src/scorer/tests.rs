@@ -50,7 +50,7 @@ fn scorer<'a>(cfg: &'a Config, v: &'a Vocab) -> Scorer<'a> {
 
 fn config() -> Config {
     Config {
-        threshold: 0.5,
+        min_similarity: 0.5,
         ..Config::default()
     }
 }
@@ -143,7 +143,7 @@ fn shared_rare_numbers_let_the_verifier_judge_a_low_score() {
         "stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar bis ende des monats",
     ]);
     let cfg = Config {
-        threshold: 0.95,
+        min_similarity: 0.95,
         ..config()
     };
     let s = scorer(&cfg, &v);
@@ -155,13 +155,16 @@ fn shared_rare_numbers_let_the_verifier_judge_a_low_score() {
     let pair = |i: usize, j: usize| Some((doc(&d[i]), doc(&d[j])));
     match s.score(low, pair(0, 1), true) {
         Verdict::Kept(dims) => {
-            assert!(dims.by_numbers && dims.score < cfg.threshold, "{dims:?}");
+            assert!(
+                dims.by_numbers && dims.similarity < cfg.min_similarity,
+                "{dims:?}"
+            );
         }
         other => panic!("{other:?}"),
     }
     assert!(matches!(
         s.score(low, pair(0, 2), true),
-        Verdict::Dropped(_, Reason::Score)
+        Verdict::Dropped(_, Reason::Similarity)
     ));
     // Numbers in more than six documents are the template's: no say.
     let mut many = vec!["stadtwerke rechnung nr 4711 vom 12032023 betrag 8812 zahlbar"; 7];
@@ -170,7 +173,7 @@ fn shared_rare_numbers_let_the_verifier_judge_a_low_score() {
     let s = scorer(&cfg, &v);
     assert!(matches!(
         s.score(low, Some((doc(&d[0]), doc(&d[7]))), true),
-        Verdict::Dropped(_, Reason::Score)
+        Verdict::Dropped(_, Reason::Similarity)
     ));
 }
 
@@ -206,20 +209,20 @@ fn each_verdict_names_the_step_that_decided_it() {
     // Without the ledger (the numbers 4711, 12032023 and 8812 in both texts would let
     // the verifier judge the pair whatever its score: `by_numbers`).
     let strict = Config {
-        threshold: 0.99,
+        min_similarity: 0.99,
         rescue: None,
         ..config()
     };
     let s = scorer(&strict, &v);
     assert_eq!(s.score(low, pair(0, 2), true).step(), Step::Bound);
-    // Verified clean, then short of the threshold on the fuzzy ratio.
+    // Verified clean, then short of the minimum similarity on the fuzzy ratio.
     let fair = Similarity {
         jaccard: 0.98,
         containment: 0.98,
         identical: false,
     };
     let loose = Config {
-        threshold: 0.9,
+        min_similarity: 0.9,
         ..config()
     };
     let (e, w) = corpus(&["aaaa bbbb cccc dddd eeee", "eeee dddd cccc bbbb aaaa"]);
@@ -235,7 +238,7 @@ fn each_verdict_names_the_step_that_decided_it() {
     assert_eq!(Verdict::Kept(Dims::default()).step(), Step::Kept);
     // A verified pair under the probability it needs (a logistic never reaches 1).
     let certain = Config {
-        min_probability: 1.0,
+        threshold: 1.0,
         ..config()
     };
     let (e, w) = corpus(&["aaaa bbbb cccc dddd eeee", "aaaa bbbb cccc dddd eeee ffff"]);
@@ -243,7 +246,7 @@ fn each_verdict_names_the_step_that_decided_it() {
     let verdict = s.score(fair, Some((doc(&e[0]), doc(&e[1]))), true);
     assert_eq!(verdict.step(), Step::Probability, "{verdict:?}");
     let any = Config {
-        min_probability: 0.0,
+        threshold: 0.0,
         ..certain
     };
     let s = scorer(&any, &w);
@@ -257,10 +260,10 @@ fn each_verdict_names_the_step_that_decided_it() {
 }
 
 #[test]
-fn under_the_threshold_is_dropped_before_the_verifier() {
+fn under_the_minimum_similarity_is_dropped_before_the_verifier() {
     let (d, v) = corpus(&["a b c", "x y z"]);
     let cfg = Config {
-        threshold: 0.99,
+        min_similarity: 0.99,
         ..config()
     };
     let s = scorer(&cfg, &v);
@@ -270,7 +273,7 @@ fn under_the_threshold_is_dropped_before_the_verifier() {
         identical: false,
     };
     match s.score(low, Some((doc(&d[0]), doc(&d[1]))), true) {
-        Verdict::Dropped(dims, Reason::Score) => assert!(dims.evidence.is_none()),
+        Verdict::Dropped(dims, Reason::Similarity) => assert!(dims.evidence.is_none()),
         other => panic!("{other:?}"),
     }
 }

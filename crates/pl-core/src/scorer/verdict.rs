@@ -6,15 +6,15 @@ use super::Dims;
 /// Why a pair was dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reason {
-    /// Under the threshold (possibly before measuring the fuzzy ratio).
-    Score,
+    /// Under the minimum similarity (possibly before measuring the fuzzy ratio).
+    Similarity,
     /// Distinctive tokens under `distinct_min`.
     Distinct,
     /// More conflicts than its OCR damage allows.
     Conflicts,
     /// Refused by its numbers before the alignment ([`crate::ledger::refuses`]).
     Numbers,
-    /// Its match probability under `min_probability` ([`super::policy`]).
+    /// Its match probability ([`super::policy`]) under the threshold.
     Probability,
 }
 
@@ -22,7 +22,7 @@ impl Reason {
     /// The name used in records.
     pub fn as_str(self) -> &'static str {
         match self {
-            Reason::Score => "score",
+            Reason::Similarity => "similarity",
             Reason::Distinct => "distinct",
             Reason::Conflicts => "conflicts",
             Reason::Numbers => "numbers",
@@ -46,7 +46,7 @@ impl Reason {
                         .as_ref()
                         .is_some_and(|l| l.may_be_apart(decided))
             }
-            Reason::Score | Reason::Distinct | Reason::Probability => false,
+            Reason::Similarity | Reason::Distinct | Reason::Probability => false,
         }
     }
 }
@@ -65,8 +65,8 @@ pub enum Verdict {
 pub enum Step {
     /// One normalized text twice: kept without comparing.
     Identical,
-    /// Under the threshold even with a perfect fuzzy ratio (or the best the two sample
-    /// lengths allow): dropped before any text was compared.
+    /// Under the minimum similarity even with a perfect fuzzy ratio (or the best the two
+    /// sample lengths allow): dropped before any text was compared.
     Bound,
     /// Distinctive tokens under `distinct_min`.
     Distinct,
@@ -78,7 +78,7 @@ pub enum Step {
     Conflicts,
     /// The fuzzy ratio, measured after the verifier kept the pair.
     Fuzzy,
-    /// Its match probability under `min_probability`.
+    /// Its match probability under the threshold.
     Probability,
     /// Kept after every step, the alignment's rejection overruled by the ledger.
     Rescued,
@@ -105,13 +105,13 @@ impl Step {
     pub fn name(self) -> &'static str {
         match self {
             Step::Identical => "identical texts (kept unmeasured)",
-            Step::Bound => "score bound (dropped before comparing texts)",
+            Step::Bound => "similarity bound (dropped before comparing texts)",
             Step::Distinct => "distinctive tokens",
             Step::Numbers => "numbers against each other (dropped before aligning)",
             Step::Settled => "verifier, settled at an early block",
             Step::Conflicts => "verifier, whole alignment",
             Step::Fuzzy => "fuzzy ratio",
-            Step::Probability => "match probability under --min-probability",
+            Step::Probability => "match probability under --threshold",
             Step::Rescued => "kept by the ledger (the alignment rejected it)",
             Step::Kept => "kept after every step",
         }
@@ -135,7 +135,7 @@ impl Verdict {
                     Step::Conflicts
                 }
             }
-            Verdict::Dropped(d, Reason::Score) => {
+            Verdict::Dropped(d, Reason::Similarity) => {
                 if d.evidence.is_none() && d.fuzzy.is_none() {
                     Step::Bound
                 } else {

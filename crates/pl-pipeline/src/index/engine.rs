@@ -59,6 +59,27 @@ impl Default for Params {
 }
 
 impl Params {
+    /// The parameters as an index recorded them. One recorded before the score became the
+    /// match probability named the similarity's minimum `threshold` and the probability's
+    /// `min_probability` (absent before there was one: no pair was gated by it); they are read
+    /// as `min_similarity` and `threshold`, which is what they did.
+    pub fn from_recorded(json: &str) -> serde_json::Result<Params> {
+        let mut v: serde_json::Value = serde_json::from_str(json)?;
+        if let Some(o) = v
+            .as_object_mut()
+            .filter(|o| !o.contains_key("min_similarity"))
+        {
+            if let Some(t) = o.remove("threshold") {
+                o.insert("min_similarity".into(), t);
+            }
+            let p = o
+                .remove("min_probability")
+                .unwrap_or(serde_json::json!(0.0));
+            o.insert("threshold".into(), p);
+        }
+        serde_json::from_value(v)
+    }
+
     /// The parameters as `--flag value` pairs, in a fixed order, for messages.
     pub fn flags(&self) -> Vec<(&'static str, String)> {
         let mut flags = vec![

@@ -81,12 +81,18 @@ impl Tx<'_> {
         filter: &str,
         args: impl rusqlite::Params,
     ) -> Result<Vec<ScoredPair>> {
-        let query = format!("SELECT a, b, score, jaccard, fuzzy, copy FROM pairs {filter}");
+        // The similarity is read from the stored record (a pair stored before records had one
+        // is ordered by its score, which was its similarity then).
+        let query = format!(
+            "SELECT a, b, score, jaccard, fuzzy, copy, \
+             COALESCE(json_extract(rec, '$.similarity'), score) FROM pairs {filter}"
+        );
         self.rows(&query, args, |r| {
             Ok(ScoredPair {
                 a: r.get::<_, i64>(0)? as u64,
                 b: r.get::<_, i64>(1)? as u64,
                 score: r.get(2)?,
+                similarity: r.get(6)?,
                 jaccard: r.get(3)?,
                 fuzzy: r.get(4)?,
                 copy: r.get(5)?,

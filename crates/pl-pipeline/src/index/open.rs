@@ -479,7 +479,7 @@ fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool, u32)> {
     }
     let params =
         get("params")?.ok_or_else(|| not_index("no parameters in its meta table".into()))?;
-    let params = serde_json::from_str(&params)
+    let params = Params::from_recorded(&params)
         .map_err(|e| not_index(format!("parameters unreadable: {e}")))?;
     Ok((params, get("built")?.as_deref() != Some("0"), format))
 }

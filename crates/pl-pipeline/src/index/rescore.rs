@@ -214,7 +214,7 @@ impl Tx<'_> {
     }
 
     /// The candidates the scorer may keep. Signatures first: a pair whose similarity cannot
-    /// reach the threshold even with a perfect fuzzy ratio is dropped by the scorer's first
+    /// reach the minimum similarity even with a perfect fuzzy ratio is dropped by the scorer's first
     /// step, before it reads a text, so only the other pairs' documents are read and counted.
     fn hopeful(
         &self,
@@ -228,7 +228,7 @@ impl Tx<'_> {
             if !inputs.sigs.contains_key(&c.a) || !inputs.sigs.contains_key(&c.b) {
                 return true;
             }
-            if !job.fuzzy || cfg.threshold <= 0.0 {
+            if !job.fuzzy || cfg.min_similarity <= 0.0 {
                 return false;
             }
             let sim = inputs.similarity(c);
@@ -237,7 +237,7 @@ impl Tx<'_> {
             } else {
                 sim.jaccard
             };
-            !sim.identical && cfg.weights.fuzzy_needed(s, cfg.threshold) - 1e-9 > 1.0
+            !sim.identical && cfg.weights.fuzzy_needed(s, cfg.min_similarity) - 1e-9 > 1.0
         };
         // A pair whose texts share two rare numbers is the verifier's to judge, whatever its
         // score (`Scorer::by_numbers`): its documents' numbers are read to find it.

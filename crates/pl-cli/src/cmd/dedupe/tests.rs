@@ -77,14 +77,14 @@ fn values_are_checked_as_the_stages_check_them() {
         err.to_string().contains("apply takes no --threshold"),
         "{err}"
     );
-    // summary reads the work folder at a threshold: any other flag is refused, not ignored.
-    let summary = parse("summary --work w --threshold 0.8").unwrap();
+    // summary reads the work folder: any other flag is refused, not ignored.
+    let summary = parse("summary --work w").unwrap();
     assert!(check(&summary.params, summary.command.as_ref().unwrap()).is_ok());
-    let summary = parse("summary --ngram 3").unwrap();
+    let summary = parse("summary --threshold 0.8").unwrap();
     let err = check(&summary.params, summary.command.as_ref().unwrap()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "summary takes no --ngram: it reads only --work and --threshold"
+        "summary takes no --threshold: it reads only --work"
     );
 }
 
@@ -112,50 +112,31 @@ fn the_threshold_s_stated_default_is_the_scorer_s() {
 }
 
 #[test]
-fn the_end_says_where_the_groups_are_why_some_are_low_and_what_next() {
+fn the_end_says_where_the_groups_are_how_sure_and_what_next() {
     let groups = Path::new("work/groups.ndjson");
     let mut s = Summary {
         groups: 62,
-        scored: true,
-        ..Summary::default()
+        weakest: None,
     };
-    let lines = describe(&s, groups, 0.65, Words::Driver);
+    let lines = describe(&s, groups, Words::Driver);
     assert_eq!(lines[0], "62 groups in work/groups.ndjson");
     assert!(lines[1].starts_with("next: pl-dedupe report"), "{lines:?}");
-    s.low = 2;
-    s.by_numbers = 2;
-    let lines = describe(&s, groups, 0.65, Words::Driver);
-    assert!(
-        lines[0].starts_with(
-            "62 groups in work/groups.ndjson; 2 below the threshold 0.65: kept by rare numbers"
-        ),
-        "{lines:?}"
-    );
-    s.by_numbers = 1;
-    s.unexplained = Some([8, 9]);
-    let lines = describe(&s, groups, 0.65, Words::Driver);
-    assert!(
-        lines[0].ends_with(
-            "(1 kept by rare numbers both texts hold; pl-dedupe why 8 9 says why the others are)"
-        ),
-        "{lines:?}"
+    s.weakest = Some(0.61);
+    let lines = describe(&s, groups, Words::Driver);
+    assert_eq!(
+        lines[0],
+        "62 groups in work/groups.ndjson, the least sure at confidence 0.61 (a higher \
+         --threshold keeps fewer, surer groups)"
     );
     // In make's words, as the Makefile's demo asks.
-    let lines = describe(&s, groups, 0.65, Words::Make);
+    let lines = describe(&s, groups, Words::Make);
     assert!(
-        lines[0].ends_with("make why A=8 B=9 says why the others are)"),
+        lines[0].ends_with("(a higher THRESHOLD keeps fewer, surer groups)"),
         "{lines:?}"
     );
     assert_eq!(
         lines[1],
         "next: make report (a review page), make why A=ID B=ID (one pair explained)"
-    );
-    // An index's groups: no scores to tell, the rule said.
-    s.scored = false;
-    let lines = describe(&s, groups, 0.65, Words::Driver);
-    assert!(
-        lines[0].ends_with("below the threshold 0.65 (a pair whose rare numbers both texts hold is kept whatever its score; pl-dedupe why 8 9 says why this one is)"),
-        "{lines:?}"
     );
 }
 

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 
 /// The make variables pl-dedupe passes, in the order it passes them; each is the flag of its
 /// name in lower case with dashes (THRESHOLD: --threshold).
-pub const MAKE_VARS: [&str; 24] = [
+pub const MAKE_VARS: [&str; 25] = [
     "WORK",
     "DOCS",
     "TRUTH",
@@ -23,6 +23,7 @@ pub const MAKE_VARS: [&str; 24] = [
     "EVIDENCE_BUCKET",
     "NUMBERS",
     "THRESHOLD",
+    "MIN_SIMILARITY",
     "JACCARD_WEIGHT",
     "FUZZY_WEIGHT",
     "FUZZY_SAMPLE",
