@@ -34,14 +34,14 @@ CONFIGS = [
     ("reference 512/32", "groups", ["REF", "PERMS=512", "BANDS=32"], "tuning-guide row"),
     ("trials (h=14)", "groups", ["UNIT=words", "NGRAM=2", "PERMS=84", "BANDS=6", "MIN_BAND_MATCHES=2", "EDGE_WORDS=0", "NUMBERS=0", "EVIDENCE_BUCKET=0"], "word 2-grams, ≥ 2 of 6 trials, then our scoring"),
     ("trigram (t=0.75)", "trigram-groups", ["TRIGRAM_THRESHOLD=0.75"], "character trigrams, exact index, no scoring"),
-    ("word 3-grams, 32 bands", "groups", ["UNIT=words", "NGRAM=3", "BANDS=32", "EDGE_WORDS=0", "NUMBERS=0", "EVIDENCE_BUCKET=0", "THRESHOLD=0.75"], "the default's candidates two versions ago (word 3-grams, 32×8, score ≥ 0.75) with today's verifier"),
+    ("word 3-grams, 32 bands", "groups", ["UNIT=words", "NGRAM=3", "BANDS=32", "EDGE_WORDS=0", "NUMBERS=0", "EVIDENCE_BUCKET=0", "MIN_SIMILARITY=0.75"], "the default's candidates two versions ago (word 3-grams, 32×8, similarity ≥ 0.75) with today's verifier"),
     ("default, whole texts only", "groups", ["EDGE_WORDS=0", "NUMBERS=0", "EVIDENCE_BUCKET=0"], "our default without the head and tail sketches, the number pairs and the buckets' evidence (the default two versions ago)"),
     ("default, 64 bands", "groups", ["BANDS=64", "EDGE_WORDS=0", "NUMBERS=0"], "whole texts only, 64 bands of 4: more recall on rough scans, far more candidates (68 million at 100,000 generated documents against 4.5 million)"),
     ("default, one-permutation MinHash", "groups", ["SCHEME=oph"], "our default with `pl-minhash --scheme oph` (one hash per shingle, densified bins)"),
     ("default, bands only", "groups", ["NUMBERS=0"], "our default without the number pairs (`NUMBERS=0`: no `pl-lsh --numbers`)"),
     ("default, no evidence asked", "groups", ["EVIDENCE_BUCKET=0"], "our default proposing every pair a bucket of at most 50 documents holds (`EVIDENCE_BUCKET=0`), the previous default"),
     ("default, no ledger", "groups", ["SCORE_FLAGS=--no-rescue"], "our default without the order-free ledger (`pl-score --no-rescue`): every pair the alignment rejects stays dropped"),
-    ("default", "groups", [], "ours: character 5-grams, 32×8 bands over the whole text and over its first and last 60 words, and pairs sharing two numbers at most 6 documents hold; score ≥ 0.65, containment, the OCR-damage verifier, average linkage"),
+    ("default", "groups", [], "ours: character 5-grams, 32×8 bands over the whole text and over its first and last 60 words, and pairs sharing two numbers at most 6 documents hold; similarity ≥ 0.65 (containment), the OCR-damage verifier, match probability ≥ 0.5, average linkage"),
 ]
 EXACT_T = 0.75
 REF = ['UNIT=words', 'NGRAM=3', 'BANDS=32', 'EDGE_WORDS=0', 'NUMBERS=0', 'EVIDENCE_BUCKET=0', 'THRESHOLD=0.75', 'SHINGLE_FLAGS=--short skip', 'SCORE_FLAGS=--no-containment --no-verify', 'CLUSTER_FLAGS=--linkage single']
