@@ -187,50 +187,95 @@ pub fn spans(text: &str) -> Vec<Stamp> {
 /// The keyword at word `i`, what it takes and how many words it spans (two when OCR split it),
 /// if any.
 fn keyword_at(w: &[&str], i: usize) -> Option<(Takes, usize)> {
-    if let Some(k) = keyword(w[i]) {
+    if let Some(k) = keyword(&[w[i]]) {
         return Some((k, 1));
     }
     let (a, b) = (w[i], w.get(i + 1)?);
     let letters = |t: &str| t.chars().all(char::is_alphabetic);
     if letters(a) && letters(b) && a.len() >= 2 && b.len() >= 2 {
-        let joined = format!("{a}{b}");
         // Only keywords long enough that a split one is not a pair of ordinary words.
-        if joined.chars().count() >= 6 {
-            return keyword(&joined).map(|k| (k, 2));
+        if a.chars().count() + b.chars().count() >= 6 {
+            return keyword(&[a, b]).map(|k| (k, 2));
         }
     }
     None
 }
 
-/// The folded characters of a word ([`fold_char`] one by one).
-fn folded(w: &str) -> Vec<char> {
-    w.chars().map(fold_char).collect()
+/// The most characters a word read as a keyword has.
+const KEYWORD_CHARS: usize = 15;
+
+/// A word's folded characters ([`fold_char`] one by one), on the stack: every word of every
+/// text is asked whether it is a keyword, so asking allocates nothing.
+struct Folded {
+    chars: [char; KEYWORD_CHARS],
+    len: usize,
 }
 
-/// What keyword `word` is, as written or OCR-damaged: a keyword of five letters or more
-/// matches a word of about its length sharing its first or last two folded letters, one edit
-/// away after folding (two for ten letters or more, sharing both ends); a shorter one only as
-/// written or folded.
-fn keyword(word: &str) -> Option<Takes> {
-    let n = word.chars().count();
-    if !(2..=15).contains(&n) || !word.chars().all(char::is_alphabetic) {
-        return None;
+impl Folded {
+    /// The folded characters of `parts` written together; `None` when they are not 2 to
+    /// [`KEYWORD_CHARS`] letters.
+    fn of(parts: &[&str]) -> Option<Folded> {
+        let mut f = Folded {
+            chars: ['\0'; KEYWORD_CHARS],
+            len: 0,
+        };
+        for c in parts.iter().flat_map(|p| p.chars()) {
+            if f.len == KEYWORD_CHARS || !c.is_alphabetic() {
+                return None;
+            }
+            f.chars[f.len] = fold_char(c);
+            f.len += 1;
+        }
+        (f.len >= 2).then_some(f)
     }
-    if let Some(&(_, t)) = KEYWORDS.iter().find(|(k, _)| *k == word) {
+
+    fn chars(&self) -> &[char] {
+        &self.chars[..self.len]
+    }
+}
+
+/// The keywords folded, once, with what each takes.
+fn folded_keywords() -> &'static [(Folded, Takes)] {
+    static FOLDED: std::sync::OnceLock<Vec<(Folded, Takes)>> = std::sync::OnceLock::new();
+    FOLDED.get_or_init(|| {
+        KEYWORDS
+            .iter()
+            .map(|&(k, t)| (Folded::of(&[k]).expect("a keyword is letters"), takes(t)))
+            .collect()
+    })
+}
+
+/// What keyword the word written as `parts` together is, as written or OCR-damaged: a keyword
+/// of five letters or more matches a word of about its length sharing its first or last two
+/// folded letters, one edit away after folding (two for ten letters or more, sharing both
+/// ends); a shorter one only as written or folded.
+fn keyword(parts: &[&str]) -> Option<Takes> {
+    let fw = Folded::of(parts)?;
+    let written = |k: &str| match parts {
+        [w] => k == *w,
+        [a, b] => k.len() == a.len() + b.len() && k.starts_with(a) && k.ends_with(b),
+        _ => false,
+    };
+    if let Some(&(_, t)) = KEYWORDS.iter().find(|(k, _)| written(k)) {
         return Some(takes(t));
     }
-    let fw = folded(word);
-    KEYWORDS.iter().find_map(|&(k, t)| {
-        let fk = folded(k);
+    let fw = fw.chars();
+    folded_keywords().iter().find_map(|(fk, t)| {
+        let fk = fk.chars();
         let allowed = match fk.len() {
             0..=4 => 0,
             5..=9 => 1,
             _ => 2,
         };
-        if fw.len().abs_diff(fk.len()) > allowed || fw.len() < 2 {
+        if fw.len().abs_diff(fk.len()) > allowed {
             return None;
         }
         let ends = [fk[..2] == fw[..2], fk[fk.len() - 2..] == fw[fw.len() - 2..]];
+        // Equal words share both ends; one or two edits need one or both: most words are
+        // settled here, without measuring a distance.
+        if !ends[0] && !ends[1] {
+            return None;
+        }
         let d = rapidfuzz::distance::levenshtein::distance(fw.iter().copied(), fk.iter().copied());
         // Two edits only with both ends as written: `angegangen` is not `eingegangen`.
         let near = match d {
@@ -238,7 +283,7 @@ fn keyword(word: &str) -> Option<Takes> {
             1 => ends[0] || ends[1],
             _ => ends[0] && ends[1],
         };
-        (d <= allowed && near).then(|| takes(t))
+        (d <= allowed && near).then_some(*t)
     })
 }
 

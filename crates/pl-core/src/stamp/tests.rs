@@ -193,3 +193,63 @@ fn a_damaged_keyword_other_documents_write_is_a_word() {
         assert!(unstamped([&b, LETTER], &[]).is_some(), "{word} unknown");
     }
 }
+
+/// The keyword rule as first written, allocating as it goes: [`keyword`] must read every word
+/// as this does, only faster.
+fn keyword_as_written(word: &str) -> Option<Takes> {
+    let n = word.chars().count();
+    if !(2..=15).contains(&n) || !word.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    if let Some(&(_, t)) = KEYWORDS.iter().find(|(k, _)| *k == word) {
+        return Some(takes(t));
+    }
+    let folded = |w: &str| -> Vec<char> { w.chars().map(fold_char).collect() };
+    let fw = folded(word);
+    KEYWORDS.iter().find_map(|&(k, t)| {
+        let fk = folded(k);
+        let allowed = match fk.len() {
+            0..=4 => 0,
+            5..=9 => 1,
+            _ => 2,
+        };
+        if fw.len().abs_diff(fk.len()) > allowed {
+            return None;
+        }
+        let ends = [fk[..2] == fw[..2], fk[fk.len() - 2..] == fw[fw.len() - 2..]];
+        let d = rapidfuzz::distance::levenshtein::distance(fw.iter().copied(), fk.iter().copied());
+        let near = match d {
+            0 => true,
+            1 => ends[0] || ends[1],
+            _ => ends[0] && ends[1],
+        };
+        (d <= allowed && near).then(|| takes(t))
+    })
+}
+
+proptest::proptest! {
+    /// Keywords damaged by an edit or two (and any short word) are read as the rule says,
+    /// written whole or split in two.
+    #[test]
+    fn keywords_are_read_as_the_rule_says(
+        k in 0..KEYWORDS.len(),
+        edits in proptest::collection::vec((0usize..16, proptest::char::range('a', 'z'), 0u8..3), 0..3),
+        split in 1usize..15,
+    ) {
+        let mut w: Vec<char> = KEYWORDS[k].0.chars().collect();
+        for (at, c, op) in edits {
+            let at = at.min(w.len());
+            match op {
+                0 if at < w.len() => w[at] = c,
+                1 => w.insert(at, c),
+                _ if at < w.len() && w.len() > 1 => { w.remove(at); }
+                _ => {}
+            }
+        }
+        let word: String = w.iter().collect();
+        proptest::prop_assert_eq!(keyword(&[&word]), keyword_as_written(&word), "{}", word);
+        let at = split.min(w.len());
+        let (a, b): (String, String) = (w[..at].iter().collect(), w[at..].iter().collect());
+        proptest::prop_assert_eq!(keyword(&[&a, &b]), keyword_as_written(&word), "{} {}", a, b);
+    }
+}
