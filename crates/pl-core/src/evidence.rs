@@ -65,6 +65,14 @@ impl Profile {
     /// The profile of a normalized text; its word ids are given by the caller's vocabulary
     /// ([`Profile::set_ids`]).
     pub fn new(norm: &str) -> Profile {
+        let mut p = Profile::unstamped(norm);
+        p.stamps = crate::stamp::spans(norm);
+        p
+    }
+
+    /// [`Profile::new`] without looking for stamps: for a pair's text with its stamps taken
+    /// out ([`crate::stamp::Unstamped`]), made for each pair, whose stamps nothing reads.
+    pub(crate) fn unstamped(norm: &str) -> Profile {
         let mut folded = Vec::new();
         let mut buf = Scratch::default();
         let mut numbers = u32::try_from(norm.len()).ok().map(|_| Vec::new());
@@ -98,7 +106,7 @@ impl Profile {
             folded_numbers,
             digit_grams: digit_grams(norm),
             slots: addressee::slots(norm),
-            stamps: crate::stamp::spans(norm),
+            stamps: Vec::new(),
         }
     }
 

@@ -250,6 +250,19 @@ fn folded_keywords() -> &'static [(Folded, Takes)] {
 /// folded letters, one edit away after folding (two for ten letters or more, sharing both
 /// ends); a shorter one only as written or folded.
 fn keyword(parts: &[&str]) -> Option<Takes> {
+    // A match shares the first or the last two folded letters with its keyword (an exact
+    // one both): looked at before folding the whole word, which most words then are not.
+    let two = |c: &mut dyn Iterator<Item = char>| Some([c.next()?, c.next()?]);
+    let first = two(&mut parts.iter().flat_map(|p| p.chars()).map(fold_char))?;
+    let [z, y] = two(&mut parts
+        .iter()
+        .rev()
+        .flat_map(|p| p.chars().rev())
+        .map(fold_char))?;
+    let shares = |fk: &[char]| fk[..2] == first || fk[fk.len() - 2..] == [y, z];
+    if !folded_keywords().iter().any(|(fk, _)| shares(fk.chars())) {
+        return None;
+    }
     let fw = Folded::of(parts)?;
     let written = |k: &str| match parts {
         [w] => k == *w,
@@ -443,7 +456,7 @@ fn without_stamps(x: Doc, y: Doc, known: impl Fn(u32) -> bool) -> Option<(String
         text.push_str(t);
         kept.push(ids[i]);
     }
-    let mut profile = Profile::new(&text);
+    let mut profile = Profile::unstamped(&text);
     profile.set_ids(kept);
     Some((text, profile))
 }
