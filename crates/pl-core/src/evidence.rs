@@ -65,14 +65,12 @@ impl Profile {
     /// The profile of a normalized text; its word ids are given by the caller's vocabulary
     /// ([`Profile::set_ids`]).
     pub fn new(norm: &str) -> Profile {
-        let mut p = Profile::unstamped(norm);
-        p.stamps = crate::stamp::spans(norm);
-        p
+        Profile::read(norm, true)
     }
 
-    /// [`Profile::new`] without looking for stamps: for a pair's text with its stamps taken
-    /// out ([`crate::stamp::Unstamped`]), made for each pair, whose stamps nothing reads.
-    pub(crate) fn unstamped(norm: &str) -> Profile {
+    /// [`Profile::new`], looking for stamps unless a pair's text with its stamps taken out
+    /// ([`crate::stamp::Unstamped`], made for each pair) is read: nothing reads them there.
+    pub(crate) fn read(norm: &str, stamps: bool) -> Profile {
         let mut folded = Vec::new();
         let mut buf = Scratch::default();
         let mut numbers = u32::try_from(norm.len()).ok().map(|_| Vec::new());
@@ -106,7 +104,11 @@ impl Profile {
             folded_numbers,
             digit_grams: digit_grams(norm),
             slots: addressee::slots(norm),
-            stamps: Vec::new(),
+            stamps: if stamps {
+                crate::stamp::spans(norm)
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -758,47 +760,17 @@ const EDGE_BLOCK: usize = 12;
 /// Words on either side of a replaced block searched for a garbled word's counterpart.
 const NEAR_WINDOW: usize = 6;
 
-/// A text's words from its start as far as a block has needed them: a pair decided at its
-/// first differing block does not split the rest of its texts.
-struct SeenWords<'a, I: Iterator<Item = &'a str>> {
-    rest: I,
-    words: Vec<&'a str>,
-}
-
-fn seen_words(text: &str) -> SeenWords<'_, impl Iterator<Item = &str>> {
-    SeenWords {
-        rest: words(text),
-        words: Vec::new(),
-    }
-}
-
-impl<'a, I: Iterator<Item = &'a str>> SeenWords<'a, I> {
-    /// The words from the start up to `end` (or the text's end).
-    fn upto(&mut self, end: usize) -> &[&'a str] {
-        self.range(0..end)
-    }
-
-    /// Words `r` (as many of them as the text has).
-    fn range(&mut self, r: std::ops::Range<usize>) -> &[&'a str] {
-        while self.words.len() < r.end {
-            match self.rest.next() {
-                Some(w) => self.words.push(w),
-                None => break,
-            }
-        }
-        &self.words[r.start.min(self.words.len())..r.end.min(self.words.len())]
-    }
-}
-
 mod addressee;
 pub use addressee::substitutions as addressee_subs;
 mod grams;
 mod near;
 mod outnumbered;
+mod seen;
 use grams::{digit_grams, digit_pieces};
 pub(crate) use near::LONG_TOKEN;
 use near::{near_any, Around, Near};
 use outnumbered::{name_standing, weigh_outnumbered};
+use seen::{seen_words, SeenWords};
 
 #[cfg(test)]
 mod tests;

@@ -456,7 +456,7 @@ fn without_stamps(x: Doc, y: Doc, known: impl Fn(u32) -> bool) -> Option<(String
         text.push_str(t);
         kept.push(ids[i]);
     }
-    let mut profile = Profile::unstamped(&text);
+    let mut profile = Profile::read(&text, false);
     profile.set_ids(kept);
     Some((text, profile))
 }
