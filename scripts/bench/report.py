@@ -208,7 +208,7 @@ def default_pipeline(w, rs, line, ndocs):
     if not ds:
         return
     w("The default pipeline, as `make groups` runs it (character 5-grams; whole texts, and each "
-      "document's first and last 60 words, sketched and banded; score ≥ 0.65 and the verifier), "
+      "document's first and last 60 words, sketched and banded; similarity ≥ 0.65, the verifier and match probability ≥ 0.5), "
       "stage by stage from the normalized text, 2 threads:\n")
     w("| stage | threads | wall s | CPU s | runs | docs/s | MB/s | peak RSS MiB | candidate pairs | recall J≥0.75 |")
     w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")

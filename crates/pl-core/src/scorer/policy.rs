@@ -164,6 +164,11 @@ pub fn features(v: &Verifier, dims: &Dims) -> Option<[f64; FEATURES.len()]> {
     let count = |n: usize| (n as f64).ln_1p();
     let flag = |b: bool| if b { 1.0 } else { 0.0 };
     let ledger = |f: fn(&crate::ledger::Ledger) -> usize| count(f(l));
+    let (inner, longest, pristine) = (
+        count(e.inner_words),
+        count(e.longest_replaced),
+        pristine(l.damage),
+    );
     Some([
         dims.similarity,
         v.weight(e).min(CONFLICT_CAP),
@@ -181,11 +186,11 @@ pub fn features(v: &Verifier, dims: &Dims) -> Option<[f64; FEATURES.len()]> {
         count(e.one_digit_subs),
         count(e.word_subs),
         count(e.digit_subs),
-        count(e.inner_words),
+        inner,
         count(e.inner_added.saturating_sub(e.inner_words)),
-        count(e.inner_words) * pristine(l.damage),
-        count(e.longest_replaced),
-        count(e.longest_replaced) * pristine(l.damage),
+        inner * pristine,
+        longest,
+        longest * pristine,
         count(e.addressee_subs + e.addressee_unfaced),
     ])
 }
