@@ -433,13 +433,11 @@ impl Words {
         }
     }
 
-    /// How to ask why two documents are (or are not) one group: these two, or any.
-    fn why(self, pair: Option<[u64; 2]>) -> String {
-        match (self, pair) {
-            (Words::Driver, Some([a, b])) => format!("{TOOL} why {a} {b}"),
-            (Words::Driver, None) => format!("{TOOL} why A B"),
-            (Words::Make, Some([a, b])) => format!("make why A={a} B={b}"),
-            (Words::Make, None) => "make why A=ID B=ID".into(),
+    /// How to ask why two documents are (or are not) one group.
+    fn why(self) -> String {
+        match self {
+            Words::Driver => format!("{TOOL} why A B"),
+            Words::Make => "make why A=ID B=ID".into(),
         }
     }
 }
@@ -460,7 +458,7 @@ pub fn describe(s: &Summary, groups: &Path, words: Words) -> Vec<String> {
             words.threshold()
         );
     }
-    let (cmd, why) = (words.command(), words.why(None));
+    let (cmd, why) = (words.command(), words.why());
     vec![
         first,
         format!("next: {cmd} report (a review page), {why} (one pair explained)"),
