@@ -22,7 +22,7 @@ REFERENCE_FLAGS  := UNIT=words NGRAM=3 BANDS=32 EDGE_WORDS=0 NUMBERS=0 EVIDENCE_
 
 SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: all demo quality quality-floor ocr-corpus ocr-hard-corpus ocr-holdout-corpus ocr-deps readme-eval readme-tuning test install uninstall
+.PHONY: all demo quality quality-floor ocr-corpus ocr-hard-corpus ocr-holdout-corpus ocr-near-corpus ocr-deps readme-eval readme-tuning test install uninstall
 
 # The demo ends as `pl-dedupe run` does, in make's words (pl-dedupe summary says it for both):
 # where the groups are, how sure the least sure is (a group's confidence is its strongest
@@ -397,8 +397,8 @@ quality: $(BINS)
 	  --ocr-docs $(OCR_FIXTURE)/docs.ndjson --ocr-truth $(OCR_FIXTURE)/truth.ndjson
 
 # crates/pl-core/src/scorer/policy.json: the match probability's weights, fitted on a generated
-# corpus with near-negatives and the real-OCR fixtures examples/ocr and examples/ocr-hard (never
-# examples/ocr-holdout), by scripts/fit_policy.py in its own venv (numpy, scipy, pinned).
+# corpus with near-negatives and the real-OCR fixtures examples/ocr, examples/ocr-hard and
+# examples/ocr-near (never examples/ocr-holdout), by scripts/fit_policy.py in its own venv (numpy, scipy, pinned).
 # docs/VERDICT.md says how (and shows the policy: its table is spliced there); rebuild and rerun
 # `make quality` after.
 FIT_VENV ?= $(WORK)/fit-venv
@@ -446,6 +446,16 @@ ocr-holdout-corpus: ocr-deps
 	$(OCR_VENV)/bin/python scripts/ocr_corpus.py --mixed 0.5 --near-negatives 0.7 --docs $(OCR_HOLDOUT_DOCS) \
 	  --seed $(OCR_HOLDOUT_SEED) --jobs $(OCR_JOBS) --out-docs examples/ocr-holdout/docs.ndjson \
 	  --out-truth examples/ocr-holdout/truth.ndjson --cache $(WORK)/ocr-cache
+
+# The near-negative real-OCR fixture (examples/ocr-near/README.md): made like the held-out
+# corpus, with another seed, for fitting and tuning: the real-OCR near-negatives the fit sees.
+OCR_NEAR_DOCS ?= 600
+OCR_NEAR_SEED ?= 53
+
+ocr-near-corpus: ocr-deps
+	$(OCR_VENV)/bin/python scripts/ocr_corpus.py --mixed 0.5 --near-negatives 0.7 --docs $(OCR_NEAR_DOCS) \
+	  --seed $(OCR_NEAR_SEED) --jobs $(OCR_JOBS) --out-docs examples/ocr-near/docs.ndjson \
+	  --out-truth examples/ocr-near/truth.ndjson --cache $(WORK)/ocr-cache
 
 ocr-deps: $(OCR_VENV)/installed
 	@missing=$$(for p in $(OCR_APT); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null \

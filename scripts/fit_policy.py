@@ -6,7 +6,8 @@ usage: scripts/fit_policy.py --work DIR --bin DIR --out FILE [--docs 10000] [--s
 
 The corpora fitted on: a generated one (another seed than `make quality`'s, with near-negatives:
 the letter to the other household member, last month's statement, another edition) and the
-real-OCR fixtures examples/ocr and examples/ocr-hard. examples/ocr-holdout is never read here.
+real-OCR fixtures examples/ocr, examples/ocr-hard and examples/ocr-near (the last with the same
+kinds of near-negatives, read by Tesseract). examples/ocr-holdout is never read here.
 Each corpus runs the default pipeline to its candidates (make), then pl-score --explain with
 --threshold 0 over every candidate: the pairs the verdict keeps are the sample, each with
 the findings pl-score computed (`computation.probability.terms[].value`), labelled by the
@@ -53,7 +54,8 @@ def corpora(a):
         open(params, "w").write(want)
     return [("generated", docs, truth),
             ("ocr", "examples/ocr/docs.ndjson", "examples/ocr/truth.ndjson"),
-            ("ocr-hard", "examples/ocr-hard/docs.ndjson", "examples/ocr-hard/truth.ndjson")]
+            ("ocr-hard", "examples/ocr-hard/docs.ndjson", "examples/ocr-hard/truth.ndjson"),
+            ("ocr-near", "examples/ocr-near/docs.ndjson", "examples/ocr-near/truth.ndjson")]
 
 
 def explained(a, name, docs):

@@ -127,6 +127,11 @@ fn explain_is_the_computation_on_the_hard_ocr_fixture() {
 }
 
 #[test]
+fn explain_is_the_computation_on_the_near_negative_ocr_fixture() {
+    check_fixture("examples/ocr-near");
+}
+
+#[test]
 fn the_threshold_is_a_dial_on_the_match_probability_no_pair_skips() {
     let d = tempfile::tempdir().unwrap();
     let docs = repo().join("examples/ocr/docs.ndjson");
