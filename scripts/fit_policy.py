@@ -32,7 +32,7 @@ SIGNS = {
     "damage": 0, "garbled_share": 0, "matched_share": 1, "rare_word_subs": -1,
     "one_digit_subs": -1, "word_subs": -1, "digit_subs": -1, "inner_words": -1,
     "inner_numbers": -1, "inner_words_pristine": -1, "longest_replaced": -1,
-    "longest_replaced_pristine": -1, "addressee_names": -1,
+    "longest_replaced_pristine": -1, "addressee_names": -1, "facing_words": -1,
 }
 L2 = 1e-4
 TARGET_PRECISION = 0.995

@@ -186,7 +186,7 @@ fn the_threshold_is_a_dial_on_the_match_probability_no_pair_skips() {
         .iter()
         .map(|w| w["feature"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 22);
-    assert!(names.contains(&"addressee_names") && names.contains(&"longest_replaced"));
+    assert_eq!(names.len(), 23);
+    assert!(names.contains(&"addressee_names") && names.contains(&"facing_words"));
     assert!(policy["fitted"].as_str().unwrap().contains("make fit"));
 }

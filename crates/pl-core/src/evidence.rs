@@ -323,6 +323,11 @@ pub struct Evidence {
     /// both sides; OCR garbles a word or two at a time.
     #[serde(default)]
     pub longest_replaced: usize,
+    /// The longest block one text has in one place away from both edges, facing a block the
+    /// other text has there ([`facing`]), in words the blocks exceed each other's by, the
+    /// smaller side's: another edition's rewritten section.
+    #[serde(default)]
+    pub facing_words: usize,
     /// The count stopped early: the verdict was settled (see [`evidence_until`]).
     pub stopped: bool,
 }
@@ -437,6 +442,7 @@ fn evidence_in_order(
     let (mut all_a, mut all_b) = (seen_words(a), seen_words(b));
     let mut matched_a = 0;
     let mut last = 0;
+    let mut facing = facing::Facing::default();
     for h in alignment(pa, pb) {
         matched_a += h.old.start - last;
         last = h.old.end;
@@ -444,6 +450,9 @@ fn evidence_in_order(
             && h.new.start > 0
             && h.old.end < pa.ids.len()
             && h.new.end < pb.ids.len();
+        if inner {
+            facing.add(&h.old, &h.new);
+        }
         if h.old.is_empty() || h.new.is_empty() {
             e.added += h.old.len() + h.new.len();
             if inner {
@@ -483,10 +492,12 @@ fn evidence_in_order(
         );
         if decided(&e) {
             e.stopped = true;
+            e.facing_words = facing.most();
             return e;
         }
     }
     e.matched = matched_a + pa.ids.len() - last;
+    e.facing_words = facing.most();
     e
 }
 
@@ -762,6 +773,7 @@ const NEAR_WINDOW: usize = 6;
 
 mod addressee;
 pub use addressee::substitutions as addressee_subs;
+mod facing;
 mod grams;
 mod near;
 mod outnumbered;

@@ -593,3 +593,20 @@ fn a_rewritten_passage_is_a_long_replaced_block_and_ocr_damage_is_not() {
         "an added line at the end"
     );
 }
+
+#[test]
+fn a_section_rewritten_faces_the_old_one_a_page_removed_faces_nothing() {
+    let head = "terms of service section one the customer agrees to pay every invoice on time";
+    let kept = "section two the bank may change these terms";
+    let tail = "section three these terms are governed by the law of the state of texas";
+    let old = "if you do not agree to the changes you may terminate the agreement early";
+    let new = "we notify you of material changes in writing";
+    // Another edition: a sentence out, another in, the kept sentence between them.
+    let a = format!("{head} {old} {kept} {tail}");
+    let b = format!("{head} {kept} {new} {tail}");
+    let e = ev(&a, &b);
+    assert_eq!(e.facing_words, 8, "{e:?}");
+    // The old sentence removed (a page lost): long on one side only.
+    let removed = format!("{head} {kept} {tail}");
+    assert_eq!(ev(&a, &removed).facing_words, 0);
+}

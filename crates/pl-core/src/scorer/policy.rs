@@ -14,7 +14,7 @@ pub const POLICY_JSON: &str = include_str!("policy.json");
 
 /// What the model reads of a pair, in the policy file's order. Counts enter as `ln(1 + n)`:
 /// the tenth agreeing number says less than the second.
-pub const FEATURES: [&str; 22] = [
+pub const FEATURES: [&str; 23] = [
     "similarity",
     "conflict_weight",
     "clean",
@@ -37,6 +37,7 @@ pub const FEATURES: [&str; 22] = [
     "longest_replaced",
     "longest_replaced_pristine",
     "addressee_names",
+    "facing_words",
 ];
 
 /// Damage at which a text is about a third as pristine ([`pristine`]): a clean scan's few
@@ -192,6 +193,7 @@ pub fn features(v: &Verifier, dims: &Dims) -> Option<[f64; FEATURES.len()]> {
         longest,
         longest * pristine,
         count(e.addressee_subs + e.addressee_unfaced),
+        count(e.facing_words),
     ])
 }
 
