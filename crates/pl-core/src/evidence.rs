@@ -28,7 +28,7 @@ use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::diff::Hunk;
-use crate::verify::{explained, fold_char, fold_chars, fold_into, words};
+use crate::verify::{explained, fold_ascii, fold_char, fold_into, words};
 
 /// What the verifier keeps of one document: its word ids in text order (from one Vocab),
 /// its distinct ids sorted, the sorted hashes of its words' OCR-folded forms (is a word
@@ -218,7 +218,7 @@ fn fold_hash(word: &str, buf: &mut Scratch) -> u64 {
     buf.bytes.clear();
     if word.is_ascii() {
         // An ASCII word folds to ASCII: its bytes are the UTF-8 of the folded characters.
-        fold_chars(word.bytes().map(char::from), |c| buf.bytes.push(c as u8));
+        fold_ascii(word.as_bytes(), |c| buf.bytes.push(c));
         return xxh3_64(&buf.bytes);
     }
     fold_into(&[word], &mut buf.chars);

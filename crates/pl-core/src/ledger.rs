@@ -29,7 +29,7 @@
 //! [`Rescue`] weighs this evidence for a pair the alignment rejected.
 
 use crate::evidence::Profile;
-use crate::verify::{fold_char, words};
+use crate::verify::{edits_within, fold_char, words};
 
 /// Documents that may share a number for its agreement to count (the pair and a copy).
 pub const RARE_DF: u32 = 3;
@@ -514,10 +514,10 @@ fn is_near_word(w: &str, other: &Reading<'_>) -> bool {
     let tol = usize::from(n >= 4) + usize::from(n >= 12);
     let folded: Vec<char> = w.chars().map(fold_char).collect();
     (n - tol..=n + tol).any(|len| {
-        other.words_of_len(len).iter().any(|v| {
-            rapidfuzz::distance::levenshtein::distance(folded.iter().copied(), v.iter().copied())
-                <= tol
-        })
+        other
+            .words_of_len(len)
+            .iter()
+            .any(|v| edits_within(&folded, v, tol).is_some())
     })
 }
 

@@ -1,7 +1,7 @@
 //! A text's numbers OCR-folded, for the ledger's near matches: folded and sorted once per
 //! document, not once per pair.
 
-use crate::verify::fold_char;
+use crate::verify::{edits_within, fold_char};
 
 /// A text's numbers OCR-folded, in one buffer: each one's span and [`counts_sig`].
 #[derive(Debug, Default, Clone)]
@@ -49,10 +49,8 @@ impl Folded {
             .take_while(|s| len(s) <= n + tol)
             .any(|&(start, end, other)| {
                 counts_apart(sig, other) <= 2 * tol
-                    && rapidfuzz::distance::levenshtein::distance(
-                        folded.iter().copied(),
-                        self.chars[start as usize..end as usize].iter().copied(),
-                    ) <= tol
+                    && edits_within(folded, &self.chars[start as usize..end as usize], tol)
+                        .is_some()
             })
     }
 }
