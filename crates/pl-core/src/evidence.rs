@@ -43,6 +43,10 @@ pub struct Profile {
     counts: Vec<u32>,
     /// Hashes of the distinct OCR-folded words, sorted.
     folded: Vec<u64>,
+    /// How many words of the text have each of `folded` (saturating at 255; one byte each):
+    /// what a pair's text without a stamp keeps of them ([`Profile::without`]). Empty in a
+    /// profile made so.
+    folded_times: Vec<u8>,
     /// The text's hash: which of two texts is aligned against the other (see [`evidence`]).
     text_hash: u64,
     /// Where the numbers are (byte offset, word index), for the ledger, which reads only
@@ -88,9 +92,9 @@ impl Profile {
             }
         }
         folded_numbers.finish();
-        folded.sort_unstable();
-        folded.dedup();
+        let mut folded_times = unstamped::counted_set(&mut folded);
         folded.shrink_to_fit();
+        folded_times.shrink_to_fit();
         if let Some(at) = numbers.as_mut() {
             at.shrink_to_fit();
         }
@@ -99,6 +103,7 @@ impl Profile {
             distinct: Vec::new(),
             counts: Vec::new(),
             folded,
+            folded_times,
             text_hash: xxh3_64(norm.as_bytes()),
             numbers,
             folded_numbers,
@@ -766,6 +771,7 @@ mod grams;
 mod near;
 mod outnumbered;
 mod seen;
+mod unstamped;
 use grams::{digit_grams, digit_pieces};
 pub(crate) use near::LONG_TOKEN;
 use near::{near_any, Around, Near};

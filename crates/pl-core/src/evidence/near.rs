@@ -232,8 +232,8 @@ fn digits_near(
     if let Some(near) = glued_near(w.as_bytes(), o.bytes) {
         return near;
     }
-    let one_char = measured.is_some_and(|(d, la, lb)| d <= 2 && la == lb)
-        && edits_within(cw, oc, 1).is_some();
+    let one_char =
+        measured.is_some_and(|(d, la, lb)| d <= 2 && la == lb) && edits_within(cw, oc, 1).is_some();
     let one_digit = same_len
         && w.len() >= 4
         && sw.len() == os.len()

@@ -4,7 +4,7 @@
 use crate::verify::{edits_within, fold_char};
 
 /// A text's numbers OCR-folded, in one buffer: each one's span and [`counts_sig`].
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct Folded {
     chars: Vec<char>,
     spans: Vec<(u32, u32, u64)>,
