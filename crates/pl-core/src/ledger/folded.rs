@@ -59,7 +59,7 @@ impl Folded {
 /// saturating at 15): an edit changes the counts by at most 2 in all, so two strings whose
 /// signatures are further apart than twice an edit tolerance ([`counts_apart`]) are further
 /// apart than it; collisions and saturation only bring signatures closer.
-fn counts_sig(chars: &[char]) -> u64 {
+pub(crate) fn counts_sig(chars: &[char]) -> u64 {
     let mut sig = 0u64;
     for &c in chars {
         let shift = (c as u32 % 16) * 4;
@@ -71,7 +71,7 @@ fn counts_sig(chars: &[char]) -> u64 {
 }
 
 /// The sum over the 16 buckets of the two signatures' count differences.
-fn counts_apart(a: u64, b: u64) -> usize {
+pub(crate) fn counts_apart(a: u64, b: u64) -> usize {
     (0..16)
         .map(|i| {
             let (x, y) = ((a >> (i * 4)) & 0xf, (b >> (i * 4)) & 0xf);
