@@ -28,7 +28,7 @@ use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::diff::Hunk;
-use crate::verify::{explained, fold_char, fold_chars, fold_into, words};
+use crate::verify::{explained, fold_ascii, fold_char, fold_into, words};
 
 /// What the verifier keeps of one document: its word ids in text order (from one Vocab),
 /// its distinct ids sorted, the sorted hashes of its words' OCR-folded forms (is a word
@@ -43,6 +43,10 @@ pub struct Profile {
     counts: Vec<u32>,
     /// Hashes of the distinct OCR-folded words, sorted.
     folded: Vec<u64>,
+    /// How many words of the text have each of `folded` (saturating at 255; one byte each):
+    /// what a pair's text without a stamp keeps of them ([`Profile::without`]). Empty in a
+    /// profile made so.
+    folded_times: Vec<u8>,
     /// The text's hash: which of two texts is aligned against the other (see [`evidence`]).
     text_hash: u64,
     /// Where the numbers are (byte offset, word index), for the ledger, which reads only
@@ -88,9 +92,9 @@ impl Profile {
             }
         }
         folded_numbers.finish();
-        folded.sort_unstable();
-        folded.dedup();
+        let mut folded_times = unstamped::counted_set(&mut folded);
         folded.shrink_to_fit();
+        folded_times.shrink_to_fit();
         if let Some(at) = numbers.as_mut() {
             at.shrink_to_fit();
         }
@@ -99,6 +103,7 @@ impl Profile {
             distinct: Vec::new(),
             counts: Vec::new(),
             folded,
+            folded_times,
             text_hash: xxh3_64(norm.as_bytes()),
             numbers,
             folded_numbers,
@@ -218,7 +223,7 @@ fn fold_hash(word: &str, buf: &mut Scratch) -> u64 {
     buf.bytes.clear();
     if word.is_ascii() {
         // An ASCII word folds to ASCII: its bytes are the UTF-8 of the folded characters.
-        fold_chars(word.bytes().map(char::from), |c| buf.bytes.push(c as u8));
+        fold_ascii(word.as_bytes(), |c| buf.bytes.push(c));
         return xxh3_64(&buf.bytes);
     }
     fold_into(&[word], &mut buf.chars);
@@ -778,6 +783,7 @@ mod grams;
 mod near;
 mod outnumbered;
 mod seen;
+mod unstamped;
 use grams::{digit_grams, digit_pieces};
 pub(crate) use near::LONG_TOKEN;
 use near::{near_any, Around, Near};

@@ -29,7 +29,7 @@
 //! [`Rescue`] weighs this evidence for a pair the alignment rejected.
 
 use crate::evidence::Profile;
-use crate::verify::{fold_char, words};
+use crate::verify::{edits_within, fold_char, words};
 
 /// Documents that may share a number for its agreement to count (the pair and a copy).
 pub const RARE_DF: u32 = 3;
@@ -135,11 +135,15 @@ struct SideCount<'t> {
     against: Vec<&'t str>,
 }
 
+/// A word's OCR-folded characters and their [`folded::counts_sig`].
+type SignedWord = (Vec<char>, u64);
+
 /// One text as the ledger reads it: its words with their ids, its numbers, and its words of
 /// letters by length, the last two folded when first asked.
 struct Reading<'t> {
-    /// The distinct words of letters, OCR-folded, by length: built when first asked.
-    by_len: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Vec<Vec<char>>>>,
+    /// The distinct words of letters, OCR-folded, by length, each with its
+    /// [`folded::counts_sig`]: built when first asked.
+    by_len: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Vec<SignedWord>>>,
     text: &'t str,
     profile: &'t Profile,
 }
@@ -243,14 +247,15 @@ impl<'t> Reading<'t> {
     }
 
     /// The distinct words of letters of `len` characters, folded.
-    fn words_of_len(&self, len: usize) -> &[Vec<char>] {
+    fn words_of_len(&self, len: usize) -> &[SignedWord] {
         let by_len = self.by_len.get_or_init(|| {
             let mut seen = rustc_hash::FxHashSet::default();
-            let mut by_len: rustc_hash::FxHashMap<usize, Vec<Vec<char>>> = Default::default();
+            let mut by_len: rustc_hash::FxHashMap<usize, Vec<SignedWord>> = Default::default();
             for (w, id) in self.words() {
                 if is_word(w) && seen.insert(id) {
                     let f: Vec<char> = w.chars().map(fold_char).collect();
-                    by_len.entry(f.len()).or_default().push(f);
+                    let sig = folded::counts_sig(&f);
+                    by_len.entry(f.len()).or_default().push((f, sig));
                 }
             }
             by_len
@@ -513,10 +518,11 @@ fn is_near_word(w: &str, other: &Reading<'_>) -> bool {
     let n = w.chars().count();
     let tol = usize::from(n >= 4) + usize::from(n >= 12);
     let folded: Vec<char> = w.chars().map(fold_char).collect();
+    // Words whose character counts are further apart than `tol` edits allow are not measured.
+    let sig = folded::counts_sig(&folded);
     (n - tol..=n + tol).any(|len| {
-        other.words_of_len(len).iter().any(|v| {
-            rapidfuzz::distance::levenshtein::distance(folded.iter().copied(), v.iter().copied())
-                <= tol
+        other.words_of_len(len).iter().any(|(v, other)| {
+            folded::counts_apart(sig, *other) <= 2 * tol && edits_within(&folded, v, tol).is_some()
         })
     })
 }

@@ -42,7 +42,7 @@ use std::ops::Range;
 
 use crate::evidence::{Profile, Scratch, Side};
 use crate::scorer::Doc;
-use crate::verify::{fold_char, words};
+use crate::verify::{edits_within, fold_char, words};
 
 /// What follows a stamp's keyword.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,12 +191,12 @@ fn keyword_at(w: &[&str], i: usize) -> Option<(Takes, usize)> {
         return Some((k, 1));
     }
     let (a, b) = (w[i], w.get(i + 1)?);
-    let letters = |t: &str| t.chars().all(char::is_alphabetic);
-    if letters(a) && letters(b) && a.len() >= 2 && b.len() >= 2 {
+    // Halves with another character than letters are no keyword's: `keyword` says so.
+    if a.len() >= 2 && b.len() >= 2 {
         // Only keywords long enough that a split one is not a pair of ordinary words.
-        if a.chars().count() + b.chars().count() >= 6 {
-            return keyword(&[a, b]).map(|k| (k, 2));
-        }
+        return keyword(&[a, b])
+            .filter(|_| a.chars().count() + b.chars().count() >= 6)
+            .map(|k| (k, 2));
     }
     None
 }
@@ -245,22 +245,130 @@ fn folded_keywords() -> &'static [(Folded, Takes)] {
     })
 }
 
+/// Edits a damaged form of a keyword of `len` letters may have: none under five letters, one
+/// up to nine, two from ten.
+fn allowed_edits(len: usize) -> usize {
+    match len {
+        0..=4 => 0,
+        5..=9 => 1,
+        _ => 2,
+    }
+}
+
+/// Which keywords a word may be, by what is read without folding it whole: bit `j` for
+/// [`KEYWORDS`]`[j]`. A match shares its keyword's first or last two folded letters (an exact
+/// one both) and has about its length ([`allowed_edits`]); every keyword folds to `a`–`z`.
+struct Sieve {
+    /// The keywords whose first two folded letters these are (by [`Sieve::letter`]).
+    first: [[u32; 27]; 27],
+    /// The keywords whose last two folded letters these are.
+    last: [[u32; 27]; 27],
+    /// The keywords a word of this many letters may be.
+    len: [u32; KEYWORD_CHARS + 1],
+    /// [`Sieve::letter`] of each ASCII character.
+    ascii: [u8; 128],
+}
+
+impl Sieve {
+    fn new() -> Sieve {
+        let mut s = Sieve {
+            first: [[0; 27]; 27],
+            last: [[0; 27]; 27],
+            len: [0; KEYWORD_CHARS + 1],
+            ascii: [0; 128],
+        };
+        for (c, l) in s.ascii.iter_mut().enumerate() {
+            *l = Sieve::folded_letter(char::from(c as u8));
+        }
+        let at = |c: char| {
+            assert!(c.is_ascii_lowercase(), "a keyword folds to a-z");
+            usize::from(Sieve::folded_letter(c))
+        };
+        for (j, (fk, _)) in folded_keywords().iter().enumerate() {
+            let (fk, bit) = (fk.chars(), 1u32 << j);
+            s.first[at(fk[0])][at(fk[1])] |= bit;
+            s.last[at(fk[fk.len() - 2])][at(fk[fk.len() - 1])] |= bit;
+            for (n, m) in s.len.iter_mut().enumerate() {
+                if n.abs_diff(fk.len()) <= allowed_edits(fk.len()) {
+                    *m |= bit;
+                }
+            }
+        }
+        s
+    }
+
+    /// The letter `c` folds to, 0 to 25 for `a` to `z`, 26 for any other character (no
+    /// keyword's).
+    fn folded_letter(c: char) -> u8 {
+        match fold_char(c) {
+            f @ 'a'..='z' => f as u8 - b'a',
+            _ => 26,
+        }
+    }
+
+    /// [`Sieve::folded_letter`], looked up for an ASCII character.
+    fn letter(&self, c: char) -> u8 {
+        match self.ascii.get(c as usize) {
+            Some(&l) => l,
+            None => Sieve::folded_letter(c),
+        }
+    }
+
+    /// False when the word written as `parts` together is certainly no keyword (nor a damaged
+    /// form of one): [`keyword`] would say `None`. True says nothing.
+    fn may_be(&self, parts: &[&str]) -> bool {
+        let (Some([a, b]), Some([y, z])) = (first_two(parts), last_two(parts)) else {
+            return false;
+        };
+        let pair = |t: &[[u32; 27]; 27], x: char, y: char| {
+            t[usize::from(self.letter(x))][usize::from(self.letter(y))]
+        };
+        let ends = pair(&self.first, a, b) | pair(&self.last, y, z);
+        if ends == 0 {
+            return false;
+        }
+        let n: usize = parts.iter().map(|p| p.chars().count()).sum();
+        n <= KEYWORD_CHARS && ends & self.len[n] != 0
+    }
+}
+
+/// The first two characters of `parts` written together (read from the bytes when ASCII).
+fn first_two(parts: &[&str]) -> Option<[char; 2]> {
+    match parts.first().map(|p| p.as_bytes()) {
+        Some(&[a, b, ..]) if a.is_ascii() && b.is_ascii() => Some([char::from(a), char::from(b)]),
+        _ => {
+            let mut c = parts.iter().flat_map(|p| p.chars());
+            Some([c.next()?, c.next()?])
+        }
+    }
+}
+
+/// The last two characters of `parts` written together, in text order.
+fn last_two(parts: &[&str]) -> Option<[char; 2]> {
+    match parts.last().map(|p| p.as_bytes()) {
+        Some(&[.., y, z]) if y.is_ascii() && z.is_ascii() => Some([char::from(y), char::from(z)]),
+        _ => {
+            let mut c = parts.iter().rev().flat_map(|p| p.chars().rev());
+            let z = c.next()?;
+            Some([c.next()?, z])
+        }
+    }
+}
+
+/// The keywords' [`Sieve`], made once (a bit for each keyword).
+fn sieve() -> &'static Sieve {
+    const { assert!(KEYWORDS.len() <= 32) };
+    static SIEVE: std::sync::OnceLock<Sieve> = std::sync::OnceLock::new();
+    SIEVE.get_or_init(Sieve::new)
+}
+
 /// What keyword the word written as `parts` together is, as written or OCR-damaged: a keyword
 /// of five letters or more matches a word of about its length sharing its first or last two
 /// folded letters, one edit away after folding (two for ten letters or more, sharing both
 /// ends); a shorter one only as written or folded.
 fn keyword(parts: &[&str]) -> Option<Takes> {
-    // A match shares the first or the last two folded letters with its keyword (an exact
-    // one both): looked at before folding the whole word, which most words then are not.
-    let two = |c: &mut dyn Iterator<Item = char>| Some([c.next()?, c.next()?]);
-    let first = two(&mut parts.iter().flat_map(|p| p.chars()).map(fold_char))?;
-    let [z, y] = two(&mut parts
-        .iter()
-        .rev()
-        .flat_map(|p| p.chars().rev())
-        .map(fold_char))?;
-    let shares = |fk: &[char]| fk[..2] == first || fk[fk.len() - 2..] == [y, z];
-    if !folded_keywords().iter().any(|(fk, _)| shares(fk.chars())) {
+    // Most words are ruled out by their ends and length, before folding the whole word.
+    if !sieve().may_be(parts) {
         return None;
     }
     let fw = Folded::of(parts)?;
@@ -275,11 +383,7 @@ fn keyword(parts: &[&str]) -> Option<Takes> {
     let fw = fw.chars();
     folded_keywords().iter().find_map(|(fk, t)| {
         let fk = fk.chars();
-        let allowed = match fk.len() {
-            0..=4 => 0,
-            5..=9 => 1,
-            _ => 2,
-        };
+        let allowed = allowed_edits(fk.len());
         if fw.len().abs_diff(fk.len()) > allowed {
             return None;
         }
@@ -289,14 +393,14 @@ fn keyword(parts: &[&str]) -> Option<Takes> {
         if !ends[0] && !ends[1] {
             return None;
         }
-        let d = rapidfuzz::distance::levenshtein::distance(fw.iter().copied(), fk.iter().copied());
+        let d = edits_within(fw, fk, allowed)?;
         // Two edits only with both ends as written: `angegangen` is not `eingegangen`.
         let near = match d {
             0 => true,
             1 => ends[0] || ends[1],
             _ => ends[0] && ends[1],
         };
-        (d <= allowed && near).then_some(*t)
+        near.then_some(*t)
     })
 }
 
@@ -448,16 +552,14 @@ fn without_stamps(x: Doc, y: Doc, known: impl Fn(u32) -> bool) -> Option<(String
         return None;
     }
     let mut text = String::with_capacity(x.text.len());
-    let mut kept = Vec::with_capacity(ids.len());
-    for (i, t) in w.iter().enumerate().filter(|&(i, _)| !drop[i]) {
+    for (t, _) in w.iter().zip(&drop).filter(|&(_, &d)| !d) {
         if !text.is_empty() {
             text.push(' ');
         }
         text.push_str(t);
-        kept.push(ids[i]);
     }
-    let mut profile = Profile::read(&text, false);
-    profile.set_ids(kept);
+    // Made from x's profile: reading the shorter text again cost more than the alignment.
+    let profile = x.profile.without(&w, &drop, &text);
     Some((text, profile))
 }
 

@@ -236,9 +236,14 @@ impl Counting<'_> {
             if self.held_cost > self.budget && t.file.is_some() {
                 t.held = None;
             }
-            if let (Some(held), Some(mut side)) = (t.held.as_mut(), side) {
-                side.ids = std::mem::take(&mut self.ids);
-                held.insert(id, side);
+            match (t.held.as_mut(), side) {
+                (Some(held), Some(mut side)) => {
+                    side.ids = std::mem::take(&mut self.ids);
+                    held.insert(id, side);
+                }
+                // Not built, as `drops` foresaw: the sides are read again.
+                (Some(_), None) => t.held = None,
+                (None, _) => {}
             }
         }
         // Sides that will not fit are not built only to be dropped: once the cost so far,
@@ -252,6 +257,33 @@ impl Counting<'_> {
             }
         }
         Ok(())
+    }
+}
+
+impl Counting<'_> {
+    /// Whether counting the parsed chunk `c` will stop holding the sides ([`Counting::consume`]'s
+    /// two rules, its repeated and invalid lines counted as wanted ones): then the next chunk's
+    /// sides are not built only to be dropped. Were it wrong, the sides would be read again,
+    /// with the same verdicts.
+    fn drops(&self, t: &NormTexts, (chunk, starts, parsed): &ParsedChunk) -> bool {
+        if t.held.is_none() || t.file.is_none() {
+            return false;
+        }
+        let mut cost = self.held_cost;
+        for ((_, text), p) in chunk.iter().zip(parsed) {
+            if p.as_ref().is_ok_and(|m| self.wanted.contains(&m.0)) {
+                cost += side_cost(text.len() as u32);
+            }
+        }
+        let read = starts.last().zip(chunk.last());
+        cost > self.budget
+            || self
+                .file_len
+                .zip(read)
+                .is_some_and(|(len, (&start, (_, text)))| {
+                    cost.saturating_mul(len)
+                        > self.budget.saturating_mul(start + text.len() as u64 + 1)
+                })
     }
 }
 
@@ -321,7 +353,7 @@ impl NormTexts {
                     return Err(e);
                 }
             };
-            let keep = t.held.is_some();
+            let keep = t.held.is_some() && !current.as_ref().is_some_and(|c| counting.drops(&t, c));
             let (parsed, done) = rayon::join(
                 || -> Vec<Result<Made, String>> {
                     chunk.par_iter().map(|(_, text)| make(text, keep)).collect()
@@ -630,4 +662,64 @@ pub fn sides_of_lines(
         sides.insert(want, s);
     }
     Ok((sides, counts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk of norm lines (ids 1, 2, 3, each `len` bytes long), parsed.
+    fn chunk(len: usize) -> ParsedChunk {
+        let lines: Vec<(u64, String)> = (1..=3).map(|i| (i, "x".repeat(len))).collect();
+        let starts = (0..3).map(|i| i * (len as u64 + 1)).collect();
+        let made = (1..=3)
+            .map(|id| Ok((id, 0, Vec::new(), Vec::new(), None)))
+            .collect();
+        (lines, starts, made)
+    }
+
+    #[test]
+    fn a_chunk_that_will_stop_holding_the_sides_is_foreseen() {
+        let wanted: FxHashSet<u64> = [1, 3].into_iter().collect();
+        let opts = SideOptions {
+            verify: true,
+            max_words: 100,
+            fuzzy_sample: 100,
+            sort_words: false,
+            explain: false,
+        };
+        let mut t = NormTexts {
+            name: "norm".into(),
+            df: DocFreq::default(),
+            vocab: Vocab::default(),
+            held: Some(Sides::default()),
+            at: FxHashMap::default(),
+            file: File::open(std::env::current_exe().unwrap()).ok(),
+            copies: Copies::default(),
+        };
+        let counting = |budget: u64, file_len: u64| Counting {
+            wanted: &wanted,
+            opts: &opts,
+            budget,
+            held_cost: 0,
+            file_len: Some(file_len),
+            ids: Vec::new(),
+        };
+        // Two wanted lines of 1,000 bytes cost 2 × 4,512 bytes.
+        let c = chunk(1000);
+        assert!(counting(9000, 3003).drops(&t, &c), "over the budget");
+        assert!(
+            !counting(9100, 3003).drops(&t, &c),
+            "within it, the whole file read"
+        );
+        assert!(
+            counting(9100, 6006).drops(&t, &c),
+            "within it, but not scaled to the file"
+        );
+        t.file = None;
+        assert!(
+            !counting(9000, 3003).drops(&t, &c),
+            "a file not read again is held"
+        );
+    }
 }

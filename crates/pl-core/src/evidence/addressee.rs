@@ -15,7 +15,7 @@
 //! block in another order has the same slots).
 
 use super::{Profile, Scratch, Side};
-use crate::verify::{fold_into, words};
+use crate::verify::{fold_ascii, fold_into, words};
 
 /// Words that put a recipient's name after them: titles and salutations, as normalized
 /// (lowercase, no punctuation). Several in a row (`sehr geehrte frau dr`) are one cue.
@@ -34,6 +34,23 @@ const SIGNER_CUES: [&str; 7] = [
     "faithfully",
     "truly",
 ];
+
+/// The first bytes of the cues, a bit each (every one is ASCII).
+const CUE_FIRST: u128 = {
+    let mut m = 0u128;
+    let mut i = 0;
+    while i < RECIPIENT_CUES.len() + SIGNER_CUES.len() {
+        let cue = match i < RECIPIENT_CUES.len() {
+            true => RECIPIENT_CUES[i],
+            false => SIGNER_CUES[i - RECIPIENT_CUES.len()],
+        };
+        let first = cue.as_bytes()[0];
+        assert!(first < 128, "a cue starts with an ASCII letter");
+        m |= 1 << first;
+        i += 1;
+    }
+    m
+};
 
 /// Slots a document keeps: the first ones in text order (a letter's head and its closing come
 /// first in any letter, a long text's later titles are its body's). 16 bytes each.
@@ -98,17 +115,67 @@ fn folded_cues() -> &'static [(Vec<char>, Kind)] {
     })
 }
 
+/// The character `w` folds to first, read from its first two bytes when they are ASCII
+/// (`None` otherwise): a sequence OCR confuses is two characters.
+fn first_folded(w: &str) -> Option<char> {
+    let b = w.as_bytes();
+    let head = &b[..b.len().min(2)];
+    if !head.is_ascii() {
+        return None;
+    }
+    let mut first = None;
+    fold_ascii(head, |c| {
+        first.get_or_insert(char::from(c));
+    });
+    first
+}
+
+/// A bit for each letter `a`–`z` (none for another character).
+fn letter_bit(c: char) -> u32 {
+    match c {
+        'a'..='z' => 1 << (c as u32 - 'a' as u32),
+        _ => 0,
+    }
+}
+
+/// The letters the [`folded_cues`] start with, a bit each ([`letter_bit`]).
+fn first_letters() -> u32 {
+    static LETTERS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *LETTERS.get_or_init(|| {
+        folded_cues().iter().fold(0, |m, (c, _)| {
+            assert!(letter_bit(c[0]) != 0, "a cue folds to a-z first");
+            m | letter_bit(c[0])
+        })
+    })
+}
+
 /// The kind of slot `w` opens, if it is a cue (`buf`: working memory).
 fn cue_kind(w: &str, buf: &mut Vec<char>) -> Option<Kind> {
-    if RECIPIENT_CUES.contains(&w) {
-        return Some(Kind::Recipient);
-    }
-    if SIGNER_CUES.contains(&w) {
-        return Some(Kind::Signer);
-    }
-    // Longer than every cue, or too short to be known folded: not one.
-    if w.len() > 12 || w.chars().count() < FOLDED_CUE {
+    // Longer than every cue (the longest has 10 bytes): not one.
+    if w.len() > 12 {
         return None;
+    }
+    // Every cue starts with an ASCII letter: a word that starts with none of theirs is none.
+    if w.as_bytes()
+        .first()
+        .is_some_and(|&b| b < 128 && (CUE_FIRST >> b) & 1 == 1)
+    {
+        if RECIPIENT_CUES.contains(&w) {
+            return Some(Kind::Recipient);
+        }
+        if SIGNER_CUES.contains(&w) {
+            return Some(Kind::Signer);
+        }
+    }
+    // Too short to be known folded: not one.
+    if w.len() < FOLDED_CUE || w.chars().count() < FOLDED_CUE {
+        return None;
+    }
+    // Most words are ruled out by the letter they fold to first, before folding them whole.
+    if let Some(first) = first_folded(w) {
+        if first_letters() & letter_bit(first) == 0 {
+            return None;
+        }
     }
     fold_into(&[w], buf);
     folded_cues()
@@ -333,6 +400,46 @@ mod tests {
     fn subs(a: &str, b: &str, known: bool) -> usize {
         let (pa, pb) = profiles(a, b);
         substitutions([(a, &pa), (b, &pb)], |_, _| known)
+    }
+
+    /// The cue rule without the first-letter sieve: [`cue_kind`] must read every word so.
+    fn cue_kind_unsieved(w: &str) -> Option<Kind> {
+        if RECIPIENT_CUES.contains(&w) {
+            return Some(Kind::Recipient);
+        }
+        if SIGNER_CUES.contains(&w) {
+            return Some(Kind::Signer);
+        }
+        if w.len() > 12 || w.chars().count() < FOLDED_CUE {
+            return None;
+        }
+        let mut f = Vec::new();
+        fold_into(&[w], &mut f);
+        folded_cues()
+            .iter()
+            .find(|(c, _)| *c == f)
+            .map(|&(_, kind)| kind)
+    }
+
+    proptest::proptest! {
+        /// Words OCR made of a cue (and any other word) are read as the unsieved rule reads
+        /// them.
+        #[test]
+        fn the_first_letter_sieve_rules_out_no_cue(
+            cue in 0..RECIPIENT_CUES.len() + SIGNER_CUES.len(),
+            head in "(|rn|ri|vv|cl|li|ii|h|b|8|6|ß|f|t|[a-z])",
+            tail in "[a-zäöüß01]{0,10}",
+            whole in proptest::bool::ANY,
+        ) {
+            let cues: Vec<&str> = RECIPIENT_CUES.iter().chain(&SIGNER_CUES).copied().collect();
+            // A cue with its first letter replaced by what OCR confuses it with, or any word.
+            let w = match whole {
+                true => format!("{head}{}", &cues[cue][1..]),
+                false => format!("{head}{tail}"),
+            };
+            let mut buf = Vec::new();
+            proptest::prop_assert_eq!(cue_kind(&w, &mut buf), cue_kind_unsieved(&w), "{}", w);
+        }
     }
 
     const KEVIN: &str = "newport sports club phone 358 697 8906 mr kevin edwards 8235 oak street \

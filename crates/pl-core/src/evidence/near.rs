@@ -1,7 +1,7 @@
 //! Whether a word is what OCR could make of a word near it on the other side.
 
 use super::Scratch;
-use crate::verify::{fold_char, fold_into};
+use crate::verify::{edits_within, fold_char, fold_into};
 
 /// Characters from which a token may have two characters misread (an IBAN, a policy number,
 /// a customer number), where a date or an amount has eight or fewer.
@@ -14,7 +14,7 @@ pub(crate) const LONG_TOKEN: usize = 10;
 pub(super) fn long_misread(a: &[char], b: &[char]) -> bool {
     a.len().max(b.len()) >= LONG_TOKEN
         && a.len().abs_diff(b.len()) <= 2
-        && rapidfuzz::distance::levenshtein::distance(a.iter().copied(), b.iter().copied()) <= 2
+        && edits_within(a, b, 2).is_some()
 }
 
 /// The number inside a token that has letters glued to it (`number91943446715`,
@@ -43,8 +43,7 @@ fn glued_near(w: &[u8], o: &[u8]) -> Option<Near> {
     if cw == co || long_misread(&cw, &co) {
         return Some(Near::Yes);
     }
-    let one = cw.len().min(co.len()) >= 4
-        && rapidfuzz::distance::levenshtein::distance(cw.iter().copied(), co.iter().copied()) <= 1;
+    let one = cw.len().min(co.len()) >= 4 && edits_within(&cw, &co, 1).is_some();
     one.then_some(Near::OneDigit)
 }
 
@@ -233,8 +232,8 @@ fn digits_near(
     if let Some(near) = glued_near(w.as_bytes(), o.bytes) {
         return near;
     }
-    let one_char = measured.is_some_and(|(d, la, lb)| d <= 2 && la == lb)
-        && rapidfuzz::distance::levenshtein::distance(cw.iter().copied(), oc.iter().copied()) <= 1;
+    let one_char =
+        measured.is_some_and(|(d, la, lb)| d <= 2 && la == lb) && edits_within(cw, oc, 1).is_some();
     let one_digit = same_len
         && w.len() >= 4
         && sw.len() == os.len()

@@ -1,10 +1,10 @@
 //! A text's numbers OCR-folded, for the ledger's near matches: folded and sorted once per
 //! document, not once per pair.
 
-use crate::verify::fold_char;
+use crate::verify::{edits_within, fold_char};
 
 /// A text's numbers OCR-folded, in one buffer: each one's span and [`counts_sig`].
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct Folded {
     chars: Vec<char>,
     spans: Vec<(u32, u32, u64)>,
@@ -49,10 +49,8 @@ impl Folded {
             .take_while(|s| len(s) <= n + tol)
             .any(|&(start, end, other)| {
                 counts_apart(sig, other) <= 2 * tol
-                    && rapidfuzz::distance::levenshtein::distance(
-                        folded.iter().copied(),
-                        self.chars[start as usize..end as usize].iter().copied(),
-                    ) <= tol
+                    && edits_within(folded, &self.chars[start as usize..end as usize], tol)
+                        .is_some()
             })
     }
 }
@@ -61,7 +59,7 @@ impl Folded {
 /// saturating at 15): an edit changes the counts by at most 2 in all, so two strings whose
 /// signatures are further apart than twice an edit tolerance ([`counts_apart`]) are further
 /// apart than it; collisions and saturation only bring signatures closer.
-fn counts_sig(chars: &[char]) -> u64 {
+pub(crate) fn counts_sig(chars: &[char]) -> u64 {
     let mut sig = 0u64;
     for &c in chars {
         let shift = (c as u32 % 16) * 4;
@@ -73,7 +71,7 @@ fn counts_sig(chars: &[char]) -> u64 {
 }
 
 /// The sum over the 16 buckets of the two signatures' count differences.
-fn counts_apart(a: u64, b: u64) -> usize {
+pub(crate) fn counts_apart(a: u64, b: u64) -> usize {
     (0..16)
         .map(|i| {
             let (x, y) = ((a >> (i * 4)) & 0xf, (b >> (i * 4)) & 0xf);

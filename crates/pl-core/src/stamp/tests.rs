@@ -253,3 +253,22 @@ proptest::proptest! {
         proptest::prop_assert_eq!(keyword(&[&a, &b]), keyword_as_written(&word), "{} {}", a, b);
     }
 }
+
+proptest::proptest! {
+    /// Any word, keyword or not (umlauts, digits, too short or too long among them), is read
+    /// as the rule says, written whole or split in two: the sieve rules out only words the
+    /// rule does not read as a keyword.
+    #[test]
+    fn any_word_is_read_as_the_rule_says(
+        word in "[a-zäöüß01|]{1,17}",
+        split in 1usize..17,
+    ) {
+        proptest::prop_assert_eq!(keyword(&[&word]), keyword_as_written(&word), "{}", word);
+        let w: Vec<char> = word.chars().collect();
+        let at = split.min(w.len());
+        let (a, b): (String, String) = (w[..at].iter().collect(), w[at..].iter().collect());
+        if !b.is_empty() {
+            proptest::prop_assert_eq!(keyword(&[&a, &b]), keyword_as_written(&word), "{} {}", a, b);
+        }
+    }
+}

@@ -40,3 +40,14 @@ fn repeats_are_kept_once_in_length_order() {
     assert_eq!(lens, [2, 4, 6]);
     assert_eq!(f.chars.len(), 12, "the repeat's characters are dropped too");
 }
+
+proptest! {
+    /// An edit moves the character counts by at most 2: what lets the ledger's near words and
+    /// numbers skip measuring words whose counts are further apart (saturated counts included).
+    #[test]
+    fn counts_apart_at_most_twice_the_edits(a in "[a-z0-9äß]{0,40}", b in "[a-z0-9äß]{0,40}") {
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        let d = rapidfuzz::distance::levenshtein::distance(a.iter().copied(), b.iter().copied());
+        prop_assert!(counts_apart(counts_sig(&a), counts_sig(&b)) <= 2 * d);
+    }
+}
