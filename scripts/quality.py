@@ -536,34 +536,31 @@ def main():
                                                  a.ocr_truth, ocr_work, a.bin, ocr=True)
         sections += out
         judged.append(("Real OCR", tg))
-        if os.path.exists(a.hard_docs) and os.path.exists(a.hard_truth):
-            hard_work = f"{a.work}/ocr-hard"
-            os.makedirs(hard_work, exist_ok=True)
-            hard_intro = [
-                f"`{a.hard_docs}` and its truth (see examples/ocr-hard/README.md): made the same way, in",
-                "layouts that change Tesseract's segmentation (address blocks side by side, two columns,",
-                "tables, marks and received-lines over the text, rotated and cropped scans) and with a",
-                "severe scan level; most of its pairs have a CER over 15 %.",
-            ]
-            out, tg, summary["ocr-hard"] = corpus_section("Real OCR, hard layouts (examples/ocr-hard)", hard_intro,
-                                                          a.hard_docs, a.hard_truth, hard_work, a.bin, ocr=True)
+        tuned = [
+            ("ocr-hard", a.hard_docs, a.hard_truth, "Real OCR, hard layouts (examples/ocr-hard)",
+             "Real OCR, hard layouts", [
+                 f"`{a.hard_docs}` and its truth (see examples/ocr-hard/README.md): made the same way, in",
+                 "layouts that change Tesseract's segmentation (address blocks side by side, two columns,",
+                 "tables, marks and received-lines over the text, rotated and cropped scans) and with a",
+                 "severe scan level; most of its pairs have a CER over 15 %.",
+             ]),
+            ("ocr-near", a.near_docs, a.near_truth, "Real OCR, near-negatives (examples/ocr-near)",
+             "Real OCR, near-negatives", [
+                 f"`{a.near_docs}` and its truth (see examples/ocr-near/README.md): made like the held-out",
+                 "corpus below with another seed, for fitting and tuning: half the papers laid out like",
+                 "ocr-hard's, the rest like examples/ocr, with near-negatives (the same letter to the other",
+                 "member of the household, the same customer's statement of the month before, another",
+                 "edition of terms or a contract).",
+             ]),
+        ]
+        for key, fix_docs, fix_truth, title, label, intro in tuned:
+            if not (os.path.exists(fix_docs) and os.path.exists(fix_truth)):
+                continue
+            fix_work = f"{a.work}/{key}"
+            os.makedirs(fix_work, exist_ok=True)
+            out, tg, summary[key] = corpus_section(title, intro, fix_docs, fix_truth, fix_work, a.bin, ocr=True)
             sections += out
-            judged.append(("Real OCR, hard layouts", tg))
-        if os.path.exists(a.near_docs) and os.path.exists(a.near_truth):
-            near_work = f"{a.work}/ocr-near"
-            os.makedirs(near_work, exist_ok=True)
-            near_intro = [
-                f"`{a.near_docs}` and its truth (see examples/ocr-near/README.md): made like the held-out",
-                "corpus below with another seed, for fitting and tuning: half the papers laid out like",
-                "ocr-hard's, the rest like examples/ocr, with near-negatives (the same letter to the other",
-                "member of the household, the same customer's statement of the month before, another",
-                "edition of terms or a contract).",
-            ]
-            out, tg, summary["ocr-near"] = corpus_section("Real OCR, near-negatives (examples/ocr-near)",
-                                                          near_intro, a.near_docs, a.near_truth, near_work,
-                                                          a.bin, ocr=True)
-            sections += out
-            judged.append(("Real OCR, near-negatives", tg))
+            judged.append((label, tg))
     else:
         print(f"quality: {a.ocr_docs} or {a.ocr_truth} missing (make ocr-corpus makes them): "
               "the real-OCR corpus is skipped", file=sys.stderr)
