@@ -3,8 +3,6 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use rustc_hash::FxHashMap;
-
 use crate::error::{Error, Result};
 
 mod curve;
@@ -166,18 +164,34 @@ fn merge(lists: &[Vec<Candidate>], keep: impl Fn(&Candidate) -> bool) -> Vec<Can
 /// Finds every pair of documents that share a bucket in enough bands under `rule`, with the
 /// evidence of those buckets (the rule's evidence is asked of the sketches' [`propose`]).
 ///
-/// `keys[d]` holds the band keys of document `ids[d]`. Buckets are found band by band by
-/// sorting (key, doc), so there is no allocation per bucket; the only quadratic work is
-/// within a bucket, at most `rule.max_bucket` documents. Memory: the keys, one band's sort,
-/// and one counter per distinct pair. Pairs come out sorted by (a, b), each once.
+/// `keys[d]` holds the band keys of document `ids[d]`; the ids are distinct (every stage
+/// refuses a repeated one). Buckets are found band by band by sorting (key, doc), so there is
+/// no allocation per bucket; the only quadratic work is within a bucket, at most
+/// `rule.max_bucket` documents. Memory: the keys, one band's sort (12 bytes a document) and
+/// its pairs (12 bytes each), and the pairs counted so far, 16 bytes each, twice while a band
+/// is merged in; the list returned (24 bytes a pair) is filled from them, so at most 40 bytes
+/// a distinct pair. Pairs come out sorted by (a, b), each once.
 pub fn candidates(ids: &[u64], keys: &[Vec<u64>], rule: BandRule) -> Vec<Candidate> {
+    let n = u32::try_from(ids.len()).expect("a sketch of at most 2^32 documents");
     let bands = keys.first().map_or(0, Vec::len);
-    let mut shared: FxHashMap<(u64, u64), Shared> = FxHashMap::default();
+    // Each document's rank by id: a pair is counted under its two ranks, one 8-byte key that
+    // sorts as the pair (a, b) does.
+    let mut by_id: Vec<u32> = (0..n).collect();
+    by_id.sort_unstable_by_key(|&d| ids[d as usize]);
+    let mut rank = vec![0u32; ids.len()];
+    for (r, &d) in by_id.iter().enumerate() {
+        rank[d as usize] = r as u32;
+    }
+    // The pairs counted so far, sorted, 16 bytes each; each band's pairs are sorted and merged
+    // in (two documents share at most one bucket of a band).
+    let mut counted: Vec<(u64, Shared)> = Vec::new();
+    let mut band_pairs: Vec<(u64, u32)> = Vec::new();
     let mut column: Vec<(u64, u32)> = Vec::with_capacity(ids.len());
     for band in 0..bands {
         column.clear();
         column.extend(keys.iter().enumerate().map(|(d, ks)| (ks[band], d as u32)));
         rayon::slice::ParallelSliceMut::par_sort_unstable(&mut column[..]);
+        band_pairs.clear();
         for run in column.chunk_by(|x, y| x.0 == y.0) {
             if !rule.pairs(run.len()) {
                 continue;
@@ -185,19 +199,46 @@ pub fn candidates(ids: &[u64], keys: &[Vec<u64>], rule: BandRule) -> Vec<Candida
             let weight = rule.weight(run.len()) as u32;
             for (i, x) in run.iter().enumerate() {
                 for y in &run[i + 1..] {
-                    let (p, q) = (ids[x.1 as usize], ids[y.1 as usize]);
-                    if p != q {
-                        shared.entry((p.min(q), p.max(q))).or_default().add(weight);
+                    let (p, q) = (rank[x.1 as usize], rank[y.1 as usize]);
+                    if ids[x.1 as usize] != ids[y.1 as usize] {
+                        band_pairs
+                            .push(((u64::from(p.min(q)) << 32) | u64::from(p.max(q)), weight));
                     }
                 }
             }
         }
+        rayon::slice::ParallelSliceMut::par_sort_unstable(&mut band_pairs[..]);
+        counted = merge_counts(counted, &band_pairs);
     }
-    let mut out: Vec<Candidate> = shared
-        .into_iter()
-        .filter_map(|((a, b), s)| s.candidate(a, b, rule))
-        .collect();
-    out.sort_unstable();
+    let pair = |place: u64| {
+        (
+            ids[by_id[(place >> 32) as usize] as usize],
+            ids[by_id[place as u32 as usize] as usize],
+        )
+    };
+    let mut out: Vec<Candidate> = Vec::with_capacity(counted.len());
+    out.extend(counted.into_iter().filter_map(|(place, s)| {
+        let (a, b) = pair(place);
+        s.candidate(a, b, rule)
+    }));
+    out
+}
+
+/// `counted` with one more band's pairs (`band`, sorted, each once) counted in.
+fn merge_counts(counted: Vec<(u64, Shared)>, band: &[(u64, u32)]) -> Vec<(u64, Shared)> {
+    let mut out = Vec::with_capacity(counted.len() + band.len());
+    let mut old = counted.into_iter().peekable();
+    for &(place, weight) in band {
+        while let Some(c) = old.next_if(|c| c.0 < place) {
+            out.push(c);
+        }
+        let mut s = old
+            .next_if(|c| c.0 == place)
+            .map_or(Shared::default(), |c| c.1);
+        s.add(weight);
+        out.push((place, s));
+    }
+    out.extend(old);
     out
 }
 
@@ -335,20 +376,60 @@ pub fn is_empty_signature(sig: &[u32]) -> bool {
     sig.iter().all(|&v| v == u32::MAX)
 }
 
+/// What [`copy_sets`] compares of two documents' signatures: the signatures themselves, or
+/// their [`SigDigest`]s.
+pub trait SigKey: Ord {
+    /// Whether it is an empty shingle set's signature (never collapsed).
+    fn is_empty_set(&self) -> bool;
+}
+
+impl SigKey for Vec<u32> {
+    fn is_empty_set(&self) -> bool {
+        is_empty_signature(self)
+    }
+}
+
+/// A signature in 16 bytes instead of 4 × K: its 64-bit hash and whether it is an empty
+/// set's. Two documents with equal fingerprints have equal signatures unless a stream was
+/// made by hand, and the hash tells such a pair apart but with odds of 2^-64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SigDigest {
+    hash: u64,
+    empty: bool,
+}
+
+impl SigDigest {
+    /// The digest of `sig`.
+    pub fn of(sig: &[u32]) -> SigDigest {
+        let bytes: Vec<u8> = sig.iter().flat_map(|v| v.to_le_bytes()).collect();
+        SigDigest {
+            hash: xxhash_rust::xxh3::xxh3_64(&bytes),
+            empty: is_empty_signature(sig),
+        }
+    }
+}
+
+impl SigKey for SigDigest {
+    fn is_empty_set(&self) -> bool {
+        self.empty
+    }
+}
+
 /// Groups documents by fingerprint so that k copies of one text cost one banded document and
 /// k − 1 star pairs instead of k·(k−1)/2 candidate pairs.
 ///
 /// Two documents are copies when their fingerprints and signatures are equal (a copy's
-/// signature is always equal; comparing it too keeps a hand-made stream honest). Documents
+/// signature is always equal; comparing it too, whole or as a [`SigDigest`], keeps a
+/// hand-made stream honest). Documents
 /// with an empty shingle set (an all-`u32::MAX` signature) are never collapsed: they are
 /// banded as before. A record repeating an id already in its copy set adds nothing.
-pub fn copy_sets(ids: &[u64], fingerprints: &[u128], sigs: &[Vec<u32>]) -> CopySets {
+pub fn copy_sets<S: SigKey>(ids: &[u64], fingerprints: &[u128], sigs: &[S]) -> CopySets {
     assert!(
         ids.len() == fingerprints.len() && ids.len() == sigs.len(),
         "one id, fingerprint and signature per document"
     );
     let mut order: Vec<usize> = (0..ids.len())
-        .filter(|&d| !is_empty_signature(&sigs[d]))
+        .filter(|&d| !sigs[d].is_empty_set())
         .collect();
     order.sort_unstable_by(|&x, &y| {
         fingerprints[x]
@@ -564,6 +645,9 @@ mod tests {
         assert_eq!(c.pairs, vec![(3, 5)]);
         assert_eq!(c.banded, vec![true, true, true, true, false]);
         assert_eq!((c.sets, c.docs), (1, 2));
+        // pl-lsh compares the signatures' digests: the same sets.
+        let digests: Vec<SigDigest> = sigs.iter().map(|s| SigDigest::of(s)).collect();
+        assert_eq!(copy_sets(&ids, &fps, &digests), c);
         // A repeated record of one document is no pair.
         let c = copy_sets(&[4, 4], &[1, 1], &[vec![1, 2], vec![1, 2]]);
         assert_eq!((c.pairs.len(), c.sets, c.docs), (0, 0, 0));
@@ -671,23 +755,28 @@ mod tests {
         /// numbers exactly when [`number_pairs`] does.
         #[test]
         fn why_agrees_with_the_candidates(
-            keys in proptest::collection::vec(proptest::collection::vec(0u64..3, 4), 2..12),
+            (keys, ids) in (2usize..12).prop_flat_map(|n| (
+                proptest::collection::vec(proptest::collection::vec(0u64..3, 4), n),
+                Just((0..n as u64).map(|d| 3 * d + 1).collect::<Vec<u64>>()).prop_shuffle(),
+            )),
             min in 1u32..3,
             cap in 0usize..6,
             numbers in proptest::collection::vec((0u64..6, 0u64..12), 0..60),
             evidence_bucket in prop::sample::select(vec![0usize, 2, 3, 4, 7]),
         ) {
-            let ids: Vec<u64> = (0..keys.len() as u64).collect();
             let rule = BandRule::new(min, cap, evidence_bucket);
             let found = candidates(&ids, &keys, rule);
+            // Sorted by (a, b), each pair once, whatever order the ids come in.
+            prop_assert!(found.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
             let proposed = propose(vec![found.clone()], rule);
-            let mut postings = numbers.clone();
+            let mut postings: Vec<(u64, u64)> =
+                numbers.iter().map(|&(h, d)| (h, ids[d as usize % ids.len()])).collect();
             postings.sort_unstable();
             postings.dedup();
             let by_numbers = number_pairs(postings.clone(), |_| true);
             for x in 0..keys.len() {
                 for y in x + 1..keys.len() {
-                    let (a, b) = (x as u64, y as u64);
+                    let (a, b) = (ids[x].min(ids[y]), ids[x].max(ids[y]));
                     let shared = shared_buckets(&keys, x, y);
                     let mine = Shared::of(&shared, rule).candidate(a, b, rule);
                     let listed = found.iter().find(|c| (c.a, c.b) == (a, b)).copied();

@@ -8,7 +8,7 @@ use clap::Parser;
 use pl_core::keyed::{copy_key, Grouped, KeyRecord};
 use pl_core::lsh::{
     candidates, copy_sets, number_pairs, with_copies, BandRule, Banding, Candidate, CopySets,
-    NUMBER_BUCKET,
+    SigDigest, NUMBER_BUCKET,
 };
 use pl_core::records::{expect_param, hash_hex, SigRec};
 use pl_core::stream::{Params, Part};
@@ -176,13 +176,7 @@ struct Whole {
 /// Reads the main input: whole texts' signatures (a head or tail stream goes with --also).
 fn read_whole(args: &Args, log: &Log) -> Result<Whole> {
     let (name, mut reader) = open_records::<SigRec>(open_input(args.common.input.as_deref())?)?;
-    if reader.params().is_some_and(|p| p.part != Part::Whole) {
-        return Err(UsageError(format!(
-            "{name}: signatures of document {}s: give the whole texts' signatures first and this stream with --also",
-            reader.params().map_or("", |p| p.part.name())
-        ))
-        .into());
-    }
+    check_whole_part(&name, reader.params())?;
     let (mut ids, mut fingerprints, mut sigs) = (Vec::new(), Vec::new(), Vec::new());
     let pb = log.progress("signatures");
     while let Some(r) = reader.next().with_context(|| name.clone())? {
@@ -200,6 +194,96 @@ fn read_whole(args: &Args, log: &Log) -> Result<Whole> {
         fingerprints,
         sigs,
     })
+}
+
+/// The whole texts' stream as banding needs it: each signature's band keys and digest, not the
+/// signature (4 bytes × K a document, 1 KB at K = 256), which is read a chunk at a time.
+struct Banded {
+    name: String,
+    params: Option<Params>,
+    ids: Vec<u64>,
+    fingerprints: Vec<u128>,
+    digests: Vec<SigDigest>,
+    keys: Vec<Vec<u64>>,
+}
+
+/// Signatures held at once while [`read_banded`] turns them into band keys.
+const SIG_CHUNK: usize = 1 << 14;
+
+/// Reads the whole texts' signatures as [`read_whole`] does, keeping their band keys and
+/// digests; checks `--perms` and makes the banding at the first record.
+fn read_banded(args: &Args, log: &Log) -> Result<(Banded, Option<Banding>)> {
+    let (name, mut reader) = open_records::<SigRec>(open_input(args.common.input.as_deref())?)?;
+    check_whole_part(&name, reader.params())?;
+    let mut b = Banded {
+        name,
+        params: None,
+        ids: Vec::new(),
+        fingerprints: Vec::new(),
+        digests: Vec::new(),
+        keys: Vec::new(),
+    };
+    let mut banding = None;
+    let mut chunk: Vec<SigRec> = Vec::with_capacity(SIG_CHUNK);
+    let pb = log.progress("signatures");
+    loop {
+        let r = reader.next().with_context(|| b.name.clone())?;
+        let end = r.is_none();
+        if let Some(r) = r {
+            b.ids.push(r.id);
+            b.fingerprints.push(r.fingerprint);
+            chunk.push(r);
+            pb.inc(1);
+        }
+        if chunk.len() == SIG_CHUNK || (end && !chunk.is_empty()) {
+            let banding = match banding {
+                Some(x) => x,
+                None => *banding.insert(banding_of(args, &b.name, reader.params())?),
+            };
+            let done: Vec<(Vec<u64>, SigDigest)> = chunk
+                .par_iter()
+                .map(|r| (banding.keys(&r.sig), SigDigest::of(&r.sig)))
+                .collect();
+            chunk.clear();
+            for (k, d) in done {
+                b.keys.push(k);
+                b.digests.push(d);
+            }
+        }
+        if end {
+            break;
+        }
+    }
+    pb.finish_and_clear();
+    b.params = reader.params();
+    Ok((b, banding))
+}
+
+/// Refuses a head or tail stream given as the whole texts' one.
+fn check_whole_part(name: &str, params: Option<Params>) -> Result<()> {
+    if params.is_some_and(|p| p.part != Part::Whole) {
+        return Err(UsageError(format!(
+            "{name}: signatures of document {}s: give the whole texts' signatures first and this stream with --also",
+            params.map_or("", |p| p.part.name())
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// The banding of a stream of `params`, `--perms` checked against them.
+fn banding_of(args: &Args, name: &str, params: Option<Params>) -> Result<Banding> {
+    let params = params.context("a signature record before the stream's parameters")?;
+    if let Some(k) = args.perms {
+        expect_param(
+            "perms (signature length K)",
+            k,
+            params.perms,
+            "re-run pl-minhash with --perms matching this stage, or change --perms",
+        )
+        .with_context(|| name.to_string())?;
+    }
+    Ok(Banding::new(params.perms as usize, args.bands).map_err(|e| UsageError(e.to_string()))?)
 }
 
 /// (number hash, document) for every number of every document of --numbers. All count in
@@ -256,42 +340,25 @@ pub fn run(args: Args) -> Result<()> {
     if args.from_keys {
         return from_keys(&args, &log);
     }
-    let whole = read_whole(&args, &log)?;
+    if args.why.is_some() || args.emit == Emit::BandKeys {
+        return explain_or_emit(&args, &log);
+    }
+    let (whole, banding) = read_banded(&args, &log)?;
     let postings = {
         let mut known = whole.ids.clone();
         known.sort_unstable();
         read_numbers(&args, &known, &log)?
     };
     let mut out = create_output(args.common.output.as_deref())?;
-    let Some(params) = whole.params else {
+    let (Some(params), Some(banding)) = (whole.params, banding) else {
         return out.finish();
     };
-    if let Some(k) = args.perms {
-        expect_param(
-            "perms (signature length K)",
-            k,
-            params.perms,
-            "re-run pl-minhash with --perms matching this stage, or change --perms",
-        )
-        .with_context(|| whole.name.clone())?;
-    }
-    let banding =
-        Banding::new(params.perms as usize, args.bands).map_err(|e| UsageError(e.to_string()))?;
     log.info(format!(
         "{} signatures read; {} bands x {} rows",
         whole.ids.len(),
         banding.bands,
         banding.rows
     ));
-    if let Some(pair) = args.why {
-        why::explain_pair(&args, whole, postings, &params, &banding, pair, &mut out)?;
-        return out.finish();
-    }
-    if args.emit == Emit::BandKeys {
-        let rows = emit_band_keys(&args, whole, postings, &params, &banding, &mut out)?;
-        log.info(format!("{rows} band-key rows"));
-        return out.finish();
-    }
     let (cands, copies) = find(&args, &log, whole, postings, &params, &banding)?;
     let copy_pairs: &[(u64, u64)] = copies.as_ref().map_or(&[], |c| &c.pairs);
     let written = write_candidates(&mut out, &cands, copy_pairs, banding.bands as u32, &log)?;
@@ -306,6 +373,29 @@ pub fn run(args: Args) -> Result<()> {
         log.summary(format!("{written} candidate pairs"));
     }
     Ok(())
+}
+
+/// `--why` and `--emit band-keys`: the whole texts' signatures held as read (the one pair's
+/// Jaccard needs them; the band-key rows are written from them).
+fn explain_or_emit(args: &Args, log: &Log) -> Result<()> {
+    let whole = read_whole(args, log)?;
+    let postings = {
+        let mut known = whole.ids.clone();
+        known.sort_unstable();
+        read_numbers(args, &known, log)?
+    };
+    let mut out = create_output(args.common.output.as_deref())?;
+    let Some(params) = whole.params else {
+        return out.finish();
+    };
+    let banding = banding_of(args, &whole.name, Some(params))?;
+    if let Some(pair) = args.why {
+        why::explain_pair(args, whole, postings, &params, &banding, pair, &mut out)?;
+        return out.finish();
+    }
+    let rows = emit_band_keys(args, whole, postings, &params, &banding, &mut out)?;
+    log.info(format!("{rows} band-key rows"));
+    out.finish()
 }
 
 /// Writes the candidates, the copy pairs among them, with a bar on a terminal; how many.
@@ -332,7 +422,7 @@ fn write_candidates(
 fn find(
     args: &Args,
     log: &Log,
-    whole: Whole,
+    whole: Banded,
     postings: Vec<(u64, u64)>,
     params: &Params,
     banding: &Banding,
@@ -349,7 +439,7 @@ fn find(
     let copies = if args.no_collapse {
         None
     } else {
-        let c = copy_sets(&whole.ids, &whole.fingerprints, &whole.sigs);
+        let c = copy_sets(&whole.ids, &whole.fingerprints, &whole.digests);
         log.info(format!(
             "{} documents collapsed into {} copy sets (equal fingerprints); {} signatures banded",
             c.docs,
@@ -358,13 +448,11 @@ fn find(
         ));
         Some(c)
     };
-    drop(whole.fingerprints);
-    let (banded_ids, banded_sigs) = match &copies {
-        None => (whole.ids, whole.sigs),
-        Some(c) => (c.keep_banded(whole.ids), c.keep_banded(whole.sigs)),
+    drop((whole.fingerprints, whole.digests));
+    let (banded_ids, keys) = match &copies {
+        None => (whole.ids, whole.keys),
+        Some(c) => (c.keep_banded(whole.ids), c.keep_banded(whole.keys)),
     };
-    let keys: Vec<Vec<u64>> = banded_sigs.par_iter().map(|s| banding.keys(s)).collect();
-    drop(banded_sigs);
     let mut lists = vec![candidates(&banded_ids, &keys, args.rule())];
     drop(keys);
     let mut banded = banded_ids;
