@@ -344,22 +344,19 @@ pub fn run(args: Args) -> Result<()> {
         return explain_or_emit(&args, &log);
     }
     let (whole, banding) = read_banded(&args, &log)?;
-    let postings = {
-        let mut known = whole.ids.clone();
-        known.sort_unstable();
-        read_numbers(&args, &known, &log)?
+    let (Some(params), Some(banding)) = (whole.params, banding) else {
+        // No signature: the numbers are still read (and checked), and nothing is paired.
+        read_numbers(&args, &[], &log)?;
+        return create_output(args.common.output.as_deref())?.finish();
     };
     let mut out = create_output(args.common.output.as_deref())?;
-    let (Some(params), Some(banding)) = (whole.params, banding) else {
-        return out.finish();
-    };
     log.info(format!(
         "{} signatures read; {} bands x {} rows",
         whole.ids.len(),
         banding.bands,
         banding.rows
     ));
-    let (cands, copies) = find(&args, &log, whole, postings, &params, &banding)?;
+    let (cands, copies) = find(&args, &log, whole, &params, &banding)?;
     let copy_pairs: &[(u64, u64)] = copies.as_ref().map_or(&[], |c| &c.pairs);
     let written = write_candidates(&mut out, &cands, copy_pairs, banding.bands as u32, &log)?;
     out.finish()?;
@@ -418,22 +415,18 @@ fn write_candidates(
 }
 
 /// The candidate pairs of the banded documents (the whole texts', the parts' of --also, the
-/// numbers' of --numbers from `postings`), and the copy sets collapsed before banding (none with --no-collapse).
+/// numbers' of --numbers), and the copy sets collapsed before banding (none with
+/// --no-collapse). The numbers are read once the whole texts' pairs are counted, so that the
+/// two are never held at once.
 fn find(
     args: &Args,
     log: &Log,
     whole: Banded,
-    postings: Vec<(u64, u64)>,
     params: &Params,
     banding: &Banding,
 ) -> Result<(Vec<Candidate>, Option<CopySets>)> {
-    let known: Vec<u64> = if args.also.is_empty() {
-        Vec::new()
-    } else {
-        let mut k = whole.ids.clone();
-        k.sort_unstable();
-        k
-    };
+    let mut known = whole.ids.clone();
+    known.sort_unstable();
     // Copies share every band, so they are a candidate pair whatever --min-band-matches is
     // (it is at most --bands).
     let copies = if args.no_collapse {
@@ -458,6 +451,7 @@ fn find(
     let mut banded = banded_ids;
     banded.sort_unstable();
     if args.numbers.is_some() {
+        let postings = read_numbers(args, &known, log)?;
         let by_numbers = number_pairs(postings, |d| banded.binary_search(&d).is_ok());
         log.info(format!(
             "{} pairs share two numbers that at most {NUMBER_BUCKET} documents hold",
