@@ -593,3 +593,53 @@ fn damaged_rows_are_rewritten_by_an_update_or_refused_never_written_on() {
         ],
     );
 }
+
+#[test]
+fn recorded_parameters_edited_unseen_are_refused_never_used() {
+    // The parameters were checked when given as flags only: read back edited they were used
+    // (--perms 2^30 aborted out of memory, --max-words 10^8 let one pair's alignment grow
+    // past 4 GB, --threshold 7 kept no pair, --numbers 2 read as 0, a parameter this build
+    // does not know ignored).
+    let d = tempfile::tempdir().unwrap();
+    let docs = write(d.path(), "docs.ndjson", corpus().concat().as_bytes());
+    let built = d.path().join("built");
+    ok(run(
+        "pl-index",
+        &["--index", &path(&built), &path(&docs), "-q"],
+        b"",
+    ));
+    for (set, said) in [
+        (
+            "'$.perms', 1073741824",
+            "--perms 1073741824, not from 1 to 65536",
+        ),
+        (
+            "'$.max_words', 100000000",
+            "--max-words 100000000, not from 2",
+        ),
+        ("'$.threshold', 7", "--threshold 7, not from 0 to 1"),
+        ("'$.numbers', 2", "--numbers 2, not from 0 to 1"),
+        ("'$.bands', 7", "cannot be cut into 7 bands"),
+        ("'$.a_later_knob', 1", "unknown parameter \"a_later_knob\""),
+    ] {
+        let ix = d.path().join("edited");
+        let _ = std::fs::remove_dir_all(&ix);
+        copy_index(&built, &ix);
+        unseen(
+            &ix,
+            &format!("UPDATE meta SET value = json_set(value, {set}) WHERE key = 'params'"),
+        );
+        let before = std::fs::read(ix.join("index.sqlite")).unwrap();
+        for tool in ["pl-index", "pl-check"] {
+            let out = run(tool, &["--index", &path(&ix), &path(&docs), "-q"], b"");
+            fails(
+                out,
+                1,
+                tool,
+                &["index.sqlite: not an index", said, "remove it"],
+            );
+        }
+        let after = std::fs::read(ix.join("index.sqlite")).unwrap();
+        assert!(after == before, "{set}: the index was written");
+    }
+}
