@@ -56,10 +56,20 @@ fn an_empty_damaged_or_partial_index_is_refused_never_rebuilt() {
     fails(out, 1, "pl-check", &[&dbs, "first build did not finish"]);
     ok(run("pl-index", &["--index", &ixs, &path(&docs), "-q"], b""));
     ok(run("pl-check", &["--index", &ixs], one.as_bytes()));
-    // Bytes that are no database.
-    std::fs::write(&db, vec![7u8; 8192]).unwrap();
-    let out = run("pl-check", &["--index", &ixs], one.as_bytes());
-    fails(out, 1, "pl-check", &[&dbs, "not", "pl-index --index"]);
+    // Bytes that are no database, or a database cut short: refused by every tool with the
+    // way out (pl-index said only "index database: file is not a database"), left as it is.
+    let whole = std::fs::read(&db).unwrap();
+    for damaged in [vec![7u8; 8192], whole[..whole.len() / 2].to_vec()] {
+        std::fs::write(&db, &damaged).unwrap();
+        let out = run("pl-check", &["--index", &ixs], one.as_bytes());
+        fails(out, 1, "pl-check", &[&dbs, "not", "pl-index --index"]);
+        let out = run("pl-index", &["--index", &ixs, &path(&docs)], b"");
+        fails(out, 1, "pl-index", &[&dbs, "remove it", "pl-index --index"]);
+        assert!(
+            std::fs::read(&db).unwrap() == damaged,
+            "the file was written"
+        );
+    }
     // A real index whose meta table holds no parameters, or is gone.
     std::fs::remove_file(&db).unwrap();
     ok(run("pl-index", &["--index", &ixs, &path(&docs), "-q"], b""));
@@ -592,4 +602,54 @@ fn damaged_rows_are_rewritten_by_an_update_or_refused_never_written_on() {
             "damaged record",
         ],
     );
+}
+
+#[test]
+fn recorded_parameters_edited_unseen_are_refused_never_used() {
+    // The parameters were checked when given as flags only: read back edited they were used
+    // (--perms 2^30 aborted out of memory, --max-words 10^8 let one pair's alignment grow
+    // past 4 GB, --threshold 7 kept no pair, --numbers 2 read as 0, a parameter this build
+    // does not know ignored).
+    let d = tempfile::tempdir().unwrap();
+    let docs = write(d.path(), "docs.ndjson", corpus().concat().as_bytes());
+    let built = d.path().join("built");
+    ok(run(
+        "pl-index",
+        &["--index", &path(&built), &path(&docs), "-q"],
+        b"",
+    ));
+    for (set, said) in [
+        (
+            "'$.perms', 1073741824",
+            "--perms 1073741824, not from 1 to 65536",
+        ),
+        (
+            "'$.max_words', 100000000",
+            "--max-words 100000000, not from 2",
+        ),
+        ("'$.threshold', 7", "--threshold 7, not from 0 to 1"),
+        ("'$.numbers', 2", "--numbers 2, not from 0 to 1"),
+        ("'$.bands', 7", "cannot be cut into 7 bands"),
+        ("'$.a_later_knob', 1", "unknown parameter \"a_later_knob\""),
+    ] {
+        let ix = d.path().join("edited");
+        let _ = std::fs::remove_dir_all(&ix);
+        copy_index(&built, &ix);
+        unseen(
+            &ix,
+            &format!("UPDATE meta SET value = json_set(value, {set}) WHERE key = 'params'"),
+        );
+        let before = std::fs::read(ix.join("index.sqlite")).unwrap();
+        for tool in ["pl-index", "pl-check"] {
+            let out = run(tool, &["--index", &path(&ix), &path(&docs), "-q"], b"");
+            fails(
+                out,
+                1,
+                tool,
+                &["index.sqlite: not an index", said, "remove it"],
+            );
+        }
+        let after = std::fs::read(ix.join("index.sqlite")).unwrap();
+        assert!(after == before, "{set}: the index was written");
+    }
 }

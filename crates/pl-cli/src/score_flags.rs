@@ -115,7 +115,9 @@ impl ScoreFlags {
 
 /// --max-words's values: from 2 to 100,000 words.
 pub fn max_words_parser() -> clap::builder::RangedU64ValueParser<usize> {
-    clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100_000)
+    let range = pl_core::verify::MAX_WORDS_RANGE;
+    clap::builder::RangedU64ValueParser::<usize>::new()
+        .range(*range.start() as u64..=*range.end() as u64)
 }
 
 #[cfg(test)]

@@ -18,6 +18,10 @@
 
 /// The default MinHash seed, recorded in every signature stream header.
 pub const DEFAULT_SEED: u64 = 42;
+
+/// The signature lengths `--perms` may take (a signature of K values costs 4K bytes a
+/// document, and its hasher 16K).
+pub const PERMS_RANGE: std::ops::RangeInclusive<usize> = 1..=65536;
 /// Scheme number of the classic K-hash MinHash in stream headers.
 pub const SCHEME_CLASSIC: u32 = 1;
 /// Scheme number of one-permutation hashing with densification in stream headers.

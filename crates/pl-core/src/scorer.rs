@@ -263,6 +263,46 @@ impl ScoreParams {
         }
     }
 
+    /// The first parameter outside the values its flag takes (a share from 0 to 1, a weight
+    /// of 0 or more, [`crate::verify::MAX_WORDS_RANGE`]), as its flag and value; `None` when
+    /// every one is in range. Flags are checked as they are parsed; this is for parameters
+    /// read back from where they were recorded (an index).
+    pub fn out_of_range(&self) -> Option<String> {
+        let shares = [
+            ("--threshold", self.threshold),
+            ("--min-similarity", self.min_similarity),
+            ("--distinct-min", self.distinct_min),
+            ("--distinct-penalty", self.distinct_penalty),
+        ];
+        let weights = [
+            ("--jaccard-weight", self.jaccard_weight),
+            ("--fuzzy-weight", self.fuzzy_weight),
+            ("--allow-conflicts", self.allow_conflicts),
+            ("--conflicts-per-garbled", self.conflicts_per_garbled),
+            ("--word-conflict-weight", self.word_conflict_weight),
+            ("--one-digit-weight", self.one_digit_weight),
+        ];
+        let words = crate::verify::MAX_WORDS_RANGE;
+        (shares.iter())
+            .find(|(_, v)| !(0.0..=1.0).contains(v))
+            .map(|(f, v)| format!("{f} {v}, not from 0 to 1"))
+            .or_else(|| {
+                (weights.iter())
+                    .find(|(_, v)| !(v.is_finite() && *v >= 0.0))
+                    .map(|(f, v)| format!("{f} {v}, not a weight of 0 or more"))
+            })
+            .or_else(|| {
+                (!words.contains(&self.max_words)).then(|| {
+                    format!(
+                        "--max-words {}, not from {} to {}",
+                        self.max_words,
+                        words.start(),
+                        words.end()
+                    )
+                })
+            })
+    }
+
     /// The parameters as pl-score's `--flag value` pairs (a switch as `true` or `false`), in a
     /// fixed order, for messages.
     pub fn flags(&self) -> Vec<(&'static str, String)> {

@@ -104,6 +104,9 @@ pub enum Short {
 pub const DEFAULT_UNIT: Unit = Unit::Chars;
 /// Default units per shingle.
 pub const DEFAULT_NGRAM: usize = 5;
+
+/// The shingle sizes `--ngram` may take.
+pub const NGRAM_RANGE: std::ops::RangeInclusive<usize> = 1..=64;
 /// Default least words for a document to be shingled rather than taken whole.
 pub const DEFAULT_MIN_WORDS: usize = 20;
 

@@ -155,6 +155,10 @@ pub fn explained(x: &[&str], y: &[&str]) -> bool {
 /// (the bit-parallel LCS keeps n·m/64 machine words).
 pub const DEFAULT_MAX_WORDS: usize = 20_000;
 
+/// The values `--max-words` may take: from 2 words (a first and a last half) to 100,000 (one
+/// pair's alignment then needs up to 1.25 GB).
+pub const MAX_WORDS_RANGE: std::ops::RangeInclusive<usize> = 2..=100_000;
+
 /// The first ⌈max/2⌉ and the last ⌊max/2⌋ words of a normalized text that has more than `max`
 /// words, joined by one space; `None` when it has at most `max` (compare it whole).
 pub fn edge_sample(norm: &str, max: usize) -> Option<String> {

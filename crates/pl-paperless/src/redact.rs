@@ -47,8 +47,25 @@ pub fn redact_str(token: &[u8], s: String) -> String {
 
 /// Where a form of `token` starting at `at` ends, if one does.
 fn match_at(h: &[u8], mut at: usize, token: &[u8]) -> Option<usize> {
-    for &c in token {
-        at = one_char(h, at, c)?;
+    let mut i = 0;
+    while i < token.len() {
+        if token[i] != b'\\' {
+            at = one_char(h, at, token[i])?;
+            i += 1;
+            continue;
+        }
+        // A run of the token's backslashes is matched as a whole: a run of them in the text
+        // (raw, escaped, doubled) stands for as many of the token's as it holds. (Matched one
+        // by one, the first took the text's whole run and left the next none: a token with
+        // `\\` was echoed in clear.)
+        let mut left = token[i..].iter().take_while(|&&b| b == b'\\').count();
+        i += left;
+        while left > 0 {
+            let run = h[at..].iter().take_while(|&&b| b == b'\\').count();
+            let end = one_char(h, at, b'\\')?;
+            left = left.saturating_sub(if end == at + run { run } else { 1 });
+            at = end;
+        }
     }
     Some(at)
 }
@@ -113,6 +130,18 @@ mod tests {
         assert_eq!(r("s3cr3t", "s3cr3ts3cr3t S3CR3T"), "<token><token> <token>");
         assert_eq!(r("s3cr3t", "nothing s3cr3 here"), "nothing s3cr3 here");
         assert_eq!(r("s3cr3t", "ünïcode s3cr3t"), "ünïcode <token>");
+        // A token with a run of backslashes, raw, escaped for JSON, and each as `\u005c`.
+        let t = r#"Sekr3t"Tok\\"#;
+        for echo in [
+            r#"Sekr3t"Tok\\"#,
+            r#"Sekr3t\"Tok\\\\"#,
+            r#"Sekr3t"Tok\u005c\u005C"#,
+            "Sekr3t%22Tok%5c%5C",
+        ] {
+            let got = r(t, &format!("detail: Token {echo}, again"));
+            assert_eq!(got, "detail: Token <token>, again", "{echo}");
+        }
+        assert_eq!(r(t, r#"Sekr3t"Tok\ alone"#), r#"Sekr3t"Tok\ alone"#);
         let b = b"x\\\\\\".to_vec();
         assert_eq!(redact(b"s3", b.clone()), b, "a trailing run of backslashes");
     }

@@ -176,7 +176,22 @@ pub struct Index {
 }
 
 fn sql<T>(dir: &Path, r: rusqlite::Result<T>) -> Result<T> {
-    r.map_err(|e| anyhow!("{}: index database: {e}", dir.join(DB_FILE).display()))
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    r.map_err(|e| {
+        let db = dir.join(DB_FILE);
+        match e.sqlite_error_code() {
+            // Found by a statement after the open (a file cut short or overwritten in the
+            // middle): the same way out as a file found damaged when opened.
+            Some(DatabaseCorrupt | NotADatabase) => {
+                anyhow!(
+                    "{}: damaged index ({e}): {}",
+                    db.display(),
+                    open::rebuild(dir)
+                )
+            }
+            _ => anyhow!("{}: index database: {e}", db.display()),
+        }
+    })
 }
 
 fn sig_blob(sig: &[u32]) -> Vec<u8> {

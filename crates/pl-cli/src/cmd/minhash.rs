@@ -59,7 +59,8 @@ pub struct Args {
 
 /// --perms's values, which pl-index takes too: a signature length from 1 to 65,536.
 pub fn perms_parser() -> clap::builder::RangedI64ValueParser<u32> {
-    clap::value_parser!(u32).range(1..=65536)
+    let range = pl_core::minhash::PERMS_RANGE;
+    clap::value_parser!(u32).range(*range.start() as i64..=*range.end() as i64)
 }
 
 /// `--scheme` values.

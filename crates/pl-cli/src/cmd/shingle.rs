@@ -84,7 +84,8 @@ impl ShingleFlags {
 
 /// --ngram's values, which pl-index takes too: from 1 to 64 units.
 pub fn ngram_parser() -> clap::builder::RangedI64ValueParser<u32> {
-    clap::value_parser!(u32).range(1..=64)
+    let range = pl_core::shingle::NGRAM_RANGE;
+    clap::value_parser!(u32).range(*range.start() as i64..=*range.end() as i64)
 }
 
 /// Parses `whole`, `head:N` or `tail:N` (N ≥ 1).

@@ -351,3 +351,31 @@ fn a_word_only_copies_of_one_text_have_is_not_known() {
         "either order: {swapped:?}"
     );
 }
+
+#[test]
+fn parameters_outside_their_flags_values_are_named() {
+    assert_eq!(ScoreParams::default().out_of_range(), None);
+    let bad = |f: fn(&mut ScoreParams)| {
+        let mut p = ScoreParams::default();
+        f(&mut p);
+        p.out_of_range()
+    };
+    let said = |s: &str| Some(s.to_owned());
+    assert_eq!(
+        bad(|p| p.threshold = 7.0),
+        said("--threshold 7, not from 0 to 1")
+    );
+    assert_eq!(
+        bad(|p| p.min_similarity = f64::NAN),
+        said("--min-similarity NaN, not from 0 to 1")
+    );
+    assert_eq!(
+        bad(|p| p.allow_conflicts = -3.0),
+        said("--allow-conflicts -3, not a weight of 0 or more")
+    );
+    assert_eq!(
+        bad(|p| p.max_words = 100_000_000),
+        said("--max-words 100000000, not from 2 to 100000")
+    );
+    assert_eq!(bad(|p| p.max_words = 100_000), None);
+}

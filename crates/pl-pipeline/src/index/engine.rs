@@ -77,7 +77,30 @@ impl Params {
                 .unwrap_or(serde_json::json!(0.0));
             o.insert("threshold".into(), p);
         }
-        serde_json::from_value(v)
+        let params: Params = serde_json::from_value(v.clone())?;
+        // A parameter this build does not know (a later build's, or an edit) would be
+        // ignored, and the index updated as if it had not been asked for: refused.
+        let known = serde_json::to_value(&params)?;
+        if let (Some(recorded), Some(known)) = (v.as_object(), known.as_object()) {
+            if let Some(k) = recorded.keys().find(|k| !known.contains_key(*k)) {
+                return Err(serde::de::Error::custom(format!("unknown parameter {k:?}")));
+            }
+        }
+        Ok(params)
+    }
+
+    /// The first recorded parameter outside the values its flag takes, as its flag and value
+    /// (the rest, which the stages check, [`Engine::new`] refuses).
+    pub fn out_of_range(&self) -> Option<String> {
+        let ranges = [
+            ("--perms", self.perms, pl_core::minhash::PERMS_RANGE),
+            ("--ngram", self.ngram, pl_core::shingle::NGRAM_RANGE),
+            ("--numbers", usize::from(self.numbers), 0..=1),
+        ];
+        (ranges.into_iter())
+            .find(|(_, v, range)| !range.contains(v))
+            .map(|(f, v, r)| format!("{f} {v}, not from {} to {}", r.start(), r.end()))
+            .or_else(|| self.score.out_of_range())
     }
 
     /// The parameters as `--flag value` pairs, in a fixed order, for messages.
@@ -343,4 +366,38 @@ pub struct Prepared {
     /// The words that are the ledger's numbers (a subset of `words`): their count lines
     /// differ (`count_line`).
     pub numbers: Vec<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_parameters_unknown_or_out_of_range_are_refused() {
+        let mut v = serde_json::to_value(Params::default()).unwrap();
+        v["a_later_builds_knob"] = 3.into();
+        let err = Params::from_recorded(&v.to_string()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("unknown parameter \"a_later_builds_knob\""),
+            "{err}"
+        );
+        assert_eq!(Params::default().out_of_range(), None);
+        let bad = |f: fn(&mut Params)| {
+            let mut p = Params::default();
+            f(&mut p);
+            p.out_of_range()
+        };
+        let said = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            bad(|p| p.perms = 1 << 30),
+            said("--perms 1073741824, not from 1 to 65536")
+        );
+        assert_eq!(bad(|p| p.ngram = 0), said("--ngram 0, not from 1 to 64"));
+        assert_eq!(bad(|p| p.numbers = 2), said("--numbers 2, not from 0 to 1"));
+        assert_eq!(
+            bad(|p| p.score.threshold = -1.0),
+            said("--threshold -1, not from 0 to 1")
+        );
+    }
 }

@@ -246,7 +246,19 @@ impl Index {
     /// its parameters: as long and as large as a first build) and compares every table
     /// with it: the tables that differ, none when the index is what its documents make.
     pub fn verify(&mut self, log: &Log) -> Result<(u64, Vec<Differs>)> {
-        let (docs, sources) = self.stored_docs()?;
+        // The documents and the tables compared are read in one read transaction, ended
+        // before the fresh build: a writer committing between them made its tables compared
+        // with a fresh build of the documents before it, said to differ (and a read held
+        // through the build would stall a writer's checkpoint).
+        let (docs, sources, mine) = {
+            let tx = sql(&self.dir, self.conn.unchecked_transaction())?;
+            let (docs, sources) = self.stored_docs()?;
+            let mut mine = Vec::new();
+            for table in COMPARED {
+                mine.push(sql(&self.dir, digest(&tx, table))?);
+            }
+            (docs, sources, mine)
+        };
         let n = docs.len() as u64;
         let tmp = tempfile::Builder::new()
             .prefix("pl-index-verify")
@@ -258,10 +270,8 @@ impl Index {
         log.info(format!("{n} documents built again to compare"));
         let mut fresh = Index::open(&fresh_dir, &|_| params.clone(), Access::Create, &quiet)?;
         fresh.update(docs, Vec::new(), Vec::new(), &sources, &quiet)?;
-        let tx = sql(&self.dir, self.conn.transaction())?;
         let mut out = Vec::new();
-        for table in COMPARED {
-            let mine = sql(&self.dir, digest(&tx, table))?;
+        for (table, mine) in COMPARED.into_iter().zip(mine) {
             let theirs = sql(&fresh.dir, digest(&fresh.conn, table))?;
             if mine != theirs {
                 out.push(Differs {

@@ -481,5 +481,14 @@ fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool, u32)> {
         get("params")?.ok_or_else(|| not_index("no parameters in its meta table".into()))?;
     let params = Params::from_recorded(&params)
         .map_err(|e| not_index(format!("parameters unreadable: {e}")))?;
+    // Flags are checked when given; recorded values are checked here, or an edited record
+    // would run unchecked (a pair's alignment unbounded by --max-words, no pair kept).
+    let why = match params.out_of_range() {
+        Some(why) => Some(why),
+        None => Engine::new(&params, false).err().map(|e| format!("{e:#}")),
+    };
+    if let Some(why) = why {
+        return Err(not_index(format!("recorded parameters: {why}")));
+    }
     Ok((params, get("built")?.as_deref() != Some("0"), format))
 }
