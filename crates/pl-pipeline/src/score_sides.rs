@@ -209,6 +209,8 @@ struct Counting<'a> {
     file_len: Option<u64>,
     /// The word ids of the line last counted, until its side takes them.
     ids: Vec<u32>,
+    /// One bit per word id, to count a line's distinct ids ([`cost::distinct`]).
+    seen: Vec<u64>,
 }
 
 impl Counting<'_> {
@@ -241,6 +243,7 @@ impl Counting<'_> {
             }
             let len = u32::try_from(text.len())
                 .map_err(|_| anyhow!("{}: line {line}: over 4 GB", t.name))?;
+            let cost = cost + cost::PER_DISTINCT * cost::distinct(&self.ids, &mut self.seen);
             t.at.insert(id, (start, len, cost));
             self.held_cost += cost;
             if self.held_cost > self.budget && t.file.is_some() {
@@ -282,7 +285,8 @@ impl Counting<'_> {
         let mut cost = self.held_cost;
         for p in parsed.iter().flatten() {
             if self.wanted.contains(&p.0) {
-                cost += p.4;
+                // Every word distinct, at most.
+                cost += p.4 + cost::PER_DISTINCT * p.3.len() as u64;
             }
         }
         let read = starts.last().zip(chunk.last());
@@ -350,6 +354,7 @@ impl NormTexts {
                 .and_then(|f| f.metadata().ok())
                 .map(|m| m.len()),
             ids: Vec::new(),
+            seen: Vec::new(),
         };
         // Counting is serial (ids are given in file order): it runs on one thread while the
         // next chunk is parsed on the others.
@@ -718,6 +723,7 @@ mod tests {
             held_cost: 0,
             file_len: Some(file_len),
             ids: Vec::new(),
+            seen: Vec::new(),
         };
         // Two wanted lines whose sides cost 4,512 bytes each.
         let c = chunk(1000);

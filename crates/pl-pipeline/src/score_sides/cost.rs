@@ -12,6 +12,7 @@ use super::{Parsed, SideOptions};
 /// 28 and 4 a byte per word holding a digit, 4 per 4 bytes of text holding a digit up to 2 a
 /// byte of text, its addressee slots) and its numbers as written (24 and its length each, and
 /// its sample as written).
+/// [`PER_DISTINCT`] bytes for each distinct word are not in it: the caller counts them.
 pub(super) fn estimate(p: &Parsed<'_>, opts: &SideOptions) -> u64 {
     let text = p.norm.len() as u64;
     // Without the verifier only the fuzzy sample is kept (4 bytes a character at most).
@@ -27,11 +28,8 @@ pub(super) fn estimate(p: &Parsed<'_>, opts: &SideOptions) -> u64 {
     if !opts.verify {
         return cost;
     }
-    let mut distinct = p.hashes.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    // Ids in text order; distinct ids and their counts; folded words and their times.
-    cost += 4 * p.hashes.len() as u64 + 17 * distinct.len() as u64;
+    // Ids in text order; the distinct ones are counted with the vocabulary (PER_DISTINCT).
+    cost += 4 * p.hashes.len() as u64;
     let numbers = DigitWords::of(&p.norm);
     // Each number's place (8), its folded span (16) and characters (4 bytes each).
     cost += 24 * numbers.count + 4 * numbers.bytes;
@@ -45,6 +43,26 @@ pub(super) fn estimate(p: &Parsed<'_>, opts: &SideOptions) -> u64 {
         None => numbers.written(),
     };
     cost + written
+}
+
+/// Bytes of a verified side per distinct word: its id and count, its folded form and times.
+pub(super) const PER_DISTINCT: u64 = 17;
+
+/// How many distinct ids `ids` holds, with `seen` (one bit per id, left cleared).
+pub(super) fn distinct(ids: &[u32], seen: &mut Vec<u64>) -> u64 {
+    let mut n = 0;
+    for &id in ids {
+        let (w, bit) = (id as usize / 64, 1u64 << (id % 64));
+        if w >= seen.len() {
+            seen.resize(w + 1, 0);
+        }
+        n += u64::from(seen[w] & bit == 0);
+        seen[w] |= bit;
+    }
+    for &id in ids {
+        seen[id as usize / 64] = 0;
+    }
+    n
 }
 
 /// The words of a text that hold a digit: how many, their bytes, their digits.
@@ -153,7 +171,14 @@ mod tests {
             for (i, text) in texts().iter().enumerate() {
                 let line = serde_json::json!({"id": i, "norm": text}).to_string();
                 let mut p = parse_line(&line, &opts).unwrap();
-                let estimate = estimate(&p, &opts);
+                let mut sorted = p.hashes.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                let (mut ids, mut seen) = (Vec::new(), Vec::new());
+                Vocab::default().add(&p.hashes, &mut ids);
+                assert_eq!(distinct(&ids, &mut seen), sorted.len() as u64);
+                assert!(seen.iter().all(|&w| w == 0), "left cleared");
+                let estimate = estimate(&p, &opts) + PER_DISTINCT * sorted.len() as u64;
                 let mut s = side(&mut p, &opts);
                 if verify {
                     let mut ids = Vec::new();
