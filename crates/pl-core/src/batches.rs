@@ -5,12 +5,15 @@
 //! grouped by connected component of the candidate graph (a template family, a document and
 //! its rescans), and whole components are packed into batches while their documents' costs
 //! fit the budget, so that each document is loaded once. A component too large for the
-//! budget has its documents ordered breadth first over its pairs (neighbours end up near one
-//! another) and cut into chunks of at most a quarter of it; its pairs, taken chunk pair by chunk
-//! pair, fill batches with the documents they touch until the budget is reached. Memory stays
-//! bounded, at the price of loading a document once per batch it is touched in: a chunk's
-//! pairs among themselves load it once, and a pair reaching a distant chunk loads only its
-//! two documents, not the chunk.
+//! budget has its pairs put in an order, and they fill batches in that order with the
+//! documents they touch until the budget is reached. Memory stays bounded, at the price of
+//! loading a document once per batch it is touched in. Two orders are planned and the one
+//! whose batches load the least (by cost) is kept; both put the documents breadth first over
+//! the pairs (neighbours end up near one another): cut in chunks of a quarter of the budget,
+//! taken chunk pair by chunk pair (a chunk's pairs among themselves load it once, and a pair
+//! reaching a distant chunk loads only its two documents, not the chunk); or each pair at its
+//! later document, so that the batches sweep the component (on the real texts at 256 MB,
+//! 18 % less read).
 
 use crate::cluster::UnionFind;
 
@@ -33,53 +36,101 @@ pub fn plan(pairs: &[(u32, u32)], costs: &[u64], budget: u64) -> Vec<Batch> {
 
     let mut batches: Vec<Batch> = Vec::new();
     // A pair of a packed component goes to its component's batch; a pair of a cut one is
-    // placed after them, by the chunks of its documents.
+    // placed after them, in the order that loads the fewest texts.
     let mut batch_of_comp = vec![u32::MAX; comps.len()];
-    let mut chunk_of = vec![u32::MAX; n];
     let mut open: Option<(usize, u64)> = None;
-    let mut adjacency = None;
-    let mut chunks_so_far = 0u32;
+    let mut cut_comps = Vec::new();
     for (c, docs) in comps.iter().enumerate() {
         let c_cost = cost(docs);
-        if c_cost <= budget {
-            let fits = open.is_some_and(|(_, used)| used + c_cost <= budget);
-            if !fits {
-                open = Some((batches.len(), 0));
-                batches.push(Batch::default());
-            }
-            let (b, used) = open.as_mut().expect("a batch is open");
-            batches[*b].docs.extend_from_slice(docs);
-            *used += c_cost;
-            batch_of_comp[c] = *b as u32;
-        } else {
-            let adj = adjacency.get_or_insert_with(|| Adjacency::new(pairs, n));
-            let order = adj.breadth_first(docs[0], docs.len());
-            for ch in chunk(&order, costs, budget / 4) {
-                for &d in &ch {
-                    chunk_of[d as usize] = chunks_so_far;
-                }
-                chunks_so_far += 1;
-            }
+        if c_cost > budget {
+            cut_comps.push(c);
+            continue;
         }
+        let fits = open.is_some_and(|(_, used)| used + c_cost <= budget);
+        if !fits {
+            open = Some((batches.len(), 0));
+            batches.push(Batch::default());
+        }
+        let (b, used) = open.as_mut().expect("a batch is open");
+        batches[*b].docs.extend_from_slice(docs);
+        *used += c_cost;
+        batch_of_comp[c] = *b as u32;
     }
-    let mut cut_pairs: Vec<(u32, u32, u32)> = Vec::new();
-    for (i, &(a, b)) in pairs.iter().enumerate() {
-        let c = comp_of[a as usize] as usize;
-        match batch_of_comp[c] {
-            u32::MAX => {
-                let (x, y) = (chunk_of[a as usize], chunk_of[b as usize]);
-                cut_pairs.push((x.min(y), x.max(y), i as u32));
-            }
+    let mut cut: Vec<u32> = Vec::new();
+    for (i, &(a, _)) in pairs.iter().enumerate() {
+        match batch_of_comp[comp_of[a as usize] as usize] {
+            u32::MAX => cut.push(i as u32),
             b => batches[b as usize].pairs.push(i as u32),
         }
     }
-    cut_pairs.sort_unstable();
-    fill(&mut batches, &cut_pairs, pairs, costs, budget);
+    if !cut.is_empty() {
+        let cut_docs: Vec<&[u32]> = cut_comps.iter().map(|&c| &comps[c][..]).collect();
+        let adj = Adjacency::new(pairs, n);
+        let loaded = |bs: &[Batch]| bs.iter().map(|b| cost(&b.docs)).sum::<u64>();
+        let best = [Order::ChunkPairs, Order::Breadth]
+            .into_iter()
+            .map(|order| {
+                let keys = order.keys(&cut_docs, &adj, costs, budget);
+                let key = |i: u32| {
+                    let (a, b) = pairs[i as usize];
+                    let (x, y) = (keys[a as usize], keys[b as usize]);
+                    match order {
+                        Order::ChunkPairs => (x.min(y), x.max(y), i),
+                        Order::Breadth => (x.max(y), x.min(y), i),
+                    }
+                };
+                let mut keyed: Vec<(u32, u32, u32)> = cut.iter().map(|&i| key(i)).collect();
+                keyed.sort_unstable();
+                let mut bs = Vec::new();
+                fill(&mut bs, &keyed, pairs, costs, budget);
+                bs
+            })
+            .min_by_key(|bs| loaded(bs))
+            .expect("two orders");
+        batches.extend(best);
+    }
     for b in &mut batches {
         b.docs.sort_unstable();
         b.pairs.sort_unstable();
     }
     batches
+}
+
+/// How the pairs of a component over the budget are ordered before they fill batches: each
+/// order gives its documents keys, and each pair is placed by its documents' keys.
+#[derive(Debug, Clone, Copy)]
+enum Order {
+    /// Breadth first, cut in chunks of a quarter of the budget; pairs by chunk pair (the
+    /// lower chunk first): a chunk's pairs among themselves load it once.
+    ChunkPairs,
+    /// Breadth first; a pair by its later document: batches sweep the component.
+    Breadth,
+}
+
+impl Order {
+    /// Each document's key (`u32::MAX` outside `comps`), numbered across the components in
+    /// turn.
+    fn keys(self, comps: &[&[u32]], adj: &Adjacency, costs: &[u64], budget: u64) -> Vec<u32> {
+        let mut keys = vec![u32::MAX; costs.len()];
+        let mut next = 0u32;
+        for docs in comps {
+            let order = adj.breadth_first(docs[0], docs.len());
+            if let Order::ChunkPairs = self {
+                for ch in chunk(&order, costs, budget / 4) {
+                    for &d in &ch {
+                        keys[d as usize] = next;
+                    }
+                    next += 1;
+                }
+            } else {
+                for d in order {
+                    keys[d as usize] = next;
+                    next += 1;
+                }
+            }
+        }
+        keys
+    }
 }
 
 /// Adds batches for `cut_pairs` (chunk pair, then pair number), in order: each batch takes
@@ -294,6 +345,20 @@ mod tests {
         assert_eq!(loaded, 12, "{plan:?}");
         let scored: usize = plan.iter().map(|b| b.pairs.len()).sum();
         assert_eq!(scored, pairs.len());
+    }
+
+    #[test]
+    fn documents_that_pair_with_every_other_are_loaded_once_a_batch() {
+        // Twelve leaves (0..12), each paired with both hubs (12, 13), which pair together: over
+        // a budget of 8, two batches hold the hubs and six leaves each. Breadth first from leaf
+        // 0, cut in chunks, the hubs' pairs scatter over more batches.
+        let mut pairs: Vec<(u32, u32)> = vec![(12, 13)];
+        for leaf in 0..12 {
+            pairs.extend([(leaf, 12), (leaf, 13)]);
+        }
+        let plan = plan(&pairs, &[1; 14], 8);
+        let loaded: usize = plan.iter().map(|b| b.docs.len()).sum();
+        assert_eq!((plan.len(), loaded), (2, 16), "{plan:?}");
     }
 
     proptest! {

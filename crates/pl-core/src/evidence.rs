@@ -153,13 +153,14 @@ impl Profile {
     }
 
     /// Sets the text's word ids, in text order ([`crate::verify::Vocab::add`]).
-    pub fn set_ids(&mut self, ids: Vec<u32>) {
+    pub fn set_ids(&mut self, mut ids: Vec<u32>) {
         if let Some(at) = self.numbers.as_mut() {
             // Read for each pair, deduplicated once: the ledger counts each number once.
             let mut seen = rustc_hash::FxHashSet::default();
             at.retain(|&(_, i)| seen.insert(ids[i as usize]));
             at.shrink_to_fit();
         }
+        ids.shrink_to_fit();
         let mut sorted = ids.clone();
         sorted.sort_unstable();
         let (mut distinct, mut counts) = (Vec::<u32>::new(), Vec::<u32>::new());
@@ -777,6 +778,7 @@ const EDGE_BLOCK: usize = 12;
 const NEAR_WINDOW: usize = 6;
 
 mod addressee;
+mod size;
 pub use addressee::substitutions as addressee_subs;
 mod facing;
 mod grams;

@@ -24,6 +24,14 @@ pub struct Written {
 }
 
 impl Written {
+    /// Bytes it holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.bare.capacity() * 8
+            + self.marked.capacity() * std::mem::size_of::<(u64, Box<str>)>()
+            + self.marked.iter().map(|(_, w)| w.len()).sum::<usize>()
+            + self.sample.as_ref().map_or(0, |s| s.len())
+    }
+
     /// The numbers (words holding a digit) of a normalized text.
     pub fn of(norm: &str) -> Written {
         let mut w = Written::default();

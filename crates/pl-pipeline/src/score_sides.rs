@@ -24,6 +24,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::io::open_input;
 use crate::ndjson::{norm_record, record_fingerprint, NdjsonReader, NormFields};
 
+mod cost;
+
 /// What the flags ask of each document.
 #[derive(Debug, Clone, Copy)]
 pub struct SideOptions {
@@ -80,6 +82,19 @@ pub struct Side {
 }
 
 impl Side {
+    /// Bytes it holds on the heap: what holding the document really costs, but for the
+    /// allocator's own.
+    pub fn heap_bytes(&self) -> usize {
+        self.text.capacity()
+            + self.sorted_sample.as_ref().map_or(0, String::capacity)
+            + self.profile.heap_bytes()
+            + self.tokens.capacity() * 16
+            + self.words.capacity() * 24
+            + self.words.iter().map(String::capacity).sum::<usize>()
+            + self.ids.capacity() * 4
+            + self.written.heap_bytes()
+    }
+
     /// The document as the scorer sees it.
     pub fn doc(&self) -> Doc<'_> {
         Doc {
@@ -107,8 +122,8 @@ pub struct NormTexts {
     vocab: Vocab,
     /// Every wanted document's side, while they fit the budget.
     held: Option<Sides>,
-    /// Where each wanted document's line is, to read it again.
-    at: FxHashMap<u64, (u64, u32)>,
+    /// Where each wanted document's line is, to read it again, and what its side costs.
+    at: FxHashMap<u64, (u64, u32, u64)>,
     file: Option<File>,
     /// Documents with each normalized text (every text, so that the counts of parts add up).
     copies: Copies,
@@ -123,12 +138,6 @@ impl Copies {
     pub fn of(&self, fp: Fingerprint) -> u32 {
         self.0.get(&fp).copied().unwrap_or(1)
     }
-}
-
-/// Memory a document's side takes, estimated from its line: the text, 4 bytes per word of
-/// ids, 16 per distinct word, and the record around them.
-pub fn side_cost(line_len: u32) -> u64 {
-    4 * u64::from(line_len) + 512
 }
 
 /// One line of the norm file, parsed and tokenized.
@@ -180,8 +189,9 @@ fn parse_line<'a>(text: &'a str, opts: &SideOptions) -> Result<Parsed<'a>, Strin
 }
 
 /// One line as the counting pass makes it: the document's id, its distinctive tokens and word
-/// hashes, and its side when it is wanted and the sides are still held.
-type Made = (u64, Fingerprint, Vec<u64>, Vec<u64>, Option<Side>);
+/// hashes, what its side costs (0 unless it is wanted), and its side when it is wanted and
+/// the sides are still held.
+type Made = (u64, Fingerprint, Vec<u64>, Vec<u64>, u64, Option<Side>);
 
 /// A chunk of lines, where each starts in the file, and what was made of each.
 type ParsedChunk = (Vec<(u64, String)>, Vec<u64>, Vec<Result<Made, String>>);
@@ -199,6 +209,8 @@ struct Counting<'a> {
     file_len: Option<u64>,
     /// The word ids of the line last counted, until its side takes them.
     ids: Vec<u32>,
+    /// One bit per word id, to count a line's distinct ids ([`cost::distinct`]).
+    seen: Vec<u64>,
 }
 
 impl Counting<'_> {
@@ -211,7 +223,7 @@ impl Counting<'_> {
         (chunk, starts, parsed): ParsedChunk,
     ) -> Result<()> {
         for (((line, text), &start), p) in chunk.iter().zip(&starts).zip(parsed) {
-            let (id, fp, tokens, hashes, side) = match p {
+            let (id, fp, tokens, hashes, cost, side) = match p {
                 Ok(p) => p,
                 Err(msg) => {
                     r.invalid(*line, &msg)?;
@@ -231,8 +243,9 @@ impl Counting<'_> {
             }
             let len = u32::try_from(text.len())
                 .map_err(|_| anyhow!("{}: line {line}: over 4 GB", t.name))?;
-            t.at.insert(id, (start, len));
-            self.held_cost += side_cost(len);
+            let cost = cost + cost::PER_DISTINCT * cost::distinct(&self.ids, &mut self.seen);
+            t.at.insert(id, (start, len, cost));
+            self.held_cost += cost;
             if self.held_cost > self.budget && t.file.is_some() {
                 t.held = None;
             }
@@ -270,9 +283,10 @@ impl Counting<'_> {
             return false;
         }
         let mut cost = self.held_cost;
-        for ((_, text), p) in chunk.iter().zip(parsed) {
-            if p.as_ref().is_ok_and(|m| self.wanted.contains(&m.0)) {
-                cost += side_cost(text.len() as u32);
+        for p in parsed.iter().flatten() {
+            if self.wanted.contains(&p.0) {
+                // Every word distinct, at most.
+                cost += p.4 + cost::PER_DISTINCT * p.3.len() as u64;
             }
         }
         let read = starts.last().zip(chunk.last());
@@ -324,8 +338,10 @@ impl NormTexts {
         };
         let make = |text: &str, keep: bool| -> Result<Made, String> {
             let mut p = parse_line(text, opts)?;
-            let side = (keep && wanted.contains(&p.id)).then(|| side(&mut p, opts));
-            Ok((p.id, p.fp, p.tokens, p.hashes, side))
+            let wanted = wanted.contains(&p.id);
+            let cost = if wanted { cost::estimate(&p, opts) } else { 0 };
+            let side = (keep && wanted).then(|| side(&mut p, opts));
+            Ok((p.id, p.fp, p.tokens, p.hashes, cost, side))
         };
         let mut counting = Counting {
             wanted,
@@ -338,6 +354,7 @@ impl NormTexts {
                 .and_then(|f| f.metadata().ok())
                 .map(|m| m.len()),
             ids: Vec::new(),
+            seen: Vec::new(),
         };
         // Counting is serial (ids are given in file order): it runs on one thread while the
         // next chunk is parsed on the others.
@@ -471,9 +488,9 @@ impl NormTexts {
         self.at.contains_key(&id)
     }
 
-    /// What a wanted document's side costs ([`side_cost`]).
+    /// What a wanted document's side costs at most (estimated from its line).
     pub fn cost(&self, id: u64) -> u64 {
-        self.at.get(&id).map_or(0, |&(_, len)| side_cost(len))
+        self.at.get(&id).map_or(0, |&(_, _, cost)| cost)
     }
 
     /// The sides of every wanted document, when they fit the budget; else `None`, and
@@ -490,7 +507,7 @@ impl NormTexts {
             .ok_or_else(|| anyhow!("{}: cannot be read again by offset", self.name))?;
         ids.par_iter()
             .map_init(Vec::new, |buf, &id| {
-                let &(start, len) = &self.at[&id];
+                let &(start, len, _) = &self.at[&id];
                 buf.resize(len as usize, 0);
                 file.read_exact_at(buf, start)
                     .map_err(|e| anyhow!("{}: byte {start}: {e}", self.name))?;
@@ -551,8 +568,10 @@ fn side(p: &mut Parsed<'_>, opts: &SideOptions) -> Side {
     let mut text = norm;
     if !opts.verify {
         text.truncate(sample_end);
-        text.shrink_to_fit();
     }
+    // Held as long as its document: no spare capacity (an edge sample or an unescaped text
+    // has some).
+    text.shrink_to_fit();
     Side {
         text,
         sample_chars,
@@ -673,7 +692,7 @@ mod tests {
         let lines: Vec<(u64, String)> = (1..=3).map(|i| (i, "x".repeat(len))).collect();
         let starts = (0..3).map(|i| i * (len as u64 + 1)).collect();
         let made = (1..=3)
-            .map(|id| Ok((id, 0, Vec::new(), Vec::new(), None)))
+            .map(|id| Ok((id, 0, Vec::new(), Vec::new(), 4512, None)))
             .collect();
         (lines, starts, made)
     }
@@ -704,8 +723,9 @@ mod tests {
             held_cost: 0,
             file_len: Some(file_len),
             ids: Vec::new(),
+            seen: Vec::new(),
         };
-        // Two wanted lines of 1,000 bytes cost 2 × 4,512 bytes.
+        // Two wanted lines whose sides cost 4,512 bytes each.
         let c = chunk(1000);
         assert!(counting(9000, 3003).drops(&t, &c), "over the budget");
         assert!(

@@ -119,7 +119,7 @@ pub struct Scoring {
     /// Add the words only one text has and the conflict words.
     pub explain: bool,
     pub opts: SideOptions,
-    /// Bytes of sides held at once ([`crate::score_sides::side_cost`]).
+    /// Bytes of sides held at once, as [`crate::score_sides::NormTexts::cost`] estimates them.
     pub budget: u64,
 }
 

@@ -99,8 +99,9 @@ pub struct Args {
     /// (scripts/spark).
     #[arg(long)]
     pub apart_all: bool,
-    /// Memory, in MB, for the documents of the pairs held at once (their texts, word ids and
-    /// samples, counted as 4 bytes per byte of normalized text, more than they take). When they
+    /// Memory, in MB, for the documents of the pairs held at once (their texts, word ids,
+    /// profiles and samples, each estimated from its text at more than it takes: about 5 bytes
+    /// per byte of normalized text, docs/SPEED.md). When they
     /// need more (or seem to, their cost so far scaled to the whole --norm file), the pairs are
     /// scored in batches of documents whose texts are read again from --norm by offset, so
     /// memory does not grow with the corpus; output and verdicts are the same.

@@ -11,6 +11,11 @@ pub(crate) struct Folded {
 }
 
 impl Folded {
+    /// Bytes it holds on the heap.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.chars.capacity() * 4 + self.spans.capacity() * 16
+    }
+
     /// Adds the number `w`.
     pub(crate) fn push(&mut self, w: &str) {
         let start = self.chars.len();
