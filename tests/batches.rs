@@ -58,6 +58,27 @@ fn batches_give_what_holding_every_text_gives() {
     }
 }
 
+/// Signatures in a binary file are read again with each batch's texts; in NDJSON (or from a
+/// pipe) they are held whole: the scores are the same either way.
+#[test]
+fn signatures_read_again_or_held_give_the_same_scores() {
+    let d = example_dir();
+    ok(sh(
+        d.path(),
+        "pl-minhash -q norm.ndjson --format json -o sigs.ndjson",
+    ));
+    let score = |sigs: &str| {
+        ok(sh(
+            d.path(),
+            &format!("pl-score -q cands.ndjson --sigs {sigs} --norm norm.ndjson --text-memory 1"),
+        ))
+    };
+    let binary = score("sigs.bin");
+    assert!(binary.len() > 1000, "kept pairs expected");
+    assert_eq!(binary, score("sigs.ndjson"), "NDJSON signatures, held");
+    assert_eq!(binary, score("<(cat sigs.bin)"), "binary signatures from a pipe, held");
+}
+
 #[test]
 fn texts_that_seem_too_many_early_are_read_again_in_one_batch() {
     let d = example_dir();

@@ -401,9 +401,8 @@ pub struct SigDigest {
 impl SigDigest {
     /// The digest of `sig`.
     pub fn of(sig: &[u32]) -> SigDigest {
-        let bytes: Vec<u8> = sig.iter().flat_map(|v| v.to_le_bytes()).collect();
         SigDigest {
-            hash: xxhash_rust::xxh3::xxh3_64(&bytes),
+            hash: crate::minhash::sig_hash(sig),
             empty: is_empty_signature(sig),
         }
     }

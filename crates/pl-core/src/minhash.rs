@@ -248,10 +248,39 @@ pub fn exact_jaccard(a: &[u64], b: &[u64]) -> f64 {
     }
 }
 
+/// The xxh3 hash of a signature's values as little-endian bytes, hashed 64 values at a time
+/// rather than copied whole.
+pub fn sig_hash(sig: &[u32]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = [0u8; 256];
+    for chunk in sig.chunks(64) {
+        for (b, v) in buf.chunks_exact_mut(4).zip(chunk) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+        h.update(&buf[..4 * chunk.len()]);
+    }
+    h.digest()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_signature_hashes_as_its_bytes_do() {
+        for k in [0usize, 1, 63, 64, 65, 100, 256] {
+            let sig: Vec<u32> = (0..k as u32)
+                .map(|i| i.wrapping_mul(2_654_435_761))
+                .collect();
+            let bytes: Vec<u8> = sig.iter().flat_map(|v| v.to_le_bytes()).collect();
+            assert_eq!(
+                sig_hash(&sig),
+                xxhash_rust::xxh3::xxh3_64(&bytes),
+                "K = {k}"
+            );
+        }
+    }
 
     fn sig(h: &MinHasher, s: &[u64]) -> Vec<u32> {
         let mut out = vec![0; h.perms()];

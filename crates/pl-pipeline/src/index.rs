@@ -50,6 +50,7 @@ use serde_json::Value;
 use crate::candidates::Cand;
 use crate::log::Log;
 use crate::score_sides::{counted_words, number_hashes, sides_of_lines, NormTexts, SideOptions};
+use crate::score_sigs::Sigs;
 use crate::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 
 mod check;

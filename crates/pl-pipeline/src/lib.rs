@@ -16,5 +16,6 @@ pub mod params;
 pub mod queue;
 pub mod reorder;
 pub mod score_sides;
+pub mod score_sigs;
 pub mod scoring;
 pub mod summary;

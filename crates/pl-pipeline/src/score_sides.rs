@@ -316,12 +316,14 @@ impl NormTexts {
     /// at most `budget` bytes (or whatever they cost, when the file cannot be read again).
     ///
     /// With `counts` (`--corpus-counts`), the rarities are those counts of a larger corpus
-    /// instead of this file's.
+    /// instead of this file's. `extra`: what each wanted document costs besides its side
+    /// (its signature, read again with it).
     pub fn read(
         path: &Path,
         wanted: &FxHashSet<u64>,
         opts: &SideOptions,
         budget: u64,
+        extra: u64,
         counts: Option<&CorpusCounts>,
     ) -> Result<NormTexts> {
         const CHUNK: usize = 2048;
@@ -339,7 +341,11 @@ impl NormTexts {
         let make = |text: &str, keep: bool| -> Result<Made, String> {
             let mut p = parse_line(text, opts)?;
             let wanted = wanted.contains(&p.id);
-            let cost = if wanted { cost::estimate(&p, opts) } else { 0 };
+            let cost = if wanted {
+                cost::estimate(&p, opts) + extra
+            } else {
+                0
+            };
             let side = (keep && wanted).then(|| side(&mut p, opts));
             Ok((p.id, p.fp, p.tokens, p.hashes, cost, side))
         };

@@ -11,7 +11,6 @@ use pl_core::batches::Batch;
 use pl_core::cluster::apart_in_components;
 use pl_core::evidence::Side as ConflictSide;
 use pl_core::minhash::{estimate_jaccard, exact_jaccard};
-use pl_core::records::SigRec;
 use pl_core::score::{containment_estimate, exact_containment, round6};
 use pl_core::scorer::{Computation, Config, Dims, Reason, Scorer, Similarity, Step, Verdict};
 use pl_core::text_records::{ApartRecord, ScoreRecord};
@@ -23,6 +22,7 @@ use crate::log::Log;
 use crate::ndjson::write_obj;
 use crate::reorder::Reorder;
 use crate::score_sides::{NormTexts, SideOptions, Sides};
+use crate::score_sigs::{SigMap, Sigs};
 
 /// Candidates scored at once: bounds the memory of the results, whatever the number of
 /// candidates.
@@ -30,8 +30,7 @@ const SCORE_BLOCK: usize = 1 << 18;
 
 /// What the pairs' documents are scored with, and the names of the files they came from.
 pub struct Inputs {
-    pub sigs: FxHashMap<u64, SigRec>,
-    pub sigs_name: String,
+    pub sigs: Sigs,
     /// Shingle sets, with --exact.
     pub shingles: Option<(FxHashMap<u64, Vec<u64>>, String)>,
     /// The norm file, counted, with --norm.
@@ -43,15 +42,15 @@ impl Inputs {
     pub fn check(&self, cands: &[Cand], cands_name: &str) -> Result<()> {
         for c in cands {
             for id in [c.a, c.b] {
-                let missing = if !self.sigs.contains_key(&id) {
-                    Some(&self.sigs_name)
+                let missing = if !self.sigs.contains(id) {
+                    Some(self.sigs.name())
                 } else if let Some((_, name)) =
                     self.shingles.as_ref().filter(|(s, _)| !s.contains_key(&id))
                 {
-                    Some(name)
+                    Some(name.as_str())
                 } else if let Some((_, name)) = self.texts.as_ref().filter(|(t, _)| !t.contains(id))
                 {
-                    Some(name)
+                    Some(name.as_str())
                 } else {
                     None
                 };
@@ -77,21 +76,16 @@ impl Inputs {
     /// signatures and, for --exact, equal shingle sets. Documents with an empty shingle set are
     /// compared as usual.
     fn identical(&self, c: &Cand) -> bool {
-        let (a, b) = (&self.sigs[&c.a], &self.sigs[&c.b]);
-        a.fingerprint == b.fingerprint
-            && a.size == b.size
-            && a.size > 0
-            && !a.sig.is_empty()
-            && a.sig == b.sig
+        self.sigs.identical(c.a, c.b)
             && self.shingles.as_ref().is_none_or(|(s, _)| {
-                let (x, y) = (&s[&a.id], &s[&b.id]);
+                let (x, y) = (&s[&c.a], &s[&c.b]);
                 !x.is_empty() && x == y
             })
     }
 
-    /// The pair's Jaccard and containment: estimated from the signatures, exact from the
-    /// shingle sets with --exact, 1 for two copies.
-    pub fn similarity(&self, c: &Cand) -> Similarity {
+    /// The pair's Jaccard and containment: estimated from the signatures (`sigs`: those of its
+    /// batch), exact from the shingle sets with --exact, 1 for two copies.
+    pub fn similarity(&self, c: &Cand, sigs: &SigMap) -> Similarity {
         let identical = self.identical(c);
         let (jaccard, containment) = if identical {
             (1.0, 1.0)
@@ -99,7 +93,7 @@ impl Inputs {
             let (x, y) = (&s[&c.a], &s[&c.b]);
             (exact_jaccard(x, y), exact_containment(x, y))
         } else {
-            let (sa, sb) = (&self.sigs[&c.a], &self.sigs[&c.b]);
+            let (sa, sb) = (&sigs[&c.a], &sigs[&c.b]);
             let j = estimate_jaccard(&sa.sig, &sb.sig);
             (j, containment_estimate(j, sa.size, sb.size))
         };
@@ -187,24 +181,28 @@ pub fn score_all<W: Write>(
         explain: job.explain,
     };
     let ladder = Ladder::default();
-    let score_pair = |c: &Cand, s: &Sides| score_one(&scorer, job.fuzzy, inputs, c, s, &ladder);
+    let score_pair = |c: &Cand, s: &Sides, sigs: &SigMap| {
+        score_one(&scorer, job.fuzzy, inputs, c, (s, sigs), &ladder)
+    };
     let apart_decided = config.rescue.is_some_and(|r| r.apart);
     let mut tally = Tally::default();
     let mut out = PairOut::new(sinks, batches.len(), cands.len())?;
     let pb = log.bar("candidates", cands.len() as u64);
     for batch in &batches {
-        let loaded = match held {
-            Some(_) => None,
-            None => Some(read_again(inputs, batch, &doc_ids, job)?),
-        };
+        let (loaded, loaded_sigs) = read_batch(inputs, batch, &doc_ids, held.is_some(), job)?;
         let sides = held
             .as_ref()
             .or(loaded.as_ref())
             .expect("texts held or read");
+        let sigs = inputs
+            .sigs
+            .all_held()
+            .or(loaded_sigs.as_ref())
+            .expect("signatures held or read");
         for block in batch.pairs.chunks(SCORE_BLOCK) {
             let scored: Vec<Verdict> = block
                 .par_iter()
-                .map(|&i| score_pair(&cands[i as usize], sides))
+                .map(|&i| score_pair(&cands[i as usize], sides, sigs))
                 .collect();
             for (&i, v) in block.iter().zip(scored) {
                 let c = &cands[i as usize];
@@ -265,11 +263,11 @@ fn score_one(
     fuzzy: bool,
     inputs: &Inputs,
     c: &Cand,
-    sides: &Sides,
+    (sides, sigs): (&Sides, &SigMap),
     ladder: &Ladder,
 ) -> Verdict {
     let start = std::time::Instant::now();
-    let sim = inputs.similarity(c);
+    let sim = inputs.similarity(c, sigs);
     let docs = sides
         .get(&c.a)
         .zip(sides.get(&c.b))
@@ -298,13 +296,27 @@ fn batches_said(batches: &[Batch], docs: usize, name: &str, budget: u64) -> Stri
     }
 }
 
-/// The texts of a batch's documents, read again from --norm (`doc_ids` by dense number).
-fn read_again(inputs: &Inputs, batch: &Batch, doc_ids: &[u64], job: &Scoring) -> Result<Sides> {
-    let Some((t, _)) = &inputs.texts else {
-        unreachable!("texts are held unless read from --norm")
+/// What a batch reads again: its documents' texts from --norm unless every text is held
+/// (`texts_held`), and their signatures unless every one is held (with held texts, the
+/// batch is every pair and its signatures every document's).
+fn read_batch(
+    inputs: &Inputs,
+    batch: &Batch,
+    doc_ids: &[u64],
+    texts_held: bool,
+    job: &Scoring,
+) -> Result<(Option<Sides>, Option<SigMap>)> {
+    let ids: Vec<u64> = match texts_held {
+        true if inputs.sigs.all_held().is_some() => Vec::new(),
+        true => inputs.sigs.ids(),
+        false => batch.docs.iter().map(|&d| doc_ids[d as usize]).collect(),
     };
-    let ids: Vec<u64> = batch.docs.iter().map(|&d| doc_ids[d as usize]).collect();
-    t.load(&ids, &job.opts)
+    let sides = match (&inputs.texts, texts_held) {
+        (Some((t, _)), false) => Some(t.load(&ids, &job.opts)?),
+        (None, false) => unreachable!("texts are held unless read from --norm"),
+        (_, true) => None,
+    };
+    Ok((sides, inputs.sigs.load(&ids)?))
 }
 
 /// What scoring has found so far: the pairs kept and dropped, and those that may be held

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 use clap::Parser;
 use pl_core::corpus::{CorpusCounts, CountRecord};
-use pl_core::records::{expect_param, ShingleRec, SigRec};
+use pl_core::records::{expect_param, ShingleRec};
 use pl_core::scorer::ScoreParams;
 use rustc_hash::FxHashSet;
 
@@ -17,6 +17,7 @@ use pl_pipeline::io::{create_output, open_input};
 use pl_pipeline::ndjson::{write_obj, NdjsonReader};
 use pl_pipeline::params::check_weights;
 use pl_pipeline::score_sides::{NormTexts, SideOptions};
+use pl_pipeline::score_sigs::Sigs;
 use pl_pipeline::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 
 /// Score each candidate pair and keep those whose score reaches --threshold: the match
@@ -101,10 +102,11 @@ pub struct Args {
     pub apart_all: bool,
     /// Memory, in MB, for the documents of the pairs held at once (their texts, word ids,
     /// profiles and samples, each estimated from its text at more than it takes: about 5 bytes
-    /// per byte of normalized text, docs/SPEED.md). When they
-    /// need more (or seem to, their cost so far scaled to the whole --norm file), the pairs are
-    /// scored in batches of documents whose texts are read again from --norm by offset, so
-    /// memory does not grow with the corpus; output and verdicts are the same.
+    /// per byte of normalized text, docs/SPEED.md; and their signatures, 4 × K bytes, unless
+    /// --sigs is NDJSON or a pipe and held whole). When they need more (or seem to, their
+    /// cost so far scaled to the whole --norm file), the pairs are scored in batches of
+    /// documents whose texts and signatures are read again by offset, so memory does not grow
+    /// with the corpus; output and verdicts are the same.
     #[arg(long, value_name = "MB", default_value_t = 512,
           value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub text_memory: u64,
@@ -228,7 +230,7 @@ fn read_inputs(
     counts: Option<&CorpusCounts>,
 ) -> Result<Inputs> {
     let sigs = args.sigs.as_deref().expect("clap requires --sigs");
-    let (params, sig_recs) = read_filtered::<SigRec>(sigs, |s| wanted.contains(&s.id))?;
+    let (params, sig_recs) = Sigs::read(sigs, wanted)?;
     if let Some(p) = params.filter(|p| p.part != pl_core::stream::Part::Whole) {
         anyhow::bail!(
             "{}: signatures of document {}s: --sigs takes the whole texts' signatures (parts are for pl-lsh --also)",
@@ -262,14 +264,13 @@ fn read_inputs(
     }
     let texts = match &args.norm {
         Some(path) => Some((
-            NormTexts::read(path, wanted, opts, budget, counts)?,
+            NormTexts::read(path, wanted, opts, budget, sig_recs.cost(), counts)?,
             path.display().to_string(),
         )),
         None => None,
     };
     Ok(Inputs {
-        sigs: sig_recs.into_iter().map(|s| (s.id, s)).collect(),
-        sigs_name: sigs.display().to_string(),
+        sigs: sig_recs,
         shingles,
         texts,
     })
@@ -281,7 +282,7 @@ fn count_corpus(args: &Args, opts: &SideOptions, log: &Log) -> Result<()> {
         .norm
         .as_deref()
         .ok_or_else(|| UsageError("--count-corpus counts the documents of --norm FILE".into()))?;
-    let texts = NormTexts::read(norm, &FxHashSet::default(), opts, 0, None)?;
+    let texts = NormTexts::read(norm, &FxHashSet::default(), opts, 0, 0, None)?;
     let counts = texts.counts(opts);
     let mut out = create_output(args.common.output.as_deref())?;
     for rec in counts.records() {

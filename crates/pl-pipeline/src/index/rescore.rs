@@ -24,15 +24,14 @@ impl Tx<'_> {
             .collect::<Result<_>>()?;
         let wanted: FxHashSet<u64> = cands.iter().flat_map(|c| [c.a, c.b]).collect();
         let job = &self.engine.scoring;
-        let texts = NormTexts::read(norm_path, &wanted, &job.opts, job.budget, None)?;
+        let texts = NormTexts::read(norm_path, &wanted, &job.opts, job.budget, 0, None)?;
         let sigs: FxHashMap<u64, SigRec> = docs
             .iter()
             .filter(|p| wanted.contains(&p.id))
             .filter_map(|p| p.sig.clone().map(|s| (p.id, s)))
             .collect();
         let mut inputs = Inputs {
-            sigs,
-            sigs_name: "the index".into(),
+            sigs: Sigs::held(sigs, "the index"),
             shingles: None,
             texts: Some((texts, norm_path.display().to_string())),
         };
@@ -105,8 +104,7 @@ impl Tx<'_> {
         }
         let (sigs, stored_extra) = self.signatures(list, extra)?;
         let inputs = Inputs {
-            sigs,
-            sigs_name: "the index".into(),
+            sigs: Sigs::held(sigs, "the index"),
             shingles: None,
             texts: None,
         };
@@ -135,14 +133,18 @@ impl Tx<'_> {
         let bar = log.map_or_else(indicatif::ProgressBar::hidden, |l| {
             l.bar("candidates rescored", cands.len() as u64)
         });
+        let held = inputs
+            .sigs
+            .all_held()
+            .expect("the index's signatures are held");
         let verdicts: Vec<Option<Verdict>> = cands
             .par_iter()
             .map(|c| {
                 bar.inc(1);
-                if !inputs.sigs.contains_key(&c.a) || !inputs.sigs.contains_key(&c.b) {
+                if !inputs.sigs.contains(c.a) || !inputs.sigs.contains(c.b) {
                     return None;
                 }
-                let sim = inputs.similarity(c);
+                let sim = inputs.similarity(c, held);
                 let docs = sides
                     .get(&c.a)
                     .zip(sides.get(&c.b))
@@ -224,14 +226,18 @@ impl Tx<'_> {
     ) -> Result<Vec<Cand>> {
         let job = &self.engine.scoring;
         let cfg = &job.config;
+        let held = inputs
+            .sigs
+            .all_held()
+            .expect("the index's signatures are held");
         let low = |c: &Cand| -> bool {
-            if !inputs.sigs.contains_key(&c.a) || !inputs.sigs.contains_key(&c.b) {
+            if !inputs.sigs.contains(c.a) || !inputs.sigs.contains(c.b) {
                 return true;
             }
             if !job.fuzzy || cfg.min_similarity <= 0.0 {
                 return false;
             }
-            let sim = inputs.similarity(c);
+            let sim = inputs.similarity(c, held);
             let s = if cfg.containment {
                 sim.jaccard.max(sim.containment)
             } else {
@@ -246,7 +252,7 @@ impl Tx<'_> {
         let mut out = Vec::new();
         for &(c, copy) in list {
             let c = cand_of(c, copy)?;
-            let present = inputs.sigs.contains_key(&c.a) && inputs.sigs.contains_key(&c.b);
+            let present = inputs.sigs.contains(c.a) && inputs.sigs.contains(c.b);
             if !present
                 || (low(&c)
                     && !(judged_by_numbers && self.share_numbers(&c, counts, &mut numbers)?))
