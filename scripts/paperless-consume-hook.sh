@@ -89,7 +89,7 @@ trap 'rm -rf "$TMP"' EXIT
 # tokens before the tagging step runs; never argv)
 # and `one_line`, which makes any text one log line with every form of the token in it
 # replaced, in any letter case: raw, with escapes before any of its characters (JSON's \" \\ \/, a Python repr's,
-# doubled), as \uXXXX or \xXX, URL-encoded (%XX) or as an HTML entity.
+# doubled), as \uXXXX or \xXX, URL-encoded (%XX) or as an HTML entity; and base64-encoded inside a longer text.
 read -r -d '' REDACT_PY <<'PY' || true
 import os, re
 
@@ -111,7 +111,28 @@ def read_token():
 def token_pattern(tokens):
     # The longest first: one token the start of another must not leave the other's end.
     tokens = sorted({t for t in tokens if t}, key=len, reverse=True)
-    return re.compile("|".join(map(one_pattern, tokens)), re.IGNORECASE) if tokens else None
+    encoded = sorted({f for t in tokens for f in base64_forms(t)})
+    alts = list(map(one_pattern, tokens)) + [base64_pattern(f) for f in encoded]
+    return re.compile("|".join(alts), re.IGNORECASE) if tokens else None
+
+
+def base64_forms(token):
+    # The parts of the token's base64 forms (both alphabets) made of its bits alone, for each
+    # of the three places it can start in a 3-byte group; none under 8 characters (48 bits).
+    import base64
+    raw, forms = token.encode(), set()
+    for before in range(3):
+        buf = b"\0" * before + raw
+        first, end = -(-8 * before // 6), 8 * len(buf) // 6
+        if end - first >= 8:
+            for enc in (base64.b64encode, base64.urlsafe_b64encode):
+                forms.add(enc(buf).decode()[first:end])
+    return forms
+
+
+def base64_pattern(form):
+    # Case matters in base64; a `/` may come escaped for JSON.
+    return "(?-i:" + "".join(r"\\?/" if c == "/" else re.escape(c) for c in form) + ")"
 
 
 def one_pattern(token):

@@ -76,7 +76,11 @@ fn signatures_read_again_or_held_give_the_same_scores() {
     let binary = score("sigs.bin");
     assert!(binary.len() > 1000, "kept pairs expected");
     assert_eq!(binary, score("sigs.ndjson"), "NDJSON signatures, held");
-    assert_eq!(binary, score("<(cat sigs.bin)"), "binary signatures from a pipe, held");
+    assert_eq!(
+        binary,
+        score("<(cat sigs.bin)"),
+        "binary signatures from a pipe, held"
+    );
 }
 
 #[test]

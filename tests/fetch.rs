@@ -765,6 +765,15 @@ fn a_server_that_echoes_the_token_never_makes_us_repeat_it() {
         }
         s.ctl(json!({"action": "clear_faults"}));
     }
+    // The header echoed base64-encoded: the encoded token is replaced too.
+    s.ctl(json!({"action": "fault", "kind": "echo", "status": 401, "base64": true, "count": 10}));
+    let r = fetch(&s, &d, &["--retries", "1", "-o", o]);
+    let err = stderr(&r);
+    assert!(
+        err.contains("Invalid token: ") && err.contains("<token>"),
+        "{err}"
+    );
+    s.ctl(json!({"action": "clear_faults"}));
     // A document whose title and text hold the token: written, the token replaced.
     ok(&fetch(&s, &d, &["-o", o]));
     let doc = records(&out).into_values().next().unwrap();

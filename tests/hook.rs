@@ -241,6 +241,8 @@ fn hook_tags_a_duplicate_and_logs_server_errors_without_the_token() {
         json!({"kind": "echo", "status": 403, "path": "/api/documents/bulk_edit/"}),
         json!({"kind": "echo", "status": 500, "path": "/notes/", "escape_slash": true}),
         json!({"kind": "echo", "status": 401, "path": "/api/documents/1/", "escape_slash": true, "count": 2}),
+        // The header base64-encoded, `/` escaped.
+        json!({"kind": "echo", "status": 403, "path": "/api/documents/bulk_edit/", "base64": true, "escape_slash": true}),
     ];
     for (i, f) in faults.into_iter().enumerate() {
         s.server.ctl(json!({"action": "clear_faults"}));
@@ -249,8 +251,12 @@ fn hook_tags_a_duplicate_and_logs_server_errors_without_the_token() {
         assert_eq!(log.len(), 1, "one line per failure ({f}): {log:?}");
         assert!(log[0].contains("failed"), "{log:?}");
         assert!(
-            i == 2 || log[0].contains("Invalid token: Token <token>"),
+            i == 2 || log[0].contains("Invalid token: Token <token>") || i == 3,
             "the server's text, redacted: {log:?}"
+        );
+        assert!(
+            i != 3 || log[0].contains("<token>"),
+            "base64, redacted: {log:?}"
         );
     }
 }

@@ -69,6 +69,7 @@ Control (no auth), POST /__control__ with a JSON object {"action": ...}:
            kind echo     {"status": 401}            a hostile server: that status with the
                          Authorization header repeated in the JSON detail, in an X-Echo header
                          and (3xx) in the Location; "upper": true echoes it upper-cased,
+                         "base64": true base64-encoded,
                          "pad": n puts n characters before the body and "ctype" sets its type
            kind mutate   {"page": p, "delete": [ids], "add": [docs]}  change the library just
                          before answering a document list request for page p
@@ -774,6 +775,8 @@ class Handler(BaseHTTPRequestHandler):
             auth = self.headers.get("Authorization", "")
             if f.get("upper"):
                 auth = auth.upper()
+            if f.get("base64"):
+                auth = base64.b64encode(auth.encode()).decode()
             status = f.get("status", 401)
             hdrs = [("X-Echo", auth)]
             if 300 <= status < 400:

@@ -1,8 +1,13 @@
 //! Finding the API token in what a server sends back, in the forms a server may echo it: in
 //! any letter case (a header upper-cased), with a backslash before any of its characters
 //! (JSON's `\"` `\\` `\/`), as a JSON `\u00XX` escape, or URL-encoded (`%XX`), each character
-//! in any of these forms. Everything is redacted before it is cut, shown or parsed: a cut
-//! could leave a prefix of the token that no longer matches.
+//! in any of these forms; and base64-encoded inside a longer text (a server echoing the
+//! `Authorization` header, or basic credentials, encoded), in either alphabet. Everything is
+//! redacted before it is cut, shown or parsed: a cut could leave a prefix of the token that no
+//! longer matches.
+
+use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+use base64::Engine;
 
 /// What the token is replaced with.
 pub const REDACTED: &str = "<token>";
@@ -30,13 +35,71 @@ pub fn redact(token: &[u8], bytes: Vec<u8>) -> Vec<u8> {
             None => i += 1,
         }
     }
-    match out {
+    let bytes = match out {
         None => bytes,
         Some(mut o) => {
             o.extend_from_slice(&bytes[last..]);
             o
         }
+    };
+    base64_forms(token)
+        .iter()
+        .fold(bytes, |b, form| replace_all(b, form))
+}
+
+/// Fewest base64 characters redacted: 48 bits of the token, which no text holds by chance.
+const MIN_BASE64_CHARS: usize = 8;
+
+/// The parts of the token's base64 forms that do not depend on what is encoded with it: for
+/// each of the three places it can start in a 3-byte group, the characters made of its bits
+/// alone, in the standard alphabet (also with `/` escaped for JSON as `\/`) and the URL-safe
+/// one; none shorter than [`MIN_BASE64_CHARS`].
+fn base64_forms(token: &[u8]) -> Vec<Vec<u8>> {
+    let mut forms = Vec::new();
+    for before in 0..3usize {
+        let mut buf = vec![0u8; before];
+        buf.extend_from_slice(token);
+        // Character j holds bits 6j..6j + 6: the token's alone when 6j ≥ 8·before and
+        // 6j + 6 ≤ 8·len.
+        let (first, end) = ((8 * before).div_ceil(6), 8 * buf.len() / 6);
+        if end < first + MIN_BASE64_CHARS {
+            continue;
+        }
+        for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
+            let form = engine.encode(&buf).into_bytes()[first..end].to_vec();
+            if form.contains(&b'/') {
+                let escaped = form.iter().flat_map(|&c| match c {
+                    b'/' => vec![b'\\', b'/'],
+                    c => vec![c],
+                });
+                forms.push(escaped.collect());
+            }
+            forms.push(form);
+        }
     }
+    forms.sort();
+    forms.dedup();
+    forms
+}
+
+/// `bytes` with every occurrence of `needle` replaced by [`REDACTED`].
+fn replace_all(bytes: Vec<u8>, needle: &[u8]) -> Vec<u8> {
+    let mut found = memchr::memmem::find_iter(&bytes, needle).peekable();
+    if found.peek().is_none() {
+        return bytes;
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut last = 0;
+    for at in found {
+        if at < last {
+            continue; // overlaps the one just redacted
+        }
+        out.extend_from_slice(&bytes[last..at]);
+        out.extend_from_slice(REDACTED.as_bytes());
+        last = at + needle.len();
+    }
+    out.extend_from_slice(&bytes[last..]);
+    out
 }
 
 /// [`redact`] for a text.
@@ -144,5 +207,39 @@ mod tests {
         assert_eq!(r(t, r#"Sekr3t"Tok\ alone"#), r#"Sekr3t"Tok\ alone"#);
         let b = b"x\\\\\\".to_vec();
         assert_eq!(redact(b"s3", b.clone()), b, "a trailing run of backslashes");
+    }
+
+    #[test]
+    fn the_token_base64_encoded_inside_a_longer_text_is_redacted() {
+        let token = "0123abcd4567ef89s3cr3t";
+        for before in ["", "T", "To", "Token ", "Authorization: Token ", "user:"] {
+            for after in ["", "x", ", again"] {
+                let plain = format!("{before}{token}{after}");
+                for encoded in [
+                    STANDARD_NO_PAD.encode(&plain),
+                    URL_SAFE_NO_PAD.encode(&plain),
+                ] {
+                    let json = encoded.replace('/', "\\/");
+                    for echo in [encoded, json] {
+                        let got = r(token, &format!("{{\"echo\":\"{echo}\"}}"));
+                        assert_eq!(
+                            got.matches(REDACTED).count(),
+                            1,
+                            "{before:?} {after:?}: {got}"
+                        );
+                        // All but the two characters at each end that share bits with
+                        // what was encoded around it.
+                        let removed = echo.len() + 11 + REDACTED.len() - got.len();
+                        assert!(
+                            removed >= 8 * token.len() / 6 - 2,
+                            "{before:?} {after:?}: {got}"
+                        );
+                    }
+                }
+            }
+        }
+        // A short token has no base64 form long enough to look for.
+        assert!(base64_forms(b"s3cr3").is_empty());
+        assert_eq!(r("s3cr3", "czNjcjM="), "czNjcjM=");
     }
 }
