@@ -206,6 +206,11 @@ impl Adjacency {
         Adjacency { start, next }
     }
 
+    /// The neighbours of document `d`.
+    fn of(&self, d: u32) -> &[u32] {
+        &self.next[self.start[d as usize] as usize..self.start[d as usize + 1] as usize]
+    }
+
     /// The documents of a component by family: a few rounds of label propagation (each
     /// document takes the label most of its neighbours have, ties to the lowest), then by
     /// label.
@@ -217,10 +222,8 @@ impl Adjacency {
         let mut seen: Vec<u32> = Vec::new();
         for _ in 0..3 {
             for &d in docs {
-                let nb = &self.next
-                    [self.start[d as usize] as usize..self.start[d as usize + 1] as usize];
                 seen.clear();
-                seen.extend(nb.iter().map(|&e| label[e as usize]));
+                seen.extend(self.of(d).iter().map(|&e| label[e as usize]));
                 seen.sort_unstable();
                 let (mut best, mut best_n, mut i) = (label[d as usize], 0usize, 0);
                 while i < seen.len() {
@@ -247,9 +250,9 @@ impl Adjacency {
         order.push(from);
         let mut at = 0;
         while at < order.len() {
-            let d = order[at] as usize;
+            let d = order[at];
             at += 1;
-            for &e in &self.next[self.start[d] as usize..self.start[d + 1] as usize] {
+            for &e in self.of(d) {
                 if !std::mem::replace(&mut seen[e as usize], true) {
                     order.push(e);
                 }
@@ -313,6 +316,19 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Every pair of `size` documents numbered from `start` in steps of two (two families
+    /// interleave: even and odd numbers).
+    fn interleaved_family(start: u32, size: u32) -> Vec<(u32, u32)> {
+        let docs: Vec<u32> = (0..size).map(|i| start + 2 * i).collect();
+        let mut out = Vec::new();
+        for (i, &a) in docs.iter().enumerate() {
+            for &b in &docs[i + 1..] {
+                out.push((a, b));
+            }
+        }
+        out
+    }
+
     fn held(b: &Batch, costs: &[u64]) -> u64 {
         b.docs.iter().map(|&d| costs[d as usize]).sum()
     }
@@ -334,18 +350,8 @@ mod tests {
     fn families_joined_by_one_pair_are_read_one_after_the_other() {
         // Two families of 8 (even and odd numbers), every pair within each, and one pair
         // between them, under a budget of 9: each family read once, and the pair between.
-        let family = |start: u32| -> Vec<(u32, u32)> {
-            let docs: Vec<u32> = (0..8).map(|i| start + 2 * i).collect();
-            let mut p = Vec::new();
-            for (i, &a) in docs.iter().enumerate() {
-                for &b in &docs[i + 1..] {
-                    p.push((a, b));
-                }
-            }
-            p
-        };
-        let mut pairs = family(0);
-        pairs.extend(family(1));
+        let mut pairs = interleaved_family(0, 8);
+        pairs.extend(interleaved_family(1, 8));
         pairs.push((6, 9));
         let plan = plan(&pairs, &[1; 16], 9);
         let loaded: usize = plan.iter().map(|b| b.docs.len()).sum();
@@ -394,18 +400,8 @@ mod tests {
         // Two families of six, their numbers interleaved (even, odd), joined by one pair,
         // over a budget of 12: the component is cut, but in breadth-first order each family
         // is two chunks, and the batches fill with what their pairs touch.
-        let family = |start: u32| -> Vec<(u32, u32)> {
-            let docs: Vec<u32> = (0..6).map(|i| start + 2 * i).collect();
-            let mut out = Vec::new();
-            for (i, &a) in docs.iter().enumerate() {
-                for &b in &docs[i + 1..] {
-                    out.push((a, b));
-                }
-            }
-            out
-        };
-        let mut pairs = family(0);
-        pairs.extend(family(1));
+        let mut pairs = interleaved_family(0, 6);
+        pairs.extend(interleaved_family(1, 6));
         pairs.push((0, 1));
         let costs = [1; 12];
         let plan = plan(&pairs, &costs, 12);

@@ -301,9 +301,10 @@ impl Counting<'_> {
     }
 }
 
-/// The norm file opened again, to read its documents by offset; `None` when it cannot be.
-fn reopenable(path: &Path) -> Option<File> {
-    // Stdin, a pipe or a device cannot be read again: its documents are held.
+/// A file opened again, to read its records by offset (the norm file's lines, the
+/// signatures); `None` when it cannot be.
+pub(crate) fn reopenable(path: &Path) -> Option<File> {
+    // Stdin, a pipe or a device cannot be read again: its records are held.
     (path != Path::new("-"))
         .then(|| File::open(path).ok())
         .flatten()

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::io::open_input;
+use crate::score_sides::reopenable;
 
 /// Signatures by document id.
 pub type SigMap = FxHashMap<u64, SigRec>;
@@ -64,10 +65,7 @@ impl Sigs {
         let name = input.name;
         let mut r: RecordReader<SigRec, _> =
             RecordReader::new(input.reader).with_context(|| name.clone())?;
-        let file = (path != Path::new("-") && r.is_binary())
-            .then(|| File::open(path).ok())
-            .flatten()
-            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()));
+        let file = r.is_binary().then(|| reopenable(path)).flatten();
         let mut sigs = Sigs {
             at: FxHashMap::default(),
             held: file.is_none().then(SigMap::default),
