@@ -30,7 +30,8 @@ fn example_norm() -> tempfile::TempDir {
 }
 
 /// An independent brute force: every pair of the norm file, the sets of character triples
-/// of `norm`'s digits view (its numbers' signs and separators left out) compared directly.
+/// of `norm`'s digits view (its numbers' signs, separators, units and brackets left out)
+/// compared directly.
 /// Returns every pair's (a, b, overlap, max size).
 fn brute(norm: &[serde_json::Value]) -> Vec<(u64, u64, usize, usize)> {
     type Triples = Vec<(char, char, char)>;
@@ -41,7 +42,7 @@ fn brute(norm: &[serde_json::Value]) -> Vec<(u64, u64, usize, usize)> {
                 .as_str()
                 .unwrap()
                 .chars()
-                .filter(|c| !".,/:-".contains(*c))
+                .filter(|c| !".,/:-()$%‰‱€£¥¢₹".contains(*c))
                 .collect();
             let mut s: Vec<_> = chars.windows(3).map(|w| (w[0], w[1], w[2])).collect();
             s.sort_unstable();

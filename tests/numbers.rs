@@ -1,6 +1,7 @@
-//! Different documents are never exact copies (issue 56): a number's value, sign, decimal point
-//! and date separators are part of the text, every script's digits are digits, and one text in
-//! NFC and NFD is one text. Through the real binaries: `make groups`, `pl-index`, a pipe.
+//! Different documents are never exact copies (issue 56): a number's value, sign, decimal point,
+//! date separators, currency and percent sign are part of the text, every script's digits are
+//! digits, and one text in NFC and NFD is one text. Through the real binaries: `make groups`,
+//! `pl-index`, a pipe.
 
 use std::collections::BTreeSet;
 
@@ -150,6 +151,43 @@ fn other_ways_of_writing_numbers() {
 }
 
 #[test]
+fn another_currency_sign_or_percent_is_another_value() {
+    // Once exact copies at confidence 1.0: normalization dropped currency symbols, brackets and
+    // a minus before a currency symbol, so `$1,250.00`, `€1,250.00`, `-$1,250.00` and
+    // `($1,250.00)` were one text.
+    let apart = [
+        ("Gesamtbetrag $1,250.00", "Gesamtbetrag €1,250.00"),
+        ("Gesamtbetrag €1,250.00", "Gesamtbetrag £1,250.00"),
+        ("Gesamtbetrag 1.250,00 €", "Gesamtbetrag 1.250,00 $"),
+        ("Gesamtbetrag $1,250.00", "Gesamtbetrag -$1,250.00"),
+        ("Gesamtbetrag $1,250.00", "Gesamtbetrag ($1,250.00)"),
+        ("Gesamtbetrag $1,250.00", "Gesamtbetrag $-1,250.00"),
+        ("Saldo 1.250,00 EUR", "Saldo 1.250,00- EUR"),
+    ];
+    for (a, b) in apart {
+        let docs = invoices(&[a, b]);
+        assert_eq!(distinct(&fingerprints(&docs)), 2, "{a} / {b}");
+        assert_eq!(make_groups(&docs), Vec::<Value>::new(), "{a} / {b}");
+        assert_eq!(index_groups(&docs), Vec::<Value>::new(), "{a} / {b}");
+    }
+    // One value written two ways, or a symbol OCR dropped: never an exact copy, grouped
+    // under 1.0.
+    let same = [
+        ("Summe 1.250,00 €", "Summe €1.250,00"),
+        ("Summe -$5.00", "Summe ($5.00)"),
+        ("Betrag $1,250.00", "Betrag 1,250.00"),
+        ("Rabatt 5 %", "Rabatt 5"),
+    ];
+    for (a, b) in same {
+        let docs = invoices(&[a, b]);
+        assert_eq!(distinct(&fingerprints(&docs)), 2, "{a} / {b}");
+        let groups = make_groups(&docs);
+        assert_eq!(group_members(&groups), [[1, 2]], "{a} / {b}");
+        assert!(groups[0]["confidence"].as_f64().unwrap() < 1.0, "{a} / {b}");
+    }
+}
+
+#[test]
 fn an_index_of_the_earlier_normalization_is_refused() {
     let d = tempfile::tempdir().unwrap();
     write(
@@ -157,38 +195,44 @@ fn an_index_of_the_earlier_normalization_is_refused() {
         "docs.ndjson",
         invoices(&["Gesamtbetrag 174.65 EUR"]).as_bytes(),
     );
-    ok(sh(
-        d.path(),
-        "pl-index -q --index ix docs.ndjson -o /dev/null",
-    ));
-    // Format 5 stored texts normalized without their numbers' signs and separators.
-    let db = rusqlite::Connection::open(d.path().join("ix/index.sqlite")).unwrap();
-    db.execute("UPDATE meta SET value='5' WHERE key='format'", [])
-        .unwrap();
-    drop(db);
-    // A check is refused; a full run builds the index again, in the new normalization.
-    let out = sh(d.path(), "pl-check -q --index ix < docs.ndjson");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("format 5") && err.contains("normalized another way"),
-        "{err}"
-    );
-    ok(sh(
-        d.path(),
-        "pl-index -q --index ix docs.ndjson -o /dev/null",
-    ));
-    let db = rusqlite::Connection::open(d.path().join("ix/index.sqlite")).unwrap();
-    let format: String = db
-        .query_row("SELECT value FROM meta WHERE key='format'", [], |r| {
-            r.get(0)
-        })
-        .unwrap();
-    assert_eq!(format, "7");
-    ok(sh(
-        d.path(),
-        "pl-check -q --index ix < docs.ndjson > /dev/null",
-    ));
+    // Format 5 stored texts normalized without their numbers' signs and separators, format 7
+    // without their units and brackets.
+    for (format, why) in [
+        ("5", "normalized another way"),
+        ("7", "normalized without their numbers' units"),
+    ] {
+        ok(sh(
+            d.path(),
+            "pl-index -q --index ix docs.ndjson -o /dev/null",
+        ));
+        let db = rusqlite::Connection::open(d.path().join("ix/index.sqlite")).unwrap();
+        db.execute("UPDATE meta SET value=?1 WHERE key='format'", [format])
+            .unwrap();
+        drop(db);
+        // A check is refused; a full run builds the index again, in the new normalization.
+        let out = sh(d.path(), "pl-check -q --index ix < docs.ndjson");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&format!("format {format}")) && err.contains(why),
+            "{err}"
+        );
+        ok(sh(
+            d.path(),
+            "pl-index -q --index ix docs.ndjson -o /dev/null",
+        ));
+        let db = rusqlite::Connection::open(d.path().join("ix/index.sqlite")).unwrap();
+        let now: String = db
+            .query_row("SELECT value FROM meta WHERE key='format'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(now, "8");
+        ok(sh(
+            d.path(),
+            "pl-check -q --index ix < docs.ndjson > /dev/null",
+        ));
+    }
 }
 
 /// A number as a document writes it and the same with one change: a digit, the sign, or where

@@ -23,12 +23,22 @@ use crate::records::Fingerprint;
 ///   minus included, written `-`) between two digits, the Arabic decimal and thousands
 ///   separators U+066B and U+066C as `.` and `,`, the fraction slashes U+2044 and U+2215 as
 ///   `/`, the fullwidth `．`, `，`, `／` and `：` as their ASCII forms; so `174.65`, `1746.5`, `1/12/2024` and `11/2/2024` stay four different numbers;
-/// - a dash (or U+2212) that starts a word and is followed by a digit is a minus sign,
-///   written `-` (`-174.65`); a dash inside a word of letters joins it (`e-mail` → `email`);
-/// - whitespace separates words; every other character (other punctuation, `+`, `%`,
-///   currency and other symbols, control characters) is dropped without splitting the word.
+/// - a dash (or U+2212) that starts a word and is followed by a digit or a unit is a minus
+///   sign, written `-` (`-174.65`, `-$174.65`), and so is one after a unit or `(` and before a
+///   digit (`$-174.65`) or right after an amount's two decimals at a word's end (`174,65-`,
+///   a bank statement's debit); a dash inside a word of letters joins it (`e-mail` → `email`);
+/// - a unit is kept as written: a currency symbol (Unicode category Sc: `$`, `€`, `£`, `¥`)
+///   or a percent or per-mille sign (`%`, `‰`, `‱`, fullwidth `％`); a word of units and
+///   signs alone (`1.250,00 €`, `€ 5`, `5 %`) is joined to the number before it (one that
+///   opens a value, `(€ 5`, to the number after it), else to the number after it, else
+///   dropped; so `$174.65`, `€174.65` and `174.65%` stay three values;
+/// - `(` before a digit, a unit or a dash, and `)` after a digit or a unit, are kept
+///   (`($174.65)`, an accountant's negative amount);
+/// - whitespace separates words; every other character (other punctuation, `+`, other
+///   symbols, control characters) is dropped without splitting the word.
 ///
-/// Words are joined by one ASCII space, with none at the ends.
+/// Words are joined by one ASCII space, with none at the ends. The similarity stages read
+/// the text without its numbers' signs, separators, units and brackets ([`digits_view`]).
 pub fn normalize(text: &str, out: &mut String) -> usize {
     let composed;
     let text = if text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes {
@@ -45,6 +55,9 @@ pub fn normalize(text: &str, out: &mut String) -> usize {
     let bytes = text.as_bytes();
     let mut words = 0;
     let mut in_word = false;
+    // Whether the word being written has a letter or a digit, and whether a word of units
+    // and signs alone was written (joined to a number or dropped at the end).
+    let (mut word_has_alnum, mut marks_only) = (false, false);
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -54,29 +67,14 @@ pub fn normalize(text: &str, out: &mut String) -> usize {
             text[i..].chars().next().expect("a char boundary")
         };
         i += c.len_utf8();
-        let kept = match class(c) {
-            Class::Space => {
-                in_word = false;
-                continue;
-            }
-            Class::Other => continue,
-            Class::Mark if !in_word => continue,
-            Class::Mark => Kept::Char(c),
-            Class::Digit(d) => Kept::Byte(d),
-            Class::Alnum => Kept::Lower(c),
-            Class::Sep(s) | Class::Dash(s) if in_word => {
-                if !(buf.last().is_some_and(u8::is_ascii_digit) && digit_at(text, i)) {
-                    continue;
-                }
-                Kept::Byte(s)
-            }
-            Class::Sep(_) => continue,
-            Class::Dash(s) => {
-                if !digit_at(text, i) {
-                    continue;
-                }
-                Kept::Byte(s)
-            }
+        let class = class(c);
+        if class == Class::Space {
+            marks_only |= in_word && !word_has_alnum;
+            in_word = false;
+            continue;
+        }
+        let Some(kept) = kept((c, class), (text, i), &buf, in_word, word_has_alnum) else {
+            continue;
         };
         if !in_word {
             if words > 0 {
@@ -84,7 +82,9 @@ pub fn normalize(text: &str, out: &mut String) -> usize {
             }
             words += 1;
             in_word = true;
+            word_has_alnum = false;
         }
+        word_has_alnum |= matches!(kept, Kept::Byte(b'0'..=b'9') | Kept::Lower(_));
         let mut utf8 = [0u8; 4];
         match kept {
             Kept::Byte(b) => buf.push(b),
@@ -97,8 +97,52 @@ pub fn normalize(text: &str, out: &mut String) -> usize {
             }
         }
     }
+    marks_only |= in_word && !word_has_alnum;
+    if marks_only {
+        let joined = join_marks(std::str::from_utf8(&buf).expect("built from whole characters"));
+        words = joined.1;
+        buf = joined.0.into_bytes();
+    }
     *out = String::from_utf8(buf).expect("built from whole characters");
     words
+}
+
+/// What is written of `c` (of class `class`), whose next character starts at byte `i` of
+/// `text`, after the text written so far (`buf`; `in_word`: its last word goes on, `alnum`:
+/// that word has a letter or a digit): `None` drops it. Whitespace is the caller's.
+#[inline]
+fn kept(
+    (c, class): (char, Class),
+    (text, i): (&str, usize),
+    buf: &[u8],
+    in_word: bool,
+    alnum: bool,
+) -> Option<Kept> {
+    Some(match class {
+        Class::Space | Class::Other => return None,
+        // After a letter or a digit only: never a word of marks.
+        Class::Mark if !(in_word && alnum) => return None,
+        Class::Mark => Kept::Char(c),
+        Class::Digit(d) => Kept::Byte(d),
+        Class::Alnum => Kept::Lower(c),
+        Class::Unit => Kept::Char(c),
+        Class::Open if opens(text, i) => Kept::Byte(b'('),
+        Class::Close if in_word && closes(buf) => Kept::Byte(b')'),
+        Class::Open | Class::Close => return None,
+        Class::Sep(s) | Class::Dash(s) if in_word => {
+            let after_digit = buf.last().is_some_and(u8::is_ascii_digit);
+            let separates = after_digit && digit_at(text, i);
+            let dash = matches!(class, Class::Dash(_));
+            let sign = dash && (signs_inside(buf, text, i) || debit_at(buf, text, i));
+            if !(separates || sign) {
+                return None;
+            }
+            Kept::Byte(s)
+        }
+        Class::Sep(_) => return None,
+        Class::Dash(s) if digit_at(text, i) || unit_at(text, i) => Kept::Byte(s),
+        Class::Dash(_) => return None,
+    })
 }
 
 /// What normalization makes of one character.
@@ -116,6 +160,12 @@ enum Class {
     Sep(u8),
     /// A dash: a separator between two digits, a minus sign before one at a word's start.
     Dash(u8),
+    /// A currency symbol or a percent sign: kept, it tells one value from another.
+    Unit,
+    /// `(`: kept before a number.
+    Open,
+    /// `)`: kept after a number.
+    Close,
     /// Anything else: dropped.
     Other,
 }
@@ -128,6 +178,7 @@ enum Kept {
 }
 
 /// The class of one character.
+#[inline(always)]
 fn class(c: char) -> Class {
     if c.is_ascii() {
         let b = c as u8;
@@ -135,11 +186,19 @@ fn class(c: char) -> Class {
             b'0'..=b'9' => Class::Digit(b),
             b'.' | b',' | b'/' | b':' => Class::Sep(b),
             b'-' => Class::Dash(b'-'),
+            b'$' | b'%' => Class::Unit,
+            b'(' => Class::Open,
+            b')' => Class::Close,
             _ if b.is_ascii_alphabetic() => Class::Alnum,
             _ if c.is_whitespace() => Class::Space,
             _ => Class::Other,
         };
     }
+    class_beyond_ascii(c)
+}
+
+/// [`class`] of a character outside ASCII.
+fn class_beyond_ascii(c: char) -> Class {
     if c.is_whitespace() {
         return Class::Space;
     }
@@ -155,6 +214,7 @@ fn class(c: char) -> Class {
         '\u{2044}' | '\u{2215}' | '\u{FF0F}' => return Class::Sep(b'/'),
         '\u{FF1A}' => return Class::Sep(b':'),
         '\u{2212}' => return Class::Dash(b'-'),
+        '\u{2030}' | '\u{2031}' | '\u{FF05}' | '\u{FE6A}' => return Class::Unit,
         _ => {}
     }
     match c.general_category() {
@@ -162,6 +222,7 @@ fn class(c: char) -> Class {
         | GeneralCategory::SpacingMark
         | GeneralCategory::EnclosingMark => Class::Mark,
         GeneralCategory::DashPunctuation => Class::Dash(b'-'),
+        GeneralCategory::CurrencySymbol => Class::Unit,
         _ => Class::Other,
     }
 }
@@ -176,6 +237,95 @@ fn digit_at(text: &str, i: usize) -> bool {
             .next()
             .is_some_and(|c| decimal_digit(c).is_some()),
     }
+}
+
+/// Whether the character starting at byte `i` of `text` (if any) is a unit.
+fn unit_at(text: &str, i: usize) -> bool {
+    text[i..]
+        .chars()
+        .next()
+        .is_some_and(|c| class(c) == Class::Unit)
+}
+
+/// Whether a `(` whose next character starts at byte `i` opens a number: a digit, a unit or
+/// a dash follows it.
+fn opens(text: &str, i: usize) -> bool {
+    text[i..]
+        .chars()
+        .next()
+        .is_some_and(|c| matches!(class(c), Class::Digit(_) | Class::Unit | Class::Dash(_)))
+}
+
+/// Whether a `)` closes a number: the word written so far (`buf`'s end) ends with a digit or
+/// a unit.
+fn closes(buf: &[u8]) -> bool {
+    last_char(buf).is_some_and(|c| c.is_ascii_digit() || class(c) == Class::Unit)
+}
+
+/// The last character of `buf` (whole UTF-8 characters).
+fn last_char(buf: &[u8]) -> Option<char> {
+    let from = buf.len().saturating_sub(4);
+    let tail = &buf[from..];
+    (0..tail.len())
+        .find_map(|k| std::str::from_utf8(&tail[k..]).ok())
+        .and_then(|s| s.chars().last())
+}
+
+/// Whether a dash inside a word, before the character at byte `i`, is a minus sign after a
+/// unit or `(` (`$-5`, `(-5)`): a digit follows and the word so far has no letter or digit.
+fn signs_inside(buf: &[u8], text: &str, i: usize) -> bool {
+    let word = &buf[buf.iter().rposition(|&b| b == b' ').map_or(0, |k| k + 1)..];
+    digit_at(text, i)
+        && !word.is_empty()
+        && std::str::from_utf8(word)
+            .is_ok_and(|w| w.chars().all(|c| c == '(' || class(c) == Class::Unit))
+}
+
+/// Whether a dash inside a word, before the character at byte `i`, is a debit's minus sign
+/// written after the amount (`174,65-`): the word ends with a separator and two digits, and
+/// the dash ends the word.
+fn debit_at(buf: &[u8], text: &str, i: usize) -> bool {
+    let ends_word = text[i..]
+        .chars()
+        .next()
+        .is_none_or(|c| matches!(class(c), Class::Space | Class::Close));
+    ends_word
+        && buf.len() >= 3
+        && matches!(buf[buf.len() - 3], b'.' | b',')
+        && buf[buf.len() - 2..].iter().all(u8::is_ascii_digit)
+}
+
+/// Joins each word of units and signs alone (no letter or digit: `€`, `%`, `-€`) to the
+/// number before it (a word holding a digit), else to the number after it, else drops it;
+/// one that opens a value (`(€`, `-€`) joins the number after it. Returns the text and its
+/// word count.
+pub(crate) fn join_marks(norm: &str) -> (String, usize) {
+    let has_digit = |w: &str| w.bytes().any(|b| b.is_ascii_digit());
+    let marks_only = |w: &str| !w.chars().any(char::is_alphanumeric);
+    let mut out = String::with_capacity(norm.len());
+    let mut words = 0;
+    // Marks waiting for the number after them; whether the last word written holds a digit.
+    let (mut carry, mut last_digit) = (String::new(), false);
+    for w in norm.split(' ') {
+        if !marks_only(w) {
+            if words > 0 {
+                out.push(' ');
+            }
+            last_digit = has_digit(w);
+            // Marks carried to a word without a digit are no number's: dropped.
+            if last_digit {
+                out.push_str(&carry);
+            }
+            carry.clear();
+            out.push_str(w);
+            words += 1;
+        } else if carry.is_empty() && !w.starts_with(['(', '-']) && last_digit {
+            out.push_str(w);
+        } else {
+            carry.push_str(w);
+        }
+    }
+    (out, words)
 }
 
 /// The value of a decimal digit of any script (Unicode general category Nd), `None` for any
@@ -201,18 +351,87 @@ pub fn decimal_digit(c: char) -> Option<u8> {
 }
 
 /// The text the similarity stages read (shingles, the fuzzy sample, the verifier's words, the
-/// ledger's numbers, the distinctive tokens): the normalized text without its numbers' signs
-/// and separators (`-174.65` is read `17465`), as normalization wrote numbers before it kept
-/// them. OCR reads `.` for `,` or `:`, drops a separator or a minus sign; the fingerprint
-/// (exact copies) and [`crate::written`] read the normalized text itself. Borrowed when the
-/// text has none.
+/// ledger's numbers, the distinctive tokens): the normalized text without its numbers'
+/// signs, separators, units and brackets (`-174.65` and `($174.65)` are read `17465`), as
+/// normalization wrote numbers before it kept them. OCR reads `.` for `,` or `:`, drops a
+/// separator, a minus sign or a currency symbol; the fingerprint (exact copies) and
+/// [`crate::written`] read the normalized text itself. Borrowed when the text has none.
 pub fn digits_view(norm: &str) -> Cow<'_, str> {
-    let marks = |b: &u8| matches!(b, b'.' | b',' | b'/' | b':' | b'-');
-    if !norm.as_bytes().iter().any(marks) {
+    let bytes = norm.as_bytes();
+    let Some(first) = next_mark(norm, 0) else {
         return Cow::Borrowed(norm);
+    };
+    let mut plain = Vec::with_capacity(bytes.len());
+    plain.extend_from_slice(&bytes[..first]);
+    let mut i = first;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            if !is_ascii_mark(b) {
+                plain.push(b);
+            }
+            i += 1;
+            continue;
+        }
+        let c = norm[i..].chars().next().expect("a char boundary");
+        let end = i + c.len_utf8();
+        if !is_unit(c) {
+            plain.extend_from_slice(&bytes[i..end]);
+        }
+        i = end;
     }
-    let plain: Vec<u8> = norm.bytes().filter(|b| !marks(b)).collect();
-    Cow::Owned(String::from_utf8(plain).expect("only ASCII bytes removed"))
+    Cow::Owned(String::from_utf8(plain).expect("whole characters removed"))
+}
+
+/// The byte offset of the first [`is_mark`] character of `norm` from byte `i`.
+fn next_mark(norm: &str, mut i: usize) -> Option<usize> {
+    let bytes = norm.as_bytes();
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            if is_ascii_mark(b) {
+                return Some(i);
+            }
+            i += 1;
+            continue;
+        }
+        let c = norm[i..].chars().next().expect("a char boundary");
+        if is_unit(c) {
+            return Some(i);
+        }
+        i += c.len_utf8();
+    }
+    None
+}
+
+/// A character of a normalized text that [`digits_view`] does not read: a number's sign,
+/// separator, unit or bracket.
+pub fn is_mark(c: char) -> bool {
+    if c.is_ascii() {
+        is_ascii_mark(c as u8)
+    } else {
+        is_unit(c)
+    }
+}
+
+/// [`is_mark`] of an ASCII byte.
+fn is_ascii_mark(b: u8) -> bool {
+    matches!(
+        b,
+        b'.' | b',' | b'/' | b':' | b'-' | b'(' | b')' | b'$' | b'%'
+    )
+}
+
+/// Whether a character is a unit: a currency symbol or a percent or per-mille sign (what
+/// [`class`] reads as one, letters ruled out first: most characters beyond ASCII are).
+pub fn is_unit(c: char) -> bool {
+    match c {
+        '$' | '%' => true,
+        // ASCII, and the Latin letters (`ä`, `ß`) most texts beyond ASCII hold.
+        _ if (c as u32) < 0x250 && !matches!(c, '\u{A2}'..='\u{A5}') => false,
+        _ if c.is_alphanumeric() => false,
+        _ => class_beyond_ascii(c) == Class::Unit,
+    }
 }
 
 /// The 128-bit fingerprint of a normalized text (xxh3-128 of its UTF-8 bytes).

@@ -14,7 +14,7 @@
 //!    disagree in proportion to how much OCR visibly damaged it — siblings from one template
 //!    disagree in clean values with almost nothing garbled around them.
 //!    A number one text writes as another value of the same digits (another sign, the
-//!    decimal point elsewhere: [`crate::written::values_apart`]) drops a pair OCR did not
+//!    decimal point elsewhere, another currency: [`crate::written::values_apart`]) drops a pair OCR did not
 //!    damage ([`crate::ledger::damage`] under the rescue's `clean_damage`), whatever the
 //!    order-free evidence says: the alignment reads the digits alone.
 //! 3. **Order-free evidence** ([`crate::ledger`]), only for pairs the verifier rejected: the
@@ -569,16 +569,17 @@ impl Scorer<'_> {
     }
 
     /// How many numbers the two texts write as another value (another sign, the decimal point
-    /// elsewhere), and whether that makes them two documents: a moved point in a pair OCR did
-    /// not damage, a minus sign alone only where nothing else differs (OCR drops and adds them
-    /// in scans otherwise clean).
+    /// elsewhere, another currency), and whether that makes them two documents: a moved point
+    /// or another currency in a pair OCR did not damage, a minus sign alone only where nothing
+    /// else differs (OCR drops and adds them in scans otherwise clean).
     fn another_value(&self, x: Doc, y: Doc) -> (usize, bool) {
         let apart = values_apart(x.written, y.written);
         let rule = self.config.rescue.unwrap_or_default();
         let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
-        let another = (apart.moved > 0 && damage(x.profile, y.profile, &df) < rule.clean_damage)
+        let written_otherwise = apart.moved + apart.unit > 0;
+        let another = (written_otherwise && damage(x.profile, y.profile, &df) < rule.clean_damage)
             || (apart.sign > 0 && x.text == y.text);
-        (apart.moved + apart.sign, another)
+        (apart.moved + apart.sign + apart.unit, another)
     }
 
     /// The alignment's evidence on a pair, stopped once `stop_for` settles it (`None`: in

@@ -1,12 +1,15 @@
-//! Numbers as a document writes them: their sign and separators, which normalization keeps
-//! (`174.65`, `-174.65`, `1/12/2024`) and the similarity stages do not read
-//! ([`crate::normalize::digits_view`]: OCR reads `.` for `,`, drops a separator or a minus
-//! sign, and the shingles, the alignment and the ledger were made for the digits alone).
-//! What they tell apart is asked of a pair once: [`values_apart`], the same digits written
-//! as another value (another sign, the decimal point elsewhere), which the verifier holds
-//! against a clean pair ([`crate::scorer`]).
+//! Numbers as a document writes them: their sign, separators, units and brackets, which
+//! normalization keeps (`174.65`, `-174.65`, `1/12/2024`, `$174.65`, `(174.65)`) and the
+//! similarity stages do not read ([`crate::normalize::digits_view`]: OCR reads `.` for `,`,
+//! drops a separator, a minus sign or a currency symbol, and the shingles, the alignment and
+//! the ledger were made for the digits alone). What they tell apart is asked of a pair once:
+//! [`values_apart`], the same digits written as another value (another sign, the decimal
+//! point elsewhere, another currency), which the verifier holds against a clean pair
+//! ([`crate::scorer`]).
 
 use xxhash_rust::xxh3::xxh3_64;
+
+use crate::normalize::{is_mark, is_unit};
 
 /// The numbers of one text as it writes them, keyed by their digits (the hash of the word the
 /// digits view holds): those written bare (digits, letters, no sign or separator) by key, and
@@ -39,7 +42,7 @@ impl Written {
             if !word.bytes().any(|c| c.is_ascii_digit()) {
                 continue;
             }
-            if word.bytes().any(is_mark) {
+            if word.chars().any(is_mark) {
                 w.marked.push((key(word), word.into()));
             } else {
                 w.bare.push(xxh3_64(word.as_bytes()));
@@ -88,6 +91,9 @@ pub struct Apart {
     pub moved: usize,
     /// Numbers with the other sign in every reading the other text has, separators aside.
     pub sign: usize,
+    /// Numbers with another currency or percent sign in every reading the other text has
+    /// (each side's unit written), separators and sign aside.
+    pub unit: usize,
 }
 
 /// The [`Apart`] counts of two texts' numbers.
@@ -96,6 +102,7 @@ pub fn values_apart(a: &Written, b: &Written) -> Apart {
     Apart {
         moved: x.moved + y.moved,
         sign: x.sign + y.sign,
+        unit: x.unit + y.unit,
     }
 }
 
@@ -106,68 +113,129 @@ fn one_way(a: &Written, b: &Written) -> Apart {
         if readings.peek().is_none() {
             continue;
         }
-        // Written bare: the same digits without sign or separator.
-        let (mut all, mut sign_only) = (true, true);
+        let v = Value::of(w);
+        // How every reading differs: by its sign alone, by its unit, or its separators.
+        let (mut all, mut sign_only, mut unit) = (true, true, false);
         for r in readings {
-            let r = r.unwrap_or("");
-            if r.is_empty() {
-                all &= w.starts_with('-');
+            // Written bare: the same digits without sign, separator or unit.
+            let Some(r) = r else {
+                all &= v.negative;
                 continue;
-            }
+            };
+            let o = Value::of(r);
             all &= another_value(w, r);
-            sign_only &= places(w) == places(r);
+            sign_only &= v.places() == o.places() && !v.other_unit(&o);
+            unit |= v.other_unit(&o) && v.negative == o.negative;
         }
-        if all && sign_only {
+        if !all {
+            continue;
+        }
+        if sign_only {
             apart.sign += 1;
-        } else if all {
+        } else if unit {
+            apart.unit += 1;
+        } else {
             apart.moved += 1;
         }
     }
     apart
 }
 
-/// Where a number's separators stand, its sign aside.
-fn places(w: &str) -> Vec<usize> {
-    separator_places(split_sign(w).1)
+/// A number read as a value: its sign (a leading or a debit's trailing minus, or brackets
+/// around an amount, `($5)`, `(174.65)`), its units and the rest, digits and separators.
+struct Value {
+    negative: bool,
+    units: String,
+    core: String,
 }
 
-/// The key of a number: the hash of its digits view (sign and separators removed).
+impl Value {
+    fn of(w: &str) -> Value {
+        let bracketed = w.starts_with('(') && w.ends_with(')');
+        let units: String = w.chars().filter(|&c| is_unit(c)).collect();
+        let rest: String = w
+            .chars()
+            .filter(|&c| !is_unit(c) && c != '(' && c != ')')
+            .collect();
+        let (lead, rest) = split_sign(&rest);
+        let (trail, core) = match rest.strip_suffix('-') {
+            Some(core) => (true, core),
+            None => (false, rest),
+        };
+        let currency = units
+            .chars()
+            .any(|c| !matches!(c, '%' | '‰' | '‱' | '％' | '﹪'));
+        let negative = lead || trail || bracketed && (currency || is_amount(core));
+        Value {
+            negative,
+            units,
+            core: core.to_string(),
+        }
+    }
+
+    /// Where its separators stand.
+    fn places(&self) -> Vec<usize> {
+        separator_places(&self.core)
+    }
+
+    /// Whether both write a unit, and another one, on an amount (cents after its last
+    /// separator): OCR reads a section sign `§ 6` as `$6` in one scan and `£6` in another,
+    /// never a currency on an amount with its cents as another currency.
+    fn other_unit(&self, o: &Value) -> bool {
+        !self.units.is_empty()
+            && !o.units.is_empty()
+            && self.units != o.units
+            && is_amount(&self.core)
+    }
+}
+
+/// Whether a number's last separator is followed by two digits, its end: an amount's cents.
+fn is_amount(core: &str) -> bool {
+    let b = core.as_bytes();
+    b.len() >= 3
+        && matches!(b[b.len() - 3], b'.' | b',')
+        && b[b.len() - 2..].iter().all(u8::is_ascii_digit)
+}
+
+/// The key of a number: the hash of its digits view (sign, separators, units and brackets
+/// removed).
 fn key(word: &str) -> u64 {
-    let plain: Vec<u8> = word.bytes().filter(|&c| !is_mark(c)).collect();
-    xxh3_64(&plain)
+    let plain: String = word.chars().filter(|&c| !is_mark(c)).collect();
+    xxh3_64(plain.as_bytes())
 }
 
-/// A sign or a separator, as normalization writes them.
-fn is_mark(c: u8) -> bool {
+/// A separator or a sign, as normalization writes them.
+fn is_separator(c: u8) -> bool {
     matches!(c, b'.' | b',' | b'/' | b':' | b'-')
 }
 
 /// Whether two numbers are the same digits written as two values: one has a minus sign and
-/// the other not (`-174.65`, `174.65`), or their separators stand in places neither explains
-/// by the other (`174.65`, `1746.5`, `17.465`; `1/12/2024`, `11/2/2024`). A separator's
-/// place is counted in characters from the number's end, whatever the separator: OCR reads
-/// `.` for `,` or `:` and the other way round, and drops one now and then (`174.65`,
-/// `174,65` and `17465` are one value read three ways). Tokens with other characters than
-/// the same letters and digits in the same order, or without a digit, are not.
+/// the other not (`-174.65`, `174.65`, `(174.65)`, a debit's `174.65-`), or they write an
+/// amount in two units (`$174.65`, `€174.65`, `174.65%`), or their separators stand in places neither
+/// explains by the other (`174.65`, `1746.5`, `17.465`; `1/12/2024`, `11/2/2024`). A
+/// separator's place is counted in characters from the number's end, whatever the
+/// separator: OCR reads `.` for `,` or `:` and the other way round, and drops one now and
+/// then (`174.65`, `174,65` and `17465` are one value read three ways); it drops a unit too
+/// (`$174.65` and `174.65` are one). Tokens with other characters than the same letters and
+/// digits in the same order, or without a digit, are not.
 pub fn another_value(a: &str, b: &str) -> bool {
     if a == b || !a.bytes().any(|c| c.is_ascii_digit()) || !b.bytes().any(|c| c.is_ascii_digit()) {
         return false;
     }
-    let (sa, ra) = split_sign(a);
-    let (sb, rb) = split_sign(b);
-    if !skeleton(ra).eq(skeleton(rb)) {
+    let (va, vb) = (Value::of(a), Value::of(b));
+    if !skeleton(&va.core).eq(skeleton(&vb.core)) {
         return false;
     }
-    if sa != sb {
+    if va.negative != vb.negative || va.other_unit(&vb) {
         return true;
     }
-    let (pa, pb) = (separator_places(ra), separator_places(rb));
+    let (pa, pb) = (va.places(), vb.places());
     !(pa.iter().all(|p| pb.contains(p)) || pb.iter().all(|p| pa.contains(p)))
 }
 
 /// A token's characters other than its separators.
 fn skeleton(t: &str) -> impl Iterator<Item = u8> + '_ {
-    t.bytes().filter(|c| !is_mark(*c))
+    t.bytes().filter(|c| !is_separator(*c))
 }
 
 /// A token's minus sign (a `-` it starts with) and the rest.
@@ -183,7 +251,7 @@ fn separator_places(t: &str) -> Vec<usize> {
     let mut after = 0;
     let mut places = Vec::new();
     for c in t.bytes().rev() {
-        if is_mark(c) {
+        if is_separator(c) {
             places.push(after);
         } else {
             after += 1;

@@ -78,8 +78,10 @@ use rescore::Counts;
 /// their fingerprints other copy sets), and a full run builds it again; 7: each document's
 /// owner (`docs.owner`, [`pl_core::owners`]), which groups and checks respect: an index of
 /// format 5 or 6 is read, not trusted (it knows no owners), and a full run builds it again
-/// (the column added in place).
-pub const FORMAT: u32 = 7;
+/// (the column added in place); 8: texts normalized with their numbers' units and brackets
+/// and a debit's trailing minus (`$174.65`, `(174.65)`, `174,65-`): an index of format 7 is
+/// read, not trusted (its texts are other texts), and a full run builds it again.
+pub const FORMAT: u32 = 8;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the

@@ -1,29 +1,54 @@
 use super::*;
 
 /// The definition, one character at a time over the NFC text (with the next character seen
-/// ahead): what the fast path must equal.
+/// ahead), then the words of marks alone joined: what the fast path must equal.
 fn normalize_by_chars(text: &str, out: &mut String) -> usize {
     out.clear();
     let chars: Vec<char> = text.nfc().collect();
     let mut words = 0;
     let mut in_word = false;
+    let mut word = String::new();
+    let mut marks_only = false;
     for (k, &c) in chars.iter().enumerate() {
-        let next_digit = chars
-            .get(k + 1)
-            .is_some_and(|&n| decimal_digit(n).is_some());
-        let after_digit = in_word && out.ends_with(|p: char| p.is_ascii_digit());
+        let next = chars.get(k + 1).copied();
+        let next_is = |f: fn(Class) -> bool| next.is_some_and(|n| f(class(n)));
+        let next_digit = next_is(|c| matches!(c, Class::Digit(_)));
+        let next_unit = next_is(|c| c == Class::Unit);
+        let alnum = in_word && word.chars().any(char::is_alphanumeric);
+        let after_digit = in_word && word.ends_with(|p: char| p.is_ascii_digit());
+        let units_alone = in_word && word.chars().all(|p| p == '(' || class(p) == Class::Unit);
+        let amount = {
+            let b = word.as_bytes();
+            b.len() >= 3
+                && matches!(b[b.len() - 3], b'.' | b',')
+                && b[b.len() - 2..].iter().all(u8::is_ascii_digit)
+        };
+        let word_ends = next.is_none_or(|n| matches!(class(n), Class::Space | Class::Close));
         let kept: String = match class(c) {
             Class::Space => {
+                marks_only |= in_word && !alnum;
                 in_word = false;
                 continue;
             }
             Class::Digit(d) => char::from(d).to_string(),
             Class::Alnum => c.to_lowercase().collect(),
-            Class::Mark if in_word => c.to_string(),
+            Class::Mark if alnum => c.to_string(),
+            Class::Unit => c.to_string(),
+            Class::Open if next_digit || next_unit || next_is(|c| matches!(c, Class::Dash(_))) => {
+                "(".into()
+            }
+            Class::Close
+                if in_word
+                    && word.ends_with(|p: char| p.is_ascii_digit() || class(p) == Class::Unit) =>
+            {
+                ")".into()
+            }
             Class::Sep(s) | Class::Dash(s) if after_digit && next_digit => {
                 char::from(s).to_string()
             }
-            Class::Dash(s) if !in_word && next_digit => char::from(s).to_string(),
+            Class::Dash(s) if units_alone && next_digit => char::from(s).to_string(),
+            Class::Dash(s) if after_digit && amount && word_ends => char::from(s).to_string(),
+            Class::Dash(s) if !in_word && (next_digit || next_unit) => char::from(s).to_string(),
             _ => continue,
         };
         if !in_word {
@@ -32,15 +57,23 @@ fn normalize_by_chars(text: &str, out: &mut String) -> usize {
             }
             words += 1;
             in_word = true;
+            word.clear();
         }
         out.push_str(&kept);
+        word.push_str(&kept);
+    }
+    marks_only |= in_word && !word.chars().any(char::is_alphanumeric);
+    if marks_only {
+        let (joined, n) = join_marks(out);
+        *out = joined;
+        return n;
     }
     words
 }
 
 proptest::proptest! {
     #[test]
-    fn the_fast_path_is_the_definition(text in "(\\PC|[ \\t\\n\\r\\x0b\\x0c.,:/+%€$ÄØßİẞ\u{85}\u{a0}\u{308}\u{2212}\u{2013}\u{66b}\u{660}-\u{669}\u{ff10}-\u{ff19}a-zA-Z0-9-])*") {
+    fn the_fast_path_is_the_definition(text in "(\\PC|[ \\t\\n\\r\\x0b\\x0c.,:/+%€$()‰£ÄØßİẞ\u{85}\u{a0}\u{308}\u{2212}\u{2013}\u{66b}\u{660}-\u{669}\u{ff10}-\u{ff19}a-zA-Z0-9-])*") {
         let (mut fast, mut slow) = (String::from("stale"), String::new());
         let n = normalize(&text, &mut fast);
         proptest::prop_assert_eq!(n, normalize_by_chars(&text, &mut slow));
@@ -184,15 +217,69 @@ fn thousands_separators_stay_as_written() {
 
 #[test]
 fn a_dash_before_a_digit_is_a_minus_and_between_digits_a_range() {
-    assert_eq!(n("10-12 -12 10 -12 (−12) –5"), "10-12 -12 10 -12 -12 -5");
+    assert_eq!(n("10-12 -12 10 -12 (−12) –5"), "10-12 -12 10 -12 (-12) -5");
     assert_eq!(n("10\u{2212}12"), "10-12", "U+2212 between digits");
     assert_ne!(n("10-12"), n("-12"));
     assert_ne!(n("10 -12"), n("10-12"));
 }
 
 #[test]
-fn plus_percent_and_currency_symbols_are_dropped() {
-    assert_eq!(n("+49 30 12% $12 12€ £3"), "49 30 12 12 12 3");
+fn units_stay_with_their_number_and_plus_is_dropped() {
+    assert_eq!(n("+49 30 12% $12 12€ £3"), "49 30 12% $12 12€ £3");
+    // A unit standing alone joins the number before it, else the one after it.
+    assert_eq!(
+        n("Total 1.250,00 € incl. 19 % VAT, € 5"),
+        "total 1.250,00€ incl 19% vat €5"
+    );
+    // Units with no number beside them: dropped, as other symbols are.
+    assert_eq!(
+        norm("price $ only, in % and ‰"),
+        ("price only in and".into(), 4)
+    );
+    assert_eq!(norm(" $ % € "), (String::new(), 0));
+}
+
+#[test]
+fn another_currency_sign_or_bracket_is_another_text() {
+    let totals = [
+        "$1,250.00",
+        "€1,250.00",
+        "£1,250.00",
+        "1,250.00",
+        "-$1,250.00",
+        "$-1,250.00",
+        "($1,250.00)",
+        "(1,250.00)",
+        "1,250.00-",
+        "1,250.00%",
+        "1,250.00 ‰",
+    ];
+    let normalized: Vec<String> = totals
+        .iter()
+        .map(|t| n(&format!("Total: {t} due")))
+        .collect();
+    assert_eq!(normalized[4], "total -$1,250.00 due");
+    assert_eq!(normalized[6], "total ($1,250.00) due");
+    assert_eq!(
+        normalized[8], "total 1,250.00- due",
+        "a debit's trailing minus"
+    );
+    assert_eq!(normalized[10], "total 1,250.00‰ due");
+    let distinct: std::collections::BTreeSet<&String> = normalized.iter().collect();
+    assert_eq!(distinct.len(), totals.len(), "{normalized:?}");
+    // A dash after a number without an amount's two decimals is no sign (a line broken
+    // after a range's first year), nor is a bracket around a word.
+    assert_eq!(n("2020- 2021 (see) (a) 12)"), "2020 2021 see a 12)");
+}
+
+#[test]
+fn the_similarity_stages_read_numbers_as_before_units_and_brackets() {
+    let text = "Total: -$1,250.00 (€ 5) 19 % 174,65- ($3) micro$oft 10²";
+    let norm = n(text);
+    assert_eq!(norm, "total -$1,250.00 (€5) 19% 174,65- ($3) micro$oft 10²");
+    assert_eq!(digits_view(&norm), "total 125000 5 19 17465 3 microoft 10²");
+    assert_eq!(digits_view("plain words"), "plain words");
+    assert!(matches!(digits_view("plain words"), Cow::Borrowed(_)));
 }
 
 #[test]

@@ -79,3 +79,45 @@ fn written_numbers_are_kept_once_each() {
     assert_eq!(w.marked.len(), 1);
     assert_eq!(w.bare.len(), 2);
 }
+
+#[test]
+fn another_currency_on_an_amount_or_a_bracketed_amount_is_another_value() {
+    for (a, b) in [
+        ("$174.65", "€174.65"),
+        ("174,65€", "174,65$"),
+        ("174.65%", "$174.65"),
+        ("(174.65)", "174.65"),
+        ("($174)", "$174"),
+        ("174,65-", "174,65"),
+        ("-$174.65", "$174.65"),
+        ("$-174.65", "$174.65"),
+    ] {
+        assert!(another_value(a, b) && another_value(b, a), "{a} / {b}");
+    }
+    for (a, b) in [
+        // A currency symbol dropped, or one value written two ways.
+        ("$174.65", "174.65"),
+        ("-$174.65", "($174.65)"),
+        ("174,65-", "-174.65"),
+        ("1.250,00€", "€1,250.00"),
+        // A section sign OCR read as `$` and as `£`: no amount.
+        ("$6", "£6"),
+        ("$433", "£433"),
+        // A numbered item, not an amount.
+        ("(2)", "2"),
+    ] {
+        assert!(!another_value(a, b) && !another_value(b, a), "{a} / {b}");
+    }
+}
+
+#[test]
+fn a_pair_counts_amounts_in_another_currency_apart_from_moved_points() {
+    let invoice = |total: &str| format!("rechnung 2024-0815 betrag {total} 58.22");
+    let apart = |a: &str, b: &str| values_apart(&Written::of(a), &Written::of(b));
+    let x = apart(&invoice("$174.65"), &invoice("€174.65"));
+    assert_eq!((x.moved, x.sign, x.unit), (0, 0, 2));
+    let x = apart(&invoice("$174.65"), &invoice("($174.65)"));
+    assert_eq!((x.moved, x.sign, x.unit), (0, 2, 0));
+    let x = apart(&invoice("$174.65"), &invoice("174.65"));
+    assert_eq!((x.moved, x.sign, x.unit), (0, 0, 0), "a symbol dropped");
+}

@@ -158,9 +158,15 @@ impl std::fmt::Display for Distrust {
                 f,
                 "built by an older pl-index (format 5), whose rows are not guarded and whose texts were normalized another way"
             ),
+            Distrust::Older(7) => write!(
+                f,
+                "built by an older pl-index (format 7), whose texts were normalized without \
+                 their numbers' units and brackets"
+            ),
             Distrust::Older(n) => write!(
                 f,
-                "built by an older pl-index (format {n}), which recorded no document's owner"
+                "built by an older pl-index (format {n}), which recorded no document's owner \
+                 and whose texts were normalized without their numbers' units and brackets"
             ),
         }
     }
