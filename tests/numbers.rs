@@ -151,7 +151,7 @@ fn other_ways_of_writing_numbers() {
 }
 
 #[test]
-fn another_currency_sign_or_percent_is_another_value() {
+fn another_currency_comparison_or_sign_is_another_value() {
     // Once exact copies at confidence 1.0: normalization dropped currency symbols, brackets and
     // a minus before a currency symbol, so `$1,250.00`, `€1,250.00`, `-$1,250.00` and
     // `($1,250.00)` were one text.
@@ -163,6 +163,8 @@ fn another_currency_sign_or_percent_is_another_value() {
         ("Gesamtbetrag $1,250.00", "Gesamtbetrag ($1,250.00)"),
         ("Gesamtbetrag $1,250.00", "Gesamtbetrag $-1,250.00"),
         ("Saldo 1.250,00 EUR", "Saldo 1.250,00- EUR"),
+        ("Befund CRP <5 mg", "Befund CRP >5 mg"),
+        ("Befund CRP < 5 mg", "Befund CRP > 5 mg"),
     ];
     for (a, b) in apart {
         let docs = invoices(&[a, b]);

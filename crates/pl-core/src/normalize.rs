@@ -34,11 +34,14 @@ use crate::records::Fingerprint;
 ///   dropped; so `$174.65`, `€174.65` and `174.65%` stay three values;
 /// - `(` before a digit, a unit or a dash, and `)` after a digit or a unit, are kept
 ///   (`($174.65)`, an accountant's negative amount);
+/// - a comparison (`<`, `>`, `~`, `≤`, `≥`, `≈`, `±`) before a number is kept, standing alone
+///   too, joined to the number after it (`< 5` is `<5`): a lab value under or over a limit;
 /// - whitespace separates words; every other character (other punctuation, `+`, other
 ///   symbols, control characters) is dropped without splitting the word.
 ///
 /// Words are joined by one ASCII space, with none at the ends. The similarity stages read
-/// the text without its numbers' signs, separators, units and brackets ([`digits_view`]).
+/// the text without its numbers' signs, separators, units, comparisons and brackets
+/// ([`digits_view`]).
 pub fn normalize(text: &str, out: &mut String) -> usize {
     let composed;
     let text = if text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes {
@@ -126,7 +129,10 @@ fn kept(
         Class::Digit(d) => Kept::Byte(d),
         Class::Alnum => Kept::Lower(c),
         Class::Unit => Kept::Char(c),
-        Class::Open if opens(text, i) => Kept::Byte(b'('),
+        // Standing alone too (`< 5`): its number is after the space.
+        Class::Relation if opens(text[i..].trim_start()) => Kept::Char(c),
+        Class::Relation => return None,
+        Class::Open if opens(&text[i..]) => Kept::Byte(b'('),
         Class::Close if in_word && closes(buf) => Kept::Byte(b')'),
         Class::Open | Class::Close => return None,
         Class::Sep(s) | Class::Dash(s) if in_word => {
@@ -166,6 +172,9 @@ enum Class {
     Open,
     /// `)`: kept after a number.
     Close,
+    /// A comparison (`<`, `≥`, `~`, `±`): kept before a number (`<5`, `< 5`), a lab value's
+    /// side of a limit.
+    Relation,
     /// Anything else: dropped.
     Other,
 }
@@ -188,6 +197,7 @@ fn class(c: char) -> Class {
             b'-' => Class::Dash(b'-'),
             b'$' | b'%' => Class::Unit,
             b'(' => Class::Open,
+            b'<' | b'>' | b'~' => Class::Relation,
             b')' => Class::Close,
             _ if b.is_ascii_alphabetic() => Class::Alnum,
             _ if c.is_whitespace() => Class::Space,
@@ -215,6 +225,7 @@ fn class_beyond_ascii(c: char) -> Class {
         '\u{FF1A}' => return Class::Sep(b':'),
         '\u{2212}' => return Class::Dash(b'-'),
         '\u{2030}' | '\u{2031}' | '\u{FF05}' | '\u{FE6A}' => return Class::Unit,
+        _ if is_relation(c) => return Class::Relation,
         _ => {}
     }
     match c.general_category() {
@@ -247,11 +258,10 @@ fn unit_at(text: &str, i: usize) -> bool {
         .is_some_and(|c| class(c) == Class::Unit)
 }
 
-/// Whether a `(` whose next character starts at byte `i` opens a number: a digit, a unit or
-/// a dash follows it.
-fn opens(text: &str, i: usize) -> bool {
-    text[i..]
-        .chars()
+/// Whether a `(` or a comparison before `rest` opens a number: a digit, a unit or a dash
+/// follows it.
+fn opens(rest: &str) -> bool {
+    rest.chars()
         .next()
         .is_some_and(|c| matches!(class(c), Class::Digit(_) | Class::Unit | Class::Dash(_)))
 }
@@ -272,13 +282,16 @@ fn last_char(buf: &[u8]) -> Option<char> {
 }
 
 /// Whether a dash inside a word, before the character at byte `i`, is a minus sign after a
-/// unit or `(` (`$-5`, `(-5)`): a digit follows and the word so far has no letter or digit.
+/// unit, a comparison or `(` (`$-5`, `(-5)`, `<-5`): a digit follows and the word so far has
+/// no letter or digit.
 fn signs_inside(buf: &[u8], text: &str, i: usize) -> bool {
     let word = &buf[buf.iter().rposition(|&b| b == b' ').map_or(0, |k| k + 1)..];
     digit_at(text, i)
         && !word.is_empty()
-        && std::str::from_utf8(word)
-            .is_ok_and(|w| w.chars().all(|c| c == '(' || class(c) == Class::Unit))
+        && std::str::from_utf8(word).is_ok_and(|w| {
+            w.chars()
+                .all(|c| matches!(class(c), Class::Open | Class::Unit | Class::Relation))
+        })
 }
 
 /// Whether a dash inside a word, before the character at byte `i`, is a debit's minus sign
@@ -297,7 +310,7 @@ fn debit_at(buf: &[u8], text: &str, i: usize) -> bool {
 
 /// Joins each word of units and signs alone (no letter or digit: `€`, `%`, `-€`) to the
 /// number before it (a word holding a digit), else to the number after it, else drops it;
-/// one that opens a value (`(€`, `-€`) joins the number after it. Returns the text and its
+/// one that opens a value (`(€`, `-€`, `<`) joins the number after it. Returns the text and its
 /// word count.
 pub(crate) fn join_marks(norm: &str) -> (String, usize) {
     let has_digit = |w: &str| w.bytes().any(|b| b.is_ascii_digit());
@@ -319,7 +332,7 @@ pub(crate) fn join_marks(norm: &str) -> (String, usize) {
             carry.clear();
             out.push_str(w);
             words += 1;
-        } else if carry.is_empty() && !w.starts_with(['(', '-']) && last_digit {
+        } else if carry.is_empty() && !opens_value(w) && last_digit {
             out.push_str(w);
         } else {
             carry.push_str(w);
@@ -352,7 +365,8 @@ pub fn decimal_digit(c: char) -> Option<u8> {
 
 /// The text the similarity stages read (shingles, the fuzzy sample, the verifier's words, the
 /// ledger's numbers, the distinctive tokens): the normalized text without its numbers'
-/// signs, separators, units and brackets (`-174.65` and `($174.65)` are read `17465`), as
+/// signs, separators, units, comparisons and brackets (`-174.65` and `($174.65)` are read
+/// `17465`, `<5` is `5`), as
 /// normalization wrote numbers before it kept them. OCR reads `.` for `,` or `:`, drops a
 /// separator, a minus sign or a currency symbol; the fingerprint (exact copies) and
 /// [`crate::written`] read the normalized text itself. Borrowed when the text has none.
@@ -375,7 +389,7 @@ pub fn digits_view(norm: &str) -> Cow<'_, str> {
         }
         let c = norm[i..].chars().next().expect("a char boundary");
         let end = i + c.len_utf8();
-        if !is_unit(c) {
+        if !is_mark(c) {
             plain.extend_from_slice(&bytes[i..end]);
         }
         i = end;
@@ -396,7 +410,7 @@ fn next_mark(norm: &str, mut i: usize) -> Option<usize> {
             continue;
         }
         let c = norm[i..].chars().next().expect("a char boundary");
-        if is_unit(c) {
+        if is_mark(c) {
             return Some(i);
         }
         i += c.len_utf8();
@@ -404,13 +418,18 @@ fn next_mark(norm: &str, mut i: usize) -> Option<usize> {
     None
 }
 
+/// Whether a word of marks alone opens a value: it starts with `(`, a dash or a comparison.
+fn opens_value(w: &str) -> bool {
+    w.starts_with(['(', '-']) || w.chars().next().is_some_and(is_relation)
+}
+
 /// A character of a normalized text that [`digits_view`] does not read: a number's sign,
-/// separator, unit or bracket.
+/// separator, unit, comparison or bracket.
 pub fn is_mark(c: char) -> bool {
     if c.is_ascii() {
         is_ascii_mark(c as u8)
     } else {
-        is_unit(c)
+        is_unit(c) || is_relation(c)
     }
 }
 
@@ -418,7 +437,15 @@ pub fn is_mark(c: char) -> bool {
 fn is_ascii_mark(b: u8) -> bool {
     matches!(
         b,
-        b'.' | b',' | b'/' | b':' | b'-' | b'(' | b')' | b'$' | b'%'
+        b'.' | b',' | b'/' | b':' | b'-' | b'(' | b')' | b'$' | b'%' | b'<' | b'>' | b'~'
+    )
+}
+
+/// Whether a character is a comparison a value is written with (`<5`, `≥ 10`, `~3`, `±0.5`).
+pub fn is_relation(c: char) -> bool {
+    matches!(
+        c,
+        '<' | '>' | '~' | '≤' | '≥' | '≦' | '≧' | '≈' | '±' | '∓' | '＜' | '＞'
     )
 }
 

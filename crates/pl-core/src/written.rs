@@ -9,7 +9,7 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::normalize::{is_mark, is_unit};
+use crate::normalize::{is_mark, is_relation, is_unit};
 
 /// The numbers of one text as it writes them, keyed by their digits (the hash of the word the
 /// digits view holds): those written bare (digits, letters, no sign or separator) by key, and
@@ -91,8 +91,8 @@ pub struct Apart {
     pub moved: usize,
     /// Numbers with the other sign in every reading the other text has, separators aside.
     pub sign: usize,
-    /// Numbers with another currency or percent sign in every reading the other text has
-    /// (each side's unit written), separators and sign aside.
+    /// Numbers with another currency or percent sign, or another comparison (`<5`, `>5`),
+    /// in every reading the other text has (each side's written), separators and sign aside.
     pub unit: usize,
 }
 
@@ -124,8 +124,9 @@ fn one_way(a: &Written, b: &Written) -> Apart {
             };
             let o = Value::of(r);
             all &= another_value(w, r);
-            sign_only &= v.places() == o.places() && !v.other_unit(&o);
-            unit |= v.other_unit(&o) && v.negative == o.negative;
+            let other = v.other_unit(&o) || v.other_relation(&o);
+            sign_only &= v.places() == o.places() && !other;
+            unit |= other && v.negative == o.negative;
         }
         if !all {
             continue;
@@ -142,10 +143,12 @@ fn one_way(a: &Written, b: &Written) -> Apart {
 }
 
 /// A number read as a value: its sign (a leading or a debit's trailing minus, or brackets
-/// around an amount, `($5)`, `(174.65)`), its units and the rest, digits and separators.
+/// around an amount, `($5)`, `(174.65)`), its units, its comparison and the rest, digits and
+/// separators.
 struct Value {
     negative: bool,
     units: String,
+    relation: String,
     core: String,
 }
 
@@ -153,9 +156,20 @@ impl Value {
     fn of(w: &str) -> Value {
         let bracketed = w.starts_with('(') && w.ends_with(')');
         let units: String = w.chars().filter(|&c| is_unit(c)).collect();
+        // `≤` read as `<` loses a stroke: one comparison.
+        let relation: String = w
+            .chars()
+            .filter(|&c| is_relation(c))
+            .map(|c| match c {
+                '≤' | '≦' | '＜' => '<',
+                '≥' | '≧' | '＞' => '>',
+                '≈' => '~',
+                c => c,
+            })
+            .collect();
         let rest: String = w
             .chars()
-            .filter(|&c| !is_unit(c) && c != '(' && c != ')')
+            .filter(|&c| !is_unit(c) && !is_relation(c) && c != '(' && c != ')')
             .collect();
         let (lead, rest) = split_sign(&rest);
         let (trail, core) = match rest.strip_suffix('-') {
@@ -169,6 +183,7 @@ impl Value {
         Value {
             negative,
             units,
+            relation,
             core: core.to_string(),
         }
     }
@@ -176,6 +191,11 @@ impl Value {
     /// Where its separators stand.
     fn places(&self) -> Vec<usize> {
         separator_places(&self.core)
+    }
+
+    /// Whether both write a comparison, and another one (`<5`, `>5`).
+    fn other_relation(&self, o: &Value) -> bool {
+        !self.relation.is_empty() && !o.relation.is_empty() && self.relation != o.relation
     }
 
     /// Whether both write a unit, and another one, on an amount (cents after its last
@@ -216,7 +236,8 @@ fn is_separator(c: u8) -> bool {
 /// separator's place is counted in characters from the number's end, whatever the
 /// separator: OCR reads `.` for `,` or `:` and the other way round, and drops one now and
 /// then (`174.65`, `174,65` and `17465` are one value read three ways); it drops a unit too
-/// (`$174.65` and `174.65` are one). Tokens with other characters than the same letters and
+/// (`$174.65` and `174.65` are one). Two comparisons are another value too (`<5`, `>5`;
+/// `≤5` read `<5` is one). Tokens with other characters than the same letters and
 /// digits in the same order, or without a digit, are not.
 pub fn another_value(a: &str, b: &str) -> bool {
     if a == b || !a.bytes().any(|c| c.is_ascii_digit()) || !b.bytes().any(|c| c.is_ascii_digit()) {
@@ -226,7 +247,7 @@ pub fn another_value(a: &str, b: &str) -> bool {
     if !skeleton(&va.core).eq(skeleton(&vb.core)) {
         return false;
     }
-    if va.negative != vb.negative || va.other_unit(&vb) {
+    if va.negative != vb.negative || va.other_unit(&vb) || va.other_relation(&vb) {
         return true;
     }
     let (pa, pb) = (va.places(), vb.places());

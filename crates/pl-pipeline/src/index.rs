@@ -78,8 +78,8 @@ use rescore::Counts;
 /// their fingerprints other copy sets), and a full run builds it again; 7: each document's
 /// owner (`docs.owner`, [`pl_core::owners`]), which groups and checks respect: an index of
 /// format 5 or 6 is read, not trusted (it knows no owners), and a full run builds it again
-/// (the column added in place); 8: texts normalized with their numbers' units and brackets
-/// and a debit's trailing minus (`$174.65`, `(174.65)`, `174,65-`): an index of format 7 is
+/// (the column added in place); 8: texts normalized with their numbers' units, comparisons
+/// and brackets and a debit's trailing minus (`$174.65`, `<5`, `(174.65)`, `174,65-`): an index of format 7 is
 /// read, not trusted (its texts are other texts), and a full run builds it again.
 pub const FORMAT: u32 = 8;
 

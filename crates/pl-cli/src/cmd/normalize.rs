@@ -11,7 +11,8 @@ use pl_pipeline::io::{create_output, open_input};
 use pl_pipeline::ndjson::{norm_line, par_map_records, NdjsonReader};
 
 /// Lowercase (Unicode-aware), strip punctuation (not a number's sign, separators, currency or
-/// percent sign and brackets: `-$1,250.00` and `$1,250.00` are other texts) and collapse
+/// percent sign, comparison and brackets: `-$1,250.00` and `$1,250.00`, `<5` and `>5` are
+/// other texts) and collapse
 /// whitespace of each document's `content`, adding `norm` (the normalized text), `words` (its word count) and `fingerprint`
 /// (32 hex digits of its xxh3-128 hash). Every other field passes through unchanged; a
 /// missing or null `content` counts as empty.

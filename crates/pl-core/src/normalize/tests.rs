@@ -16,7 +16,10 @@ fn normalize_by_chars(text: &str, out: &mut String) -> usize {
         let next_unit = next_is(|c| c == Class::Unit);
         let alnum = in_word && word.chars().any(char::is_alphanumeric);
         let after_digit = in_word && word.ends_with(|p: char| p.is_ascii_digit());
-        let units_alone = in_word && word.chars().all(|p| p == '(' || class(p) == Class::Unit);
+        let units_alone = in_word
+            && word
+                .chars()
+                .all(|p| matches!(class(p), Class::Open | Class::Unit | Class::Relation));
         let amount = {
             let b = word.as_bytes();
             b.len() >= 3
@@ -34,6 +37,16 @@ fn normalize_by_chars(text: &str, out: &mut String) -> usize {
             Class::Alnum => c.to_lowercase().collect(),
             Class::Mark if alnum => c.to_string(),
             Class::Unit => c.to_string(),
+            Class::Relation
+                if chars[k + 1..]
+                    .iter()
+                    .find(|&&n| !n.is_whitespace())
+                    .is_some_and(|&n| {
+                        matches!(class(n), Class::Digit(_) | Class::Unit | Class::Dash(_))
+                    }) =>
+            {
+                c.to_string()
+            }
             Class::Open if next_digit || next_unit || next_is(|c| matches!(c, Class::Dash(_))) => {
                 "(".into()
             }
@@ -73,7 +86,7 @@ fn normalize_by_chars(text: &str, out: &mut String) -> usize {
 
 proptest::proptest! {
     #[test]
-    fn the_fast_path_is_the_definition(text in "(\\PC|[ \\t\\n\\r\\x0b\\x0c.,:/+%€$()‰£ÄØßİẞ\u{85}\u{a0}\u{308}\u{2212}\u{2013}\u{66b}\u{660}-\u{669}\u{ff10}-\u{ff19}a-zA-Z0-9-])*") {
+    fn the_fast_path_is_the_definition(text in "(\\PC|[ \\t\\n\\r\\x0b\\x0c.,:/+%€$()‰£<>~≤±ÄØßİẞ\u{85}\u{a0}\u{308}\u{2212}\u{2013}\u{66b}\u{660}-\u{669}\u{ff10}-\u{ff19}a-zA-Z0-9-])*") {
         let (mut fast, mut slow) = (String::from("stale"), String::new());
         let n = normalize(&text, &mut fast);
         proptest::prop_assert_eq!(n, normalize_by_chars(&text, &mut slow));
@@ -237,6 +250,19 @@ fn units_stay_with_their_number_and_plus_is_dropped() {
         ("price only in and".into(), 4)
     );
     assert_eq!(norm(" $ % € "), (String::new(), 0));
+}
+
+#[test]
+fn a_comparison_stays_with_its_number() {
+    assert_eq!(
+        n("Glucose <5 mg, CRP > 10, about ~3 h, ±0.5, a < b"),
+        "glucose <5 mg crp >10 about ~3 h ±0.5 a b"
+    );
+    let values = ["<5", ">5", "5", "≤5", "≥ 5"];
+    let normalized: Vec<String> = values.iter().map(|v| n(&format!("CRP {v} mg"))).collect();
+    let distinct: std::collections::BTreeSet<&String> = normalized.iter().collect();
+    assert_eq!(distinct.len(), values.len(), "{normalized:?}");
+    assert_eq!(digits_view(&n("CRP <5 ≥ 6")), "crp 5 6");
 }
 
 #[test]

@@ -121,3 +121,15 @@ fn a_pair_counts_amounts_in_another_currency_apart_from_moved_points() {
     let x = apart(&invoice("$174.65"), &invoice("174.65"));
     assert_eq!((x.moved, x.sign, x.unit), (0, 0, 0), "a symbol dropped");
 }
+
+#[test]
+fn another_comparison_is_another_value() {
+    assert!(another_value("<5", ">5") && another_value(">5", "<5"));
+    assert!(another_value("<0.5", "~0.5"));
+    for (a, b) in [("<5", "5"), ("≤5", "<5"), ("≥5", ">5"), ("<5", "<6")] {
+        assert!(!another_value(a, b) && !another_value(b, a), "{a} / {b}");
+    }
+    let report = |v: &str| format!("befund crp {v} mg hba1c 5.4");
+    let x = values_apart(&Written::of(&report("<5")), &Written::of(&report(">5")));
+    assert_eq!((x.moved, x.sign, x.unit), (0, 0, 2));
+}
