@@ -496,9 +496,10 @@ fn noise_known_through_a_note(copies: u64) {
     );
 }
 
-/// A scan reads `768` where its original has `738`, and nothing else differs: another value
-/// while six documents hold `738`, a template's constant misread once seven do. The note that
-/// brings `738` to seven documents must make the index score the pair again, as make does.
+/// A scan reads `768` where its original has `738` (and `Dienstleisler` for `Dienstleister`:
+/// a scan that misreads a digit misreads letters too): another value while six documents hold
+/// `738`, a template's constant misread once seven do. The note that brings `738` to seven
+/// documents must make the index score the pair again, as make does.
 #[test]
 fn a_number_becoming_a_constant_rescores_its_holders() {
     let d = tempfile::tempdir().unwrap();
@@ -514,7 +515,10 @@ fn a_number_becoming_a_constant_rescores_its_holders() {
         )
     };
     docs.push(doc(original, letter("738")));
-    docs.push(doc(scan, letter("768")));
+    docs.push(doc(
+        scan,
+        letter("768").replace("Dienstleister", "Dienstleisler"),
+    ));
     // Six documents hold `738`, one line under a constant.
     docs.extend((1..=5).map(note));
     write_docs(&path, &docs);

@@ -30,7 +30,8 @@ fn example_norm() -> tempfile::TempDir {
 }
 
 /// An independent brute force: every pair of the norm file, the sets of character triples
-/// of `norm`'s digits view (its numbers' signs, separators, units and brackets left out)
+/// of `norm`'s digits view (its numbers' signs, separators, units, comparisons and brackets
+/// left out)
 /// compared directly.
 /// Returns every pair's (a, b, overlap, max size).
 fn brute(norm: &[serde_json::Value]) -> Vec<(u64, u64, usize, usize)> {
@@ -42,7 +43,7 @@ fn brute(norm: &[serde_json::Value]) -> Vec<(u64, u64, usize, usize)> {
                 .as_str()
                 .unwrap()
                 .chars()
-                .filter(|c| !".,/:-()$%‰‱€£¥¢₹".contains(*c))
+                .filter(|c| !".,/:-()$%‰‱€£¥¢₹<>~≤≥≦≧≈±∓＜＞".contains(*c))
                 .collect();
             let mut s: Vec<_> = chars.windows(3).map(|w| (w[0], w[1], w[2])).collect();
             s.sort_unstable();

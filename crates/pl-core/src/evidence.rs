@@ -282,6 +282,9 @@ pub struct Evidence {
     /// Words of replaced blocks that are OCR damage: present elsewhere, folded equal, or near
     /// the words they replace.
     pub garbled: usize,
+    /// Replaced blocks (inner, or short) writing other numbers: see `near::other_numbers`.
+    #[serde(default)]
+    pub numbers_replaced: usize,
     /// Conflicts, in text order of the alignment.
     #[serde(skip)]
     pub conflicts: Vec<Conflict>,
@@ -541,13 +544,14 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     let (near_a, near_b) = (widened(&h.old, pa.ids.len()), widened(&h.new, pb.ids.len()));
     let (all_a, all_b) = (all_a.upto(near_a.end), all_b.upto(near_b.end));
     let (x, y) = (clamp(all_a, &h.old), clamp(all_b, &h.new));
+    let compared = inner || h.old.len().max(h.new.len()) < EDGE_BLOCK;
+    e.numbers_replaced += usize::from(compared && near::other_numbers(x, y));
     if explained(x, y) {
         e.garbled += x.len() + y.len();
         return;
     }
-    if inner {
-        e.longest_replaced = e.longest_replaced.max(h.old.len().min(h.new.len()));
-    }
+    let inner_replaced = usize::from(inner) * h.old.len().min(h.new.len());
+    e.longest_replaced = e.longest_replaced.max(inner_replaced);
     let (near_a, near_b) = (clamp(all_a, &near_a), clamp(all_b, &near_b));
     let (mut count, mut unknowns, mut outnumbered) = ([(0, 0, 0); 2], [0; 2], [0; 2]);
     let (ids_a, ids_b) = (&pa.ids[h.old.clone()], &pb.ids[h.new.clone()]);
@@ -602,7 +606,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     // A long block at either text's start or end is what each copy added there (two
     // cover sheets, two different added pages), not one value against another; a short
     // one (a date in the first line) is compared like any other.
-    if inner || h.old.len().max(h.new.len()) < EDGE_BLOCK {
+    if compared {
         count_substitutions(e, count, unknowns, outnumbered);
     }
 }

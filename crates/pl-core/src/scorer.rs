@@ -16,7 +16,8 @@
 //!    A number one text writes as another value of the same digits (another sign, the
 //!    decimal point elsewhere, another currency: [`crate::written::values_apart`]) drops a pair OCR did not
 //!    damage ([`crate::ledger::damage`] under the rescue's `clean_damage`), whatever the
-//!    order-free evidence says: the alignment reads the digits alone.
+//!    order-free evidence says: the alignment reads the digits alone. So do numbers that
+//!    differ in two texts whose letters are the same ([`another_number`]).
 //! 3. **Order-free evidence** ([`crate::ledger`]), only for pairs the verifier rejected: the
 //!    distinctive tokens of both texts compared as sets, wherever they stand. A pair whose rare
 //!    numbers agree far more than any stand against each other is kept after all ([`Rescue`]):
@@ -531,11 +532,17 @@ impl Scorer<'_> {
     fn verified(&self, v: Verifier, x: Doc, y: Doc, dims: &mut Dims) -> bool {
         // Explaining counts in full: the explanation does not depend on where a count stops.
         let mut e = self.align(x, y, (!self.explain).then_some(v));
+        // Texts whose letters are the same are counted in full: whether their numbers differ
+        // decides them whatever else the alignment found (`another_number`).
+        if e.stopped && same_letters(x.text, y.text) {
+            e = self.align(x, y, None);
+        }
         // The same digits written as another value (another sign, the decimal point
         // elsewhere) in a pair OCR did not damage: two documents, whatever else agrees (OCR
         // drops a minus sign in a rough scan, where the evidence weighs as it is).
         let (values_apart, another_value) = self.another_value(x, y);
         e.values_apart = values_apart;
+        let another_value = another_value || another_number(&e, (x.text, y.text));
         let mut pass = v.passes(&e) && !another_value;
         // Numbers agreeing do not make another addressee's letter a copy: a household's
         // letters share every number.
@@ -629,6 +636,8 @@ impl Scorer<'_> {
         self.another_value(x, y).1
             || addressee_subs([(x.text, x.profile), (y.text, y.profile)], known) > 0
             || self.ledger_of(x, y, &rule).apart
+            || same_letters(x.text, y.text)
+                && another_number(&self.align(x, y, None), (x.text, y.text))
     }
 
     /// The rule by which the pair's numbers refuse it before the alignment ([`refuses`]),
@@ -770,6 +779,8 @@ fn samples<'a>(x: Doc<'a>, y: Doc<'a>) -> (&'a str, &'a str) {
 }
 
 mod explain;
+mod letters;
+use letters::{another_number, same_letters};
 pub mod policy;
 mod verdict;
 use policy::Policy;

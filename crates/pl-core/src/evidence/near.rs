@@ -265,3 +265,21 @@ fn split_misread(cw: &[char], around: &Around) -> bool {
         })
     })
 }
+
+/// Whether the words of a replaced block write other numbers on its two sides: their words
+/// with digits, joined, differ in a digit (`174.66` or `1746.50` for `174.65`, `1008` for
+/// `1006`), not where a letter stands for the digit OCR confuses it with (`2o19` is `2019`,
+/// `8161s61` is `8161561`), nor in where the words break (`20.06 2019` is `20.06.2019`).
+pub(super) fn other_numbers(x: &[&str], y: &[&str]) -> bool {
+    let numbers = |w: &[&str]| -> Vec<char> {
+        w.iter()
+            .filter(|w| w.bytes().any(|c| c.is_ascii_digit()))
+            .flat_map(|w| w.chars())
+            .collect()
+    };
+    let (nx, ny) = (numbers(x), numbers(y));
+    let same = |a: char, b: char| {
+        a == b || (a.is_ascii_digit() != b.is_ascii_digit() && fold_char(a) == fold_char(b))
+    };
+    nx.len() != ny.len() || nx.iter().zip(&ny).any(|(&a, &b)| !same(a, b))
+}
