@@ -282,7 +282,7 @@ pub struct Evidence {
     /// Words of replaced blocks that are OCR damage: present elsewhere, folded equal, or near
     /// the words they replace.
     pub garbled: usize,
-    /// Replaced blocks (inner, or short) writing other numbers: see `near::other_numbers`.
+    /// Replaced blocks (inner, or short) writing other numbers (`near::other_numbers`).
     #[serde(default)]
     pub numbers_replaced: usize,
     /// Conflicts, in text order of the alignment.
@@ -645,12 +645,6 @@ fn count_substitutions(
     e.inner_words += known_words.saturating_sub(w);
 }
 
-/// `r` and [`NEAR_WINDOW`] words each side, within a text of `len` words: where a garbled
-/// word's counterpart may sit.
-fn widened(r: &Range<usize>, len: usize) -> Range<usize> {
-    r.start.saturating_sub(NEAR_WINDOW)..(r.end + NEAR_WINDOW).min(len)
-}
-
 /// A word's characters OCR-folded one by one ([`fold_char`]).
 fn folded(w: &str) -> Vec<char> {
     w.chars().map(fold_char).collect()
@@ -787,6 +781,8 @@ pub use addressee::substitutions as addressee_subs;
 mod facing;
 mod grams;
 mod near;
+pub(crate) use near::numeric;
+use near::widened;
 mod outnumbered;
 mod seen;
 mod unstamped;

@@ -379,41 +379,45 @@ pub fn digits_view(norm: &str) -> Cow<'_, str> {
     plain.extend_from_slice(&bytes[..first]);
     let mut i = first;
     while i < bytes.len() {
-        let b = bytes[i];
-        if b.is_ascii() {
-            if !is_ascii_mark(b) {
-                plain.push(b);
-            }
-            i += 1;
-            continue;
+        let (b, len) = (bytes[i], utf8_len(bytes[i]));
+        let mark = match b {
+            _ if b.is_ascii() => is_ascii_mark(b),
+            // Latin letters (`ä`, `ß`, up to U+024F): no unit, no comparison.
+            0xC3..=0xC9 => false,
+            _ => is_mark(norm[i..].chars().next().expect("a char boundary")),
+        };
+        if !mark {
+            plain.extend_from_slice(&bytes[i..i + len]);
         }
-        let c = norm[i..].chars().next().expect("a char boundary");
-        let end = i + c.len_utf8();
-        if !is_mark(c) {
-            plain.extend_from_slice(&bytes[i..end]);
-        }
-        i = end;
+        i += len;
     }
     Cow::Owned(String::from_utf8(plain).expect("whole characters removed"))
+}
+
+/// The length of the UTF-8 character whose first byte is `lead`.
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
 }
 
 /// The byte offset of the first [`is_mark`] character of `norm` from byte `i`.
 fn next_mark(norm: &str, mut i: usize) -> Option<usize> {
     let bytes = norm.as_bytes();
     while i < bytes.len() {
-        let b = bytes[i];
-        if b.is_ascii() {
-            if is_ascii_mark(b) {
-                return Some(i);
-            }
-            i += 1;
-            continue;
-        }
-        let c = norm[i..].chars().next().expect("a char boundary");
-        if is_mark(c) {
+        let (b, len) = (bytes[i], utf8_len(bytes[i]));
+        let mark = match b {
+            _ if b.is_ascii() => is_ascii_mark(b),
+            0xC3..=0xC9 => false,
+            _ => is_mark(norm[i..].chars().next().expect("a char boundary")),
+        };
+        if mark {
             return Some(i);
         }
-        i += c.len_utf8();
+        i += len;
     }
     None
 }

@@ -532,9 +532,9 @@ impl Scorer<'_> {
     fn verified(&self, v: Verifier, x: Doc, y: Doc, dims: &mut Dims) -> bool {
         // Explaining counts in full: the explanation does not depend on where a count stops.
         let mut e = self.align(x, y, (!self.explain).then_some(v));
-        // Texts whose letters are the same are counted in full: whether their numbers differ
+        // Texts whose letters are the same are counted on until a number differs: that
         // decides them whatever else the alignment found (`another_number`).
-        if e.stopped && same_letters(x.text, y.text) {
+        if e.stopped && e.numbers_replaced == 0 && same_letters(x.text, y.text) {
             e = self.align(x, y, None);
         }
         // The same digits written as another value (another sign, the decimal point

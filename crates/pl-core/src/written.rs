@@ -154,6 +154,23 @@ struct Value {
 
 impl Value {
     fn of(w: &str) -> Value {
+        // Most numbers have a sign and separators at most: nothing to take apart.
+        if !w
+            .chars()
+            .any(|c| is_unit(c) || is_relation(c) || c == '(' || c == ')')
+        {
+            let (lead, rest) = split_sign(w);
+            let (trail, core) = match rest.strip_suffix('-') {
+                Some(core) => (true, core),
+                None => (false, rest),
+            };
+            return Value {
+                negative: lead || trail,
+                units: String::new(),
+                relation: String::new(),
+                core: core.to_string(),
+            };
+        }
         let bracketed = w.starts_with('(') && w.ends_with(')');
         let units: String = w.chars().filter(|&c| is_unit(c)).collect();
         // `≤` read as `<` loses a stroke: one comparison.

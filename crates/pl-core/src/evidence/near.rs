@@ -266,20 +266,36 @@ fn split_misread(cw: &[char], around: &Around) -> bool {
     })
 }
 
-/// Whether the words of a replaced block write other numbers on its two sides: their words
-/// with digits, joined, differ in a digit (`174.66` or `1746.50` for `174.65`, `1008` for
+/// A word that is mostly a number: half its characters or more are digits (`17465`, `2o19`,
+/// `kd1577518`), not a name with a digit (`atspi2core`).
+pub(crate) fn numeric(w: &str) -> bool {
+    let digits = w.bytes().filter(u8::is_ascii_digit).count();
+    digits > 0 && 2 * digits >= w.len()
+}
+
+/// Whether the words of a replaced block write other numbers on its two sides: their
+/// [`numeric`] words, joined, differ in a digit (`174.66` or `1746.50` for `174.65`, `1008` for
 /// `1006`), not where a letter stands for the digit OCR confuses it with (`2o19` is `2019`,
 /// `8161s61` is `8161561`), nor in where the words break (`20.06 2019` is `20.06.2019`).
 pub(super) fn other_numbers(x: &[&str], y: &[&str]) -> bool {
-    let numbers = |w: &[&str]| -> Vec<char> {
-        w.iter()
-            .filter(|w| w.bytes().any(|c| c.is_ascii_digit()))
-            .flat_map(|w| w.chars())
-            .collect()
-    };
-    let (nx, ny) = (numbers(x), numbers(y));
+    fn chars<'w>(words: &'w [&str]) -> impl Iterator<Item = char> + 'w {
+        words.iter().filter(|w| numeric(w)).flat_map(|w| w.chars())
+    }
+    let (mut a, mut b) = (chars(x), chars(y));
     let same = |a: char, b: char| {
         a == b || (a.is_ascii_digit() != b.is_ascii_digit() && fold_char(a) == fold_char(b))
     };
-    nx.len() != ny.len() || nx.iter().zip(&ny).any(|(&a, &b)| !same(a, b))
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return false,
+            (Some(p), Some(q)) if same(p, q) => {}
+            _ => return true,
+        }
+    }
+}
+
+/// `r` and [`super::NEAR_WINDOW`] words each side, within a text of `len` words: where a
+/// garbled word's counterpart may sit.
+pub(super) fn widened(r: &std::ops::Range<usize>, len: usize) -> std::ops::Range<usize> {
+    r.start.saturating_sub(super::NEAR_WINDOW)..(r.end + super::NEAR_WINDOW).min(len)
 }
