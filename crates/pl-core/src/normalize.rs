@@ -379,13 +379,7 @@ pub fn digits_view(norm: &str) -> Cow<'_, str> {
     plain.extend_from_slice(&bytes[..first]);
     let mut i = first;
     while i < bytes.len() {
-        let (b, len) = (bytes[i], utf8_len(bytes[i]));
-        let mark = match b {
-            _ if b.is_ascii() => is_ascii_mark(b),
-            // Latin letters (`ä`, `ß`, up to U+024F): no unit, no comparison.
-            0xC3..=0xC9 => false,
-            _ => is_mark(norm[i..].chars().next().expect("a char boundary")),
-        };
+        let (mark, len) = mark_at(norm, i);
         if !mark {
             plain.extend_from_slice(&bytes[i..i + len]);
         }
@@ -394,26 +388,29 @@ pub fn digits_view(norm: &str) -> Cow<'_, str> {
     Cow::Owned(String::from_utf8(plain).expect("whole characters removed"))
 }
 
-/// The length of the UTF-8 character whose first byte is `lead`.
-fn utf8_len(lead: u8) -> usize {
-    match lead {
+/// Whether the character starting at byte `i` of `norm` is an [`is_mark`] one, and its length
+/// in bytes: ASCII read as bytes, Latin letters (`ä`, `ß`, up to U+024F: no unit, no
+/// comparison) by their first byte, only the rest decoded.
+fn mark_at(norm: &str, i: usize) -> (bool, usize) {
+    let b = norm.as_bytes()[i];
+    let len = match b {
         0..=0x7F => 1,
         0xC0..=0xDF => 2,
         0xE0..=0xEF => 3,
         _ => 4,
-    }
+    };
+    let mark = match b {
+        _ if b.is_ascii() => is_ascii_mark(b),
+        0xC3..=0xC9 => false,
+        _ => is_mark(norm[i..].chars().next().expect("a char boundary")),
+    };
+    (mark, len)
 }
 
 /// The byte offset of the first [`is_mark`] character of `norm` from byte `i`.
 fn next_mark(norm: &str, mut i: usize) -> Option<usize> {
-    let bytes = norm.as_bytes();
-    while i < bytes.len() {
-        let (b, len) = (bytes[i], utf8_len(bytes[i]));
-        let mark = match b {
-            _ if b.is_ascii() => is_ascii_mark(b),
-            0xC3..=0xC9 => false,
-            _ => is_mark(norm[i..].chars().next().expect("a char boundary")),
-        };
+    while i < norm.len() {
+        let (mark, len) = mark_at(norm, i);
         if mark {
             return Some(i);
         }
