@@ -224,7 +224,7 @@ fn class_beyond_ascii(c: char) -> Class {
         '\u{2044}' | '\u{2215}' | '\u{FF0F}' => return Class::Sep(b'/'),
         '\u{FF1A}' => return Class::Sep(b':'),
         '\u{2212}' => return Class::Dash(b'-'),
-        '\u{2030}' | '\u{2031}' | '\u{FF05}' | '\u{FE6A}' => return Class::Unit,
+        _ if is_percent(c) => return Class::Unit,
         _ if is_relation(c) => return Class::Relation,
         _ => {}
     }
@@ -302,10 +302,20 @@ fn debit_at(buf: &[u8], text: &str, i: usize) -> bool {
         .chars()
         .next()
         .is_none_or(|c| matches!(class(c), Class::Space | Class::Close));
-    ends_word
-        && buf.len() >= 3
-        && matches!(buf[buf.len() - 3], b'.' | b',')
-        && buf[buf.len() - 2..].iter().all(u8::is_ascii_digit)
+    ends_word && ends_in_cents(buf)
+}
+
+/// Whether a number (its bytes as written) ends in a separator and two digits: an amount's
+/// cents.
+pub fn ends_in_cents(b: &[u8]) -> bool {
+    b.len() >= 3
+        && matches!(b[b.len() - 3], b'.' | b',')
+        && b[b.len() - 2..].iter().all(u8::is_ascii_digit)
+}
+
+/// Whether a unit is a percent or per-mille sign, not a currency.
+pub fn is_percent(c: char) -> bool {
+    matches!(c, '%' | '\u{2030}' | '\u{2031}' | '\u{FF05}' | '\u{FE6A}')
 }
 
 /// Joins each word of units and signs alone (no letter or digit: `€`, `%`, `-€`) to the

@@ -9,7 +9,7 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::normalize::{is_mark, is_relation, is_unit};
+use crate::normalize::{ends_in_cents, is_mark, is_percent, is_relation, is_unit};
 
 /// The numbers of one text as it writes them, keyed by their digits (the hash of the word the
 /// digits view holds): those written bare (digits, letters, no sign or separator) by key, and
@@ -123,7 +123,7 @@ fn one_way(a: &Written, b: &Written) -> Apart {
                 continue;
             };
             let o = Value::of(r);
-            all &= another_value(w, r);
+            all &= &**w != r && v.another(&o);
             let other = v.other_unit(&o) || v.other_relation(&o);
             sign_only &= v.places() == o.places() && !other;
             unit |= other && v.negative == o.negative;
@@ -154,23 +154,7 @@ struct Value {
 
 impl Value {
     fn of(w: &str) -> Value {
-        // Most numbers have a sign and separators at most: nothing to take apart.
-        if !w
-            .chars()
-            .any(|c| is_unit(c) || is_relation(c) || c == '(' || c == ')')
-        {
-            let (lead, rest) = split_sign(w);
-            let (trail, core) = match rest.strip_suffix('-') {
-                Some(core) => (true, core),
-                None => (false, rest),
-            };
-            return Value {
-                negative: lead || trail,
-                units: String::new(),
-                relation: String::new(),
-                core: core.to_string(),
-            };
-        }
+        let taken = |c: char| is_unit(c) || is_relation(c) || c == '(' || c == ')';
         let bracketed = w.starts_with('(') && w.ends_with(')');
         let units: String = w.chars().filter(|&c| is_unit(c)).collect();
         // `≤` read as `<` loses a stroke: one comparison.
@@ -184,19 +168,18 @@ impl Value {
                 c => c,
             })
             .collect();
-        let rest: String = w
-            .chars()
-            .filter(|&c| !is_unit(c) && !is_relation(c) && c != '(' && c != ')')
-            .collect();
+        // Most numbers have a sign and separators at most: nothing to take apart.
+        let rest: std::borrow::Cow<str> = match w.chars().any(taken) {
+            true => w.chars().filter(|&c| !taken(c)).collect::<String>().into(),
+            false => w.into(),
+        };
         let (lead, rest) = split_sign(&rest);
         let (trail, core) = match rest.strip_suffix('-') {
             Some(core) => (true, core),
             None => (false, rest),
         };
-        let currency = units
-            .chars()
-            .any(|c| !matches!(c, '%' | '‰' | '‱' | '％' | '﹪'));
-        let negative = lead || trail || bracketed && (currency || is_amount(core));
+        let currency = units.chars().any(|c| !is_percent(c));
+        let negative = lead || trail || bracketed && (currency || ends_in_cents(core.as_bytes()));
         Value {
             negative,
             units,
@@ -222,16 +205,20 @@ impl Value {
         !self.units.is_empty()
             && !o.units.is_empty()
             && self.units != o.units
-            && is_amount(&self.core)
+            && ends_in_cents(self.core.as_bytes())
     }
-}
 
-/// Whether a number's last separator is followed by two digits, its end: an amount's cents.
-fn is_amount(core: &str) -> bool {
-    let b = core.as_bytes();
-    b.len() >= 3
-        && matches!(b[b.len() - 3], b'.' | b',')
-        && b[b.len() - 2..].iter().all(u8::is_ascii_digit)
+    /// Whether the two are the same digits written as two values ([`another_value`]).
+    fn another(&self, o: &Value) -> bool {
+        if !skeleton(&self.core).eq(skeleton(&o.core)) {
+            return false;
+        }
+        if self.negative != o.negative || self.other_unit(o) || self.other_relation(o) {
+            return true;
+        }
+        let (pa, pb) = (self.places(), o.places());
+        !(pa.iter().all(|p| pb.contains(p)) || pb.iter().all(|p| pa.contains(p)))
+    }
 }
 
 /// The key of a number: the hash of its digits view (sign, separators, units and brackets
@@ -260,15 +247,7 @@ pub fn another_value(a: &str, b: &str) -> bool {
     if a == b || !a.bytes().any(|c| c.is_ascii_digit()) || !b.bytes().any(|c| c.is_ascii_digit()) {
         return false;
     }
-    let (va, vb) = (Value::of(a), Value::of(b));
-    if !skeleton(&va.core).eq(skeleton(&vb.core)) {
-        return false;
-    }
-    if va.negative != vb.negative || va.other_unit(&vb) || va.other_relation(&vb) {
-        return true;
-    }
-    let (pa, pb) = (va.places(), vb.places());
-    !(pa.iter().all(|p| pb.contains(p)) || pb.iter().all(|p| pa.contains(p)))
+    Value::of(a).another(&Value::of(b))
 }
 
 /// A token's characters other than its separators.
