@@ -154,7 +154,7 @@ fn other_ways_of_writing_numbers() {
 fn another_currency_comparison_or_sign_is_another_value() {
     // Once exact copies at confidence 1.0: normalization dropped currency symbols, brackets and
     // a minus before a currency symbol, so `$1,250.00`, `€1,250.00`, `-$1,250.00` and
-    // `($1,250.00)` were one text.
+    // `($1,250.00)` were one text; and a minus standing alone before an amount.
     let apart = [
         ("Gesamtbetrag $1,250.00", "Gesamtbetrag €1,250.00"),
         ("Gesamtbetrag €1,250.00", "Gesamtbetrag £1,250.00"),
@@ -163,6 +163,7 @@ fn another_currency_comparison_or_sign_is_another_value() {
         ("Gesamtbetrag $1,250.00", "Gesamtbetrag ($1,250.00)"),
         ("Gesamtbetrag $1,250.00", "Gesamtbetrag $-1,250.00"),
         ("Saldo 1.250,00 EUR", "Saldo 1.250,00- EUR"),
+        ("Saldo 1.250,00 EUR", "Saldo - 1.250,00 EUR"),
         ("Befund CRP <5 mg", "Befund CRP >5 mg"),
         ("Befund CRP < 5 mg", "Befund CRP > 5 mg"),
     ];
@@ -224,10 +225,11 @@ fn an_index_of_the_earlier_normalization_is_refused() {
         invoices(&["Gesamtbetrag 174.65 EUR"]).as_bytes(),
     );
     // Format 5 stored texts normalized without their numbers' signs and separators, format 7
-    // without their units and brackets.
+    // without their units and brackets, format 8 without a minus standing alone.
     for (format, why) in [
         ("5", "normalized another way"),
         ("7", "normalized without their numbers' units"),
+        ("8", "without a minus standing alone"),
     ] {
         ok(sh(
             d.path(),
@@ -255,7 +257,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
                 r.get(0)
             })
             .unwrap();
-        assert_eq!(now, "8");
+        assert_eq!(now, "9");
         ok(sh(
             d.path(),
             "pl-check -q --index ix < docs.ndjson > /dev/null",

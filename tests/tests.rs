@@ -34,3 +34,4 @@ mod robustness;
 mod stamps;
 mod watch;
 mod why;
+mod wording;

@@ -285,6 +285,10 @@ pub struct Evidence {
     /// Replaced blocks (inner, or short) writing other numbers (`near::other_numbers`).
     #[serde(default)]
     pub numbers_replaced: usize,
+    /// Words edited in texts otherwise the same word for word (counted by the scorer's
+    /// `wording`, not the alignment).
+    #[serde(default)]
+    pub words_edited: usize,
     /// Conflicts, in text order of the alignment.
     #[serde(skip)]
     pub conflicts: Vec<Conflict>,

@@ -25,8 +25,10 @@ use crate::records::Fingerprint;
 ///   `/`, the fullwidth `．`, `，`, `／` and `：` as their ASCII forms; so `174.65`, `1746.5`, `1/12/2024` and `11/2/2024` stay four different numbers;
 /// - a dash (or U+2212) that starts a word and is followed by a digit or a unit is a minus
 ///   sign, written `-` (`-174.65`, `-$174.65`), and so is one after a unit or `(` and before a
-///   digit (`$-174.65`) or right after an amount's two decimals at a word's end (`174,65-`,
-///   a bank statement's debit); a dash inside a word of letters joins it (`e-mail` → `email`);
+///   digit (`$-174.65`), one right after an amount's two decimals at a word's end (`174,65-`,
+///   a bank statement's debit) and one standing alone before an amount with its cents, after
+///   a word without digits (`Saldo - 5,00` is `saldo -5,00`); a dash inside a word of letters
+///   joins it (`e-mail` → `email`);
 /// - a unit is kept as written: a currency symbol (Unicode category Sc: `$`, `€`, `£`, `¥`)
 ///   or a percent or per-mille sign (`%`, `‰`, `‱`, fullwidth `％`); a word of units and
 ///   signs alone (`1.250,00 €`, `€ 5`, `5 %`) is joined to the number before it (one that
@@ -146,7 +148,9 @@ fn kept(
             Kept::Byte(s)
         }
         Class::Sep(_) => return None,
-        Class::Dash(s) if digit_at(text, i) || unit_at(text, i) => Kept::Byte(s),
+        Class::Dash(s) if digit_at(text, i) || unit_at(text, i) || minus_alone(buf, text, i) => {
+            Kept::Byte(s)
+        }
         Class::Dash(_) => return None,
     })
 }
@@ -292,6 +296,34 @@ fn signs_inside(buf: &[u8], text: &str, i: usize) -> bool {
             w.chars()
                 .all(|c| matches!(class(c), Class::Open | Class::Unit | Class::Relation))
         })
+}
+
+/// Whether a dash standing alone, before the character at byte `i` (a space), is the minus
+/// sign of the amount after it (`Saldo - 5,00`, `- € 1.250,00`; joined to it, `-5,00`): the
+/// next word, units before it aside, starts with an amount with its cents, and the word before the dash
+/// holds no digit (`100,00 - 5,00` is a sum, `3 - 5` a range). A dash before any other word
+/// is punctuation, a bullet before a quantity too (`- 3 Flaschen`).
+fn minus_alone(buf: &[u8], text: &str, i: usize) -> bool {
+    let rest = &text[i..];
+    if !rest.starts_with(char::is_whitespace) {
+        return false;
+    }
+    let last_word = &buf[buf.iter().rposition(|&b| b == b' ').map_or(0, |k| k + 1)..];
+    if last_word.iter().any(u8::is_ascii_digit) {
+        return false;
+    }
+    let unit = |c: char| class(c) == Class::Unit;
+    let next = rest
+        .split(char::is_whitespace)
+        .map(|w| w.trim_start_matches(unit))
+        .find(|w| !w.is_empty())
+        .unwrap_or("");
+    // Its digits and separators, up to what ends the sentence (`5,00.`).
+    let number = next
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .map_or(next, |end| &next[..end])
+        .trim_end_matches(['.', ',']);
+    number.starts_with(|c: char| c.is_ascii_digit()) && ends_in_cents(number.as_bytes())
 }
 
 /// Whether a dash inside a word, before the character at byte `i`, is a debit's minus sign

@@ -394,7 +394,8 @@ pub struct Dims {
     pub rescued: bool,
     /// Two rare numbers in both texts: the verifier decides, whatever the score.
     pub by_numbers: bool,
-    /// A number the other text writes as another value, in a pair OCR did not damage.
+    /// A number the other text writes as another value, in a pair OCR did not damage, or a
+    /// word edited in texts otherwise the same ([`Evidence::words_edited`]).
     pub another_value: bool,
     /// The match probability of a verified pair ([`policy`]).
     pub probability: Option<f64>,
@@ -542,7 +543,10 @@ impl Scorer<'_> {
         // drops a minus sign in a rough scan, where the evidence weighs as it is).
         let (values_apart, another_value) = self.another_value(x, y);
         e.values_apart = values_apart;
-        let another_value = another_value || another_number(&e, (x.text, y.text));
+        // Another word where the texts are otherwise the same: another document, as a value.
+        e.words_edited = words_edited(&e, x, y, |id, side| self.known(id, side, (x, y)));
+        let another_value =
+            another_value || another_number(&e, (x.text, y.text)) || e.words_edited > 0;
         let mut pass = v.passes(&e) && !another_value;
         // Numbers agreeing do not make another addressee's letter a copy: a household's
         // letters share every number.
@@ -633,11 +637,13 @@ impl Scorer<'_> {
         let unstamped = Unstamped::of(x, y, |id, side| self.known(id, side, (x, y)));
         let (x, y) = unstamped.as_ref().map_or((x, y), |u| u.docs(x, y));
         let known = |id: u32, side: Side| self.known(id, side, (x, y));
+        let edited = || words_edited(&self.align(x, y, None), x, y, known) > 0;
         self.another_value(x, y).1
             || addressee_subs([(x.text, x.profile), (y.text, y.profile)], known) > 0
             || self.ledger_of(x, y, &rule).apart
             || same_letters(x.text, y.text)
                 && another_number(&self.align(x, y, None), (x.text, y.text))
+            || x.profile.ids().len().abs_diff(y.profile.ids().len()) <= 6 && edited()
     }
 
     /// The rule by which the pair's numbers refuse it before the alignment ([`refuses`]),
@@ -781,6 +787,8 @@ fn samples<'a>(x: Doc<'a>, y: Doc<'a>) -> (&'a str, &'a str) {
 mod explain;
 mod letters;
 use letters::{another_number, same_letters};
+mod wording;
+use wording::words_edited;
 pub mod policy;
 mod verdict;
 use policy::Policy;

@@ -125,7 +125,8 @@ fn one_way(a: &Written, b: &Written) -> Apart {
             let o = Value::of(r);
             all &= &**w != r && v.another(&o);
             let other = v.other_unit(&o) || v.other_relation(&o);
-            sign_only &= v.places() == o.places() && !other;
+            // A separator dropped beside the sign is OCR's: the sign is what differs.
+            sign_only &= !v.moved(&o) && !other;
             unit |= other && v.negative == o.negative;
         }
         if !all {
@@ -216,6 +217,12 @@ impl Value {
         if self.negative != o.negative || self.other_unit(o) || self.other_relation(o) {
             return true;
         }
+        self.moved(o)
+    }
+
+    /// Whether their separators stand in places neither explains by the other (one's places
+    /// are not all the other's: OCR drops a separator, it does not move one).
+    fn moved(&self, o: &Value) -> bool {
         let (pa, pb) = (self.places(), o.places());
         !(pa.iter().all(|p| pb.contains(p)) || pb.iter().all(|p| pa.contains(p)))
     }

@@ -62,6 +62,30 @@ fn normalize_by_chars(text: &str, out: &mut String) -> usize {
             Class::Dash(s) if units_alone && next_digit => char::from(s).to_string(),
             Class::Dash(s) if after_digit && amount && word_ends => char::from(s).to_string(),
             Class::Dash(s) if !in_word && (next_digit || next_unit) => char::from(s).to_string(),
+            Class::Dash(s)
+                if !in_word && next.is_some_and(char::is_whitespace) && {
+                    let rest: String = chars[k + 1..].iter().collect();
+                    let is_unit = |c: char| class(c) == Class::Unit;
+                    let next_word = rest
+                        .split_whitespace()
+                        .map(|w| w.trim_start_matches(is_unit))
+                        .find(|w| !w.is_empty())
+                        .unwrap_or("");
+                    let run: String = next_word
+                        .chars()
+                        .take_while(|&c| c.is_ascii_digit() || c == '.' || c == ',')
+                        .collect();
+                    let b = run.trim_end_matches(['.', ',']).as_bytes();
+                    let last_word = out.rsplit(' ').next().unwrap_or("");
+                    !last_word.chars().any(|c| c.is_ascii_digit())
+                        && b.first().is_some_and(u8::is_ascii_digit)
+                        && b.len() >= 3
+                        && matches!(b[b.len() - 3], b'.' | b',')
+                        && b[b.len() - 2..].iter().all(u8::is_ascii_digit)
+                } =>
+            {
+                char::from(s).to_string()
+            }
             _ => continue,
         };
         if !in_word {
@@ -88,6 +112,19 @@ proptest::proptest! {
     #[test]
     fn the_fast_path_is_the_definition(text in "(\\PC|[ \\t\\n\\r\\x0b\\x0c.,:/+%€$()‰£<>~≤±ÄØßİẞ\u{85}\u{a0}\u{308}\u{2212}\u{2013}\u{66b}\u{660}-\u{669}\u{ff10}-\u{ff19}a-zA-Z0-9-])*") {
         let (mut fast, mut slow) = (String::from("stale"), String::new());
+        let n = normalize(&text, &mut fast);
+        proptest::prop_assert_eq!(n, normalize_by_chars(&text, &mut slow));
+        proptest::prop_assert_eq!(fast, slow);
+    }
+
+    /// The same over words of signs, units and amounts, where the rules about signs decide.
+    #[test]
+    fn the_fast_path_is_the_definition_around_signs(
+        words in proptest::collection::vec(
+            "(-|\u{2212}|\u{2013}|€|\\$|%|<|\\(|\\)|5,00|1.250,00|12|3|saldo|5,00\\)|€5,00|-5|5,00-|5,00\\.|5,00x|\\.)", 0..12)
+    ) {
+        let text = words.join(" ");
+        let (mut fast, mut slow) = (String::new(), String::new());
         let n = normalize(&text, &mut fast);
         proptest::prop_assert_eq!(n, normalize_by_chars(&text, &mut slow));
         proptest::prop_assert_eq!(fast, slow);
@@ -296,6 +333,26 @@ fn another_currency_sign_or_bracket_is_another_text() {
     // A dash after a number without an amount's two decimals is no sign (a line broken
     // after a range's first year), nor is a bracket around a word.
     assert_eq!(n("2020- 2021 (see) (a) 12)"), "2020 2021 see a 12)");
+}
+
+#[test]
+fn a_dash_standing_alone_before_an_amount_is_its_sign() {
+    assert_eq!(n("Saldo - 5,00 EUR"), "saldo -5,00 eur");
+    assert_eq!(
+        n("The balance is EUR - 1,250.00."),
+        "the balance is eur -1,250.00"
+    );
+    assert_eq!(n("Saldo \u{2212} € 1.250,00"), "saldo -€1.250,00");
+    assert_ne!(
+        n("Saldo - 5,00"),
+        n("Saldo 5,00"),
+        "the sign is the value's"
+    );
+    // A sum, a range, a bullet before a quantity, a dash between words: punctuation.
+    assert_eq!(n("100,00 - 5,00"), "100,00 5,00");
+    assert_eq!(n("Seiten 3 - 5"), "seiten 3 5");
+    assert_eq!(n("- 3 Flaschen"), "3 flaschen");
+    assert_eq!(n("Berlin - Hamburg"), "berlin hamburg");
 }
 
 #[test]

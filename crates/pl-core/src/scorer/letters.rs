@@ -21,4 +21,4 @@ pub(super) fn same_letters(x: &str, y: &str) -> bool {
 
 /// The words not numbers two texts must share, in order, for their numbers alone to tell
 /// them apart ([`another_number`]): a table of figures says nothing of what OCR did.
-const LETTER_WORDS: usize = 10;
+pub(super) const LETTER_WORDS: usize = 10;

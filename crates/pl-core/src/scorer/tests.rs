@@ -420,3 +420,45 @@ fn other_numbers_in_the_same_letters_are_another_document() {
         );
     }
 }
+
+/// A word edited where two texts are otherwise the same word for word — a negation added,
+/// another month, another first name — makes two documents, held apart; OCR's readings (a
+/// glued pair, a word dropped that is no negation) do not.
+#[test]
+fn another_word_in_texts_otherwise_the_same_is_another_document() {
+    let base = "sehr geehrter herr lukas wir teilen ihnen mit dass ihr antrag vom 4 march \
+                bewilligt wurde mit freundlichen grüßen ihre stadtverwaltung";
+    let words = "march may anna lukas nicht bewilligt antrag wurde dass ihnen teilen";
+    let (d, v) = corpus(&[
+        base,
+        &base.replace("bewilligt", "nicht bewilligt"),
+        &base.replace("march", "may"),
+        &base.replace("lukas", "anna"),
+        &base.replace("antrag vom", "antragvom"),
+        &base.replace("dass ihr", "ihr"),
+        words,
+    ]);
+    let cfg = config();
+    let s = scorer(&cfg, &v);
+    let verdict = |i: usize| s.score(SIM, Some((doc(&d[0]), doc(&d[i]))), true);
+    for i in [1, 2, 3] {
+        let Verdict::Dropped(dims, Reason::Conflicts) = verdict(i) else {
+            panic!("{i}: {:?}", verdict(i));
+        };
+        assert!(Reason::Conflicts.may_be_apart(&dims, true), "{i}");
+        assert!(s.held_apart(doc(&d[0]), doc(&d[i])), "{i}: held apart");
+        assert!(s.held_apart(doc(&d[i]), doc(&d[0])), "{i}: either way");
+        if i < 3 {
+            let e = dims.evidence.as_ref().unwrap();
+            assert_eq!((e.words_edited, dims.another_value), (1, true), "{i}");
+        }
+    }
+    for i in [4, 5] {
+        assert!(
+            matches!(verdict(i), Verdict::Kept(_)),
+            "{i}: {:?}",
+            verdict(i)
+        );
+        assert!(!s.held_apart(doc(&d[0]), doc(&d[i])), "{i}");
+    }
+}

@@ -50,6 +50,11 @@ fn a_pair_counts_the_numbers_the_other_text_has_only_as_another_value() {
         "both: moved"
     );
     assert_eq!(
+        apart(&invoice("4.853,52"), &invoice("-4853,52")),
+        (0, 2),
+        "a separator dropped beside the sign: the sign differs, no point moved"
+    );
+    assert_eq!(
         apart(&invoice("17465"), &invoice("-17465")),
         (0, 1),
         "bare on one side"

@@ -163,6 +163,12 @@ impl std::fmt::Display for Distrust {
                 "built by an older pl-index (format 7), whose texts were normalized without \
                  their numbers' units and brackets"
             ),
+            Distrust::Older(8) => write!(
+                f,
+                "built by an older pl-index (format 8), whose texts were normalized without \
+                 a minus standing alone before an amount and whose pairs were judged before \
+                 a word edited held them apart"
+            ),
             Distrust::Older(n) => write!(
                 f,
                 "built by an older pl-index (format {n}), which recorded no document's owner \

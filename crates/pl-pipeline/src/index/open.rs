@@ -469,8 +469,8 @@ fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool, u32)> {
         .parse()
         .map_err(|_| not_index(format!("format {format:?}")))?;
     // Format 5 differs by the guards of its rows, 6 by the owners, 7 by the normalization of
-    // units: read, not trusted (a full run builds it again).
-    if format != FORMAT && !(5..=7).contains(&format) {
+    // units, 8 by a minus standing alone: read, not trusted (a full run builds it again).
+    if format != FORMAT && !(5..=8).contains(&format) {
         bail!(
             "{}: index format {format}, this build reads format {FORMAT}: build the index again (remove the folder and run pl-index --index {} DOCS)",
             dir.display(),

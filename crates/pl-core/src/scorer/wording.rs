@@ -1,0 +1,119 @@
+//! Two texts the same word for word but for a word or two: OCR garbles a word, it does not
+//! write another word in its place, nor add or drop one in a text it read without a mark.
+
+use super::letters::LETTER_WORDS;
+use super::Doc;
+use crate::diff::Hunk;
+use crate::evidence::{Evidence, Side, ANCHORED_WORDS};
+use crate::verify::{explained, words};
+
+/// Most blocks two texts may differ in for each to be read as an edit: beyond, the
+/// differences are a scan's.
+const MOST_EDITS: usize = 2;
+
+/// Most words an edit has on either side: a longer block is a passage, a stamp or a page,
+/// which the verifier and the match probability weigh.
+const EDIT_WORDS: usize = 3;
+
+/// Words that turn a sentence into its opposite, in the languages the corpora hold
+/// ([`words_edited`]); not `no`, which abbreviates a number (`Invoice No. 4711`) and
+/// a scan may lose beside it.
+const NEGATIONS: [&str; 13] = [
+    "not", "never", "none", "nor", "nicht", "kein", "keine", "keinen", "keinem", "keiner",
+    "keines", "nie", "niemals",
+];
+
+/// The blocks in which two texts, otherwise the same word for word, write other words
+/// (`approved` / `not approved`, `March` / `May`, `Lukas` / `Anna`): two documents, as another
+/// value is. Each block is away from both texts' ends (a page, a cover sheet) and holds at
+/// most [`EDIT_WORDS`] words a side: a negation one side has and the other not
+/// ([`NEGATIONS`]), or words for words, all of letters alone, of two or more, and known to
+/// another document of the corpus (words, not OCR noise; none a number, which have their own
+/// rules), not what OCR makes of the other side ([`explained`], nor near it as written: a
+/// split, a glued word, `borne` / `bone`); the words taken out in one place are not those put in at another (a
+/// line moved). 0 when any difference is not such an edit (the differences may be a scan's:
+/// OCR drops a word now and then), when there are more than [`MOST_EDITS`], when the count
+/// `e` stopped early, or when the texts share fewer than [`LETTER_WORDS`] words.
+pub(super) fn words_edited(
+    e: &Evidence,
+    x: Doc,
+    y: Doc,
+    known: impl Fn(u32, Side) -> bool,
+) -> usize {
+    if e.stopped
+        || e.matched < LETTER_WORDS
+        || e.replaced + e.added == 0
+        || e.replaced + e.added > 2 * EDIT_WORDS * MOST_EDITS
+    {
+        return 0;
+    }
+    // Aligned in one order whichever text comes first.
+    let (x, y, sides) = if y.text < x.text {
+        (y, x, [Side::B, Side::A])
+    } else {
+        (x, y, [Side::A, Side::B])
+    };
+    let (ix, iy) = (x.profile.ids(), y.profile.ids());
+    let hunks: Vec<Hunk> = if ix.len().max(iy.len()) >= ANCHORED_WORDS {
+        crate::diff::anchored_hunks(ix, iy)
+            .take(MOST_EDITS + 1)
+            .collect()
+    } else {
+        crate::diff::hunks(ix, iy)
+    };
+    if hunks.is_empty() || hunks.len() > MOST_EDITS {
+        return 0;
+    }
+    let (wx, wy): (Vec<&str>, Vec<&str>) = (words(x.text).collect(), words(y.text).collect());
+    if wx.len() != ix.len() || wy.len() != iy.len() {
+        return 0;
+    }
+    let is_word = |(w, &id): (&&str, &u32), side: Side| {
+        w.chars().all(char::is_alphabetic) && w.chars().nth(1).is_some() && known(id, side)
+    };
+    for h in &hunks {
+        let inner =
+            h.old.start > 0 && h.new.start > 0 && h.old.end < wx.len() && h.new.end < wy.len();
+        let (a, b) = (&wx[h.old.clone()], &wy[h.new.clone()]);
+        let edit = inner
+            && a.len() <= EDIT_WORDS
+            && b.len() <= EDIT_WORDS
+            && if a.is_empty() || b.is_empty() {
+                // Another word added or dropped may be a word the scan lost.
+                a.iter().chain(b).all(|w| NEGATIONS.contains(w))
+            } else {
+                a.iter()
+                    .zip(&ix[h.old.clone()])
+                    .all(|w| is_word(w, sides[0]))
+                    && b.iter()
+                        .zip(&iy[h.new.clone()])
+                        .all(|w| is_word(w, sides[1]))
+                    && !explained(a, b)
+                    && !alike_as_written(a, b)
+            };
+        if !edit {
+            return 0;
+        }
+    }
+    let taken = |ids: &[u32], side: fn(&Hunk) -> std::ops::Range<usize>| {
+        let mut out: Vec<u32> = hunks
+            .iter()
+            .flat_map(|h| ids[side(h)].iter().copied())
+            .collect();
+        out.sort_unstable();
+        out
+    };
+    if taken(ix, |h| h.old.clone()) == taken(iy, |h| h.new.clone()) {
+        return 0;
+    }
+    hunks.len()
+}
+
+/// Whether two blocks' words, as written (no OCR folds), are within [`explained`]'s tolerance
+/// of each other: a fold can part two readings of one word (`ilmenau`, `iimenau`: `ii` folds
+/// to `ü`), and a word so near another is no edit.
+fn alike_as_written(a: &[&str], b: &[&str]) -> bool {
+    let (a, b) = (a.concat(), b.concat());
+    let d = rapidfuzz::distance::indel::distance(a.chars(), b.chars());
+    d <= 2 + (a.chars().count() + b.chars().count()) / 16
+}
