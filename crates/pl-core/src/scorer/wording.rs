@@ -27,10 +27,10 @@ const NEGATIONS: [&str; 13] = [
 /// (`approved` / `not approved`, `March` / `May`, `Lukas` / `Anna`): two documents, as another
 /// value is. Each block is away from both texts' ends (a page, a cover sheet) and holds at
 /// most [`EDIT_WORDS`] words a side: a negation one side has and the other not
-/// ([`NEGATIONS`]), or words for words, all of letters alone, of two or more, and known to
-/// another document of the corpus (words, not OCR noise; none a number, which have their own
-/// rules), not what OCR makes of the other side ([`explained`], nor near it as written: a
-/// split, a glued word, `borne` / `bone`); the words taken out in one place are not those put in at another (a
+/// ([`NEGATIONS`]), or as many words for as many, all of letters alone, of two or more, and
+/// known to another document of the corpus (words, not OCR noise; none a number, which have
+/// their own rules), each [`unlike`] the one it stands for and together not what OCR makes of
+/// the other side ([`explained`]: a split, a glued word, `borne` / `bone`); the words taken out in one place are not those put in at another (a
 /// line moved). 0 when any difference is not such an edit (the differences may be a scan's:
 /// OCR drops a word now and then), when there are more than [`MOST_EDITS`], when the count
 /// `e` stopped early, or when the texts share fewer than [`LETTER_WORDS`] words.
@@ -82,14 +82,15 @@ pub(super) fn words_edited(
                 // Another word added or dropped may be a word the scan lost.
                 a.iter().chain(b).all(|w| NEGATIONS.contains(w))
             } else {
-                a.iter()
-                    .zip(&ix[h.old.clone()])
-                    .all(|w| is_word(w, sides[0]))
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(&ix[h.old.clone()])
+                        .all(|w| is_word(w, sides[0]))
                     && b.iter()
                         .zip(&iy[h.new.clone()])
                         .all(|w| is_word(w, sides[1]))
+                    && a.iter().zip(b).all(|(v, w)| unlike(v, w))
                     && !explained(a, b)
-                    && !alike_as_written(a, b)
             };
         if !edit {
             return 0;
@@ -109,11 +110,12 @@ pub(super) fn words_edited(
     hunks.len()
 }
 
-/// Whether two blocks' words, as written (no OCR folds), are within [`explained`]'s tolerance
-/// of each other: a fold can part two readings of one word (`ilmenau`, `iimenau`: `ii` folds
-/// to `ü`), and a word so near another is no edit.
-fn alike_as_written(a: &[&str], b: &[&str]) -> bool {
-    let (a, b) = (a.concat(), b.concat());
-    let d = rapidfuzz::distance::indel::distance(a.chars(), b.chars());
-    d <= 2 + (a.chars().count() + b.chars().count()) / 16
+/// Whether two words, as written (no OCR folds), share at most half their characters and
+/// neither holds the other: OCR's garble keeps most of a word (`herrn` read `herrri`, a
+/// garble other scans of a large archive repeat, so that other documents hold it), a word
+/// cut short keeps its part (`son` of `sonthofen`, the rest under a stamp); another word
+/// does neither (`march`, `may`; `lukas`, `anna`).
+fn unlike(v: &str, w: &str) -> bool {
+    let d = rapidfuzz::distance::indel::distance(v.chars(), w.chars());
+    2 * d >= v.chars().count() + w.chars().count() && !v.contains(w) && !w.contains(v)
 }
