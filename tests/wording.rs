@@ -77,3 +77,29 @@ fn a_word_edited_in_a_letter_otherwise_the_same_is_another_document() {
         assert_eq!(r["computation"]["another_value"], true, "{r}");
     }
 }
+
+#[test]
+fn a_form_with_another_box_ticked_is_another_document() {
+    // Once exact copies at 1.0: normalization dropped the boxes.
+    let form = |yes: &str, no: &str| {
+        format!(
+            "Einwilligung zur Datenverarbeitung. Name: Anna Weber, Lindenweg 4, 80331 München. \
+             Ich bin damit einverstanden, dass meine Daten zum Zweck der Vertragsabwicklung \
+             gespeichert werden. {yes} Ja {no} Nein. Ort, Datum: München, 03.04.2024"
+        )
+    };
+    let docs = corpus(&[form("☒", "☐"), form("☐", "☒"), form("✓", "□")]);
+    let prints: Vec<String> = ndjson(&ok(run("pl-normalize", &["-q"], docs.as_bytes())))
+        .iter()
+        .map(|r| r["fingerprint"].as_str().unwrap().to_string())
+        .collect();
+    assert_ne!(prints[0], prints[1]);
+    assert_eq!(prints[0], prints[2], "a tick is a tick, however drawn");
+    for (how, groups) in [("make", make_groups(&docs)), ("index", index_groups(&docs))] {
+        assert_eq!(
+            group_members(&groups),
+            vec![vec![1, 3], vec![5, 6]],
+            "{how}: {groups:?}"
+        );
+    }
+}

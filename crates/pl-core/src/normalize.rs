@@ -38,6 +38,9 @@ use crate::records::Fingerprint;
 ///   (`($174.65)`, an accountant's negative amount);
 /// - a comparison (`<`, `>`, `~`, `≤`, `≥`, `≈`, `±`) before a number is kept, standing alone
 ///   too, joined to the number after it (`< 5` is `<5`): a lab value under or over a limit;
+/// - a form's box is a word of its own, `☐` when empty (`☐`, `□`) and `☒` when ticked or
+///   crossed (`☑`, `☒`, `✓`, `✔`, `✗`, `✘`, `⊠`, `■`): `☒ Ja ☐ Nein` and `☐ Ja ☒ Nein` are
+///   two texts;
 /// - whitespace separates words; every other character (other punctuation, `+`, other
 ///   symbols, control characters) is dropped without splitting the word.
 ///
@@ -75,6 +78,17 @@ pub fn normalize(text: &str, out: &mut String) -> usize {
         let class = class(c);
         if class == Class::Space {
             marks_only |= in_word && !word_has_alnum;
+            in_word = false;
+            continue;
+        }
+        if let Class::Tick(tick) = class {
+            // A box, ticked or not, is a word of its own: `☒ Ja ☐ Nein`, `☐Ja ☒Nein`.
+            marks_only |= in_word && !word_has_alnum;
+            if words > 0 {
+                buf.push(b' ');
+            }
+            words += 1;
+            buf.extend_from_slice(tick.encode_utf8(&mut [0u8; 4]).as_bytes());
             in_word = false;
             continue;
         }
@@ -128,6 +142,7 @@ fn kept(
         // After a letter or a digit only: never a word of marks.
         Class::Mark if !(in_word && alnum) => return None,
         Class::Mark => Kept::Char(c),
+        Class::Tick(tick) => Kept::Char(tick),
         Class::Digit(d) => Kept::Byte(d),
         Class::Alnum => Kept::Lower(c),
         Class::Unit => Kept::Char(c),
@@ -179,6 +194,8 @@ enum Class {
     /// A comparison (`<`, `≥`, `~`, `±`): kept before a number (`<5`, `< 5`), a lab value's
     /// side of a limit.
     Relation,
+    /// A form's box, as its word: `☐` empty, `☒` ticked (every tick and cross).
+    Tick(char),
     /// Anything else: dropped.
     Other,
 }
@@ -229,6 +246,9 @@ fn class_beyond_ascii(c: char) -> Class {
         '\u{FF1A}' => return Class::Sep(b':'),
         '\u{2212}' => return Class::Dash(b'-'),
         _ if is_percent(c) => return Class::Unit,
+        '\u{2610}' | '\u{25A1}' => return Class::Tick('☐'),
+        '\u{2611}' | '\u{2612}' | '\u{2713}' | '\u{2714}' | '\u{2717}' | '\u{2718}'
+        | '\u{22A0}' | '\u{25A0}' => return Class::Tick('☒'),
         _ if is_relation(c) => return Class::Relation,
         _ => {}
     }
@@ -345,6 +365,11 @@ pub fn ends_in_cents(b: &[u8]) -> bool {
         && b[b.len() - 2..].iter().all(u8::is_ascii_digit)
 }
 
+/// Whether a character is a form's box as normalization writes it (`☐` empty, `☒` ticked).
+pub fn is_tick(c: char) -> bool {
+    matches!(c, '☐' | '☒')
+}
+
 /// Whether a unit is a percent or per-mille sign, not a currency.
 pub fn is_percent(c: char) -> bool {
     matches!(c, '%' | '\u{2030}' | '\u{2031}' | '\u{FF05}' | '\u{FE6A}')
@@ -356,7 +381,7 @@ pub fn is_percent(c: char) -> bool {
 /// word count.
 pub(crate) fn join_marks(norm: &str) -> (String, usize) {
     let has_digit = |w: &str| w.bytes().any(|b| b.is_ascii_digit());
-    let marks_only = |w: &str| !w.chars().any(char::is_alphanumeric);
+    let marks_only = |w: &str| !w.chars().any(|c| c.is_alphanumeric() || is_tick(c));
     let mut out = String::with_capacity(norm.len());
     let mut words = 0;
     // Marks waiting for the number after them; whether the last word written holds a digit.

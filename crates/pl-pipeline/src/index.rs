@@ -81,8 +81,9 @@ use rescore::Counts;
 /// (the column added in place); 8: texts normalized with their numbers' units, comparisons
 /// and brackets and a debit's trailing minus (`$174.65`, `<5`, `(174.65)`, `174,65-`): an index of format 7 is
 /// read, not trusted (its texts are other texts), and a full run builds it again; 9: a minus
-/// standing alone before an amount kept as its sign (`Saldo - 5,00` is `saldo -5,00`), and
-/// pairs held apart for a word edited (`pl_core::scorer`): format 8 is read, not trusted.
+/// standing alone before an amount kept as its sign (`Saldo - 5,00` is `saldo -5,00`) and a
+/// form's boxes kept (`☒`, `☐`), and pairs held apart for a word edited (`pl_core::scorer`):
+/// format 8 is read, not trusted.
 pub const FORMAT: u32 = 9;
 
 /// Words held by at most this many documents keep their postings (`few`): every document

@@ -10,6 +10,17 @@ fn normalize_by_chars(text: &str, out: &mut String) -> usize {
     let mut word = String::new();
     let mut marks_only = false;
     for (k, &c) in chars.iter().enumerate() {
+        if let Class::Tick(t) = class(c) {
+            marks_only |= in_word && !word.chars().any(char::is_alphanumeric);
+            if words > 0 {
+                out.push(' ');
+            }
+            words += 1;
+            out.push(t);
+            in_word = false;
+            word.clear();
+            continue;
+        }
         let next = chars.get(k + 1).copied();
         let next_is = |f: fn(Class) -> bool| next.is_some_and(|n| f(class(n)));
         let next_digit = next_is(|c| matches!(c, Class::Digit(_)));
@@ -110,7 +121,7 @@ fn normalize_by_chars(text: &str, out: &mut String) -> usize {
 
 proptest::proptest! {
     #[test]
-    fn the_fast_path_is_the_definition(text in "(\\PC|[ \\t\\n\\r\\x0b\\x0c.,:/+%€$()‰£<>~≤±ÄØßİẞ\u{85}\u{a0}\u{308}\u{2212}\u{2013}\u{66b}\u{660}-\u{669}\u{ff10}-\u{ff19}a-zA-Z0-9-])*") {
+    fn the_fast_path_is_the_definition(text in "(\\PC|[ \\t\\n\\r\\x0b\\x0c.,:/+%€$()‰£<>~≤±ÄØßİẞ☐☒✓■\u{85}\u{a0}\u{308}\u{2212}\u{2013}\u{66b}\u{660}-\u{669}\u{ff10}-\u{ff19}a-zA-Z0-9-])*") {
         let (mut fast, mut slow) = (String::from("stale"), String::new());
         let n = normalize(&text, &mut fast);
         proptest::prop_assert_eq!(n, normalize_by_chars(&text, &mut slow));
@@ -121,7 +132,7 @@ proptest::proptest! {
     #[test]
     fn the_fast_path_is_the_definition_around_signs(
         words in proptest::collection::vec(
-            "(-|\u{2212}|\u{2013}|€|\\$|%|<|\\(|\\)|5,00|1.250,00|12|3|saldo|5,00\\)|€5,00|-5|5,00-|5,00\\.|5,00x|\\.)", 0..12)
+            "(-|\u{2212}|\u{2013}|€|\\$|%|<|\\(|\\)|5,00|1.250,00|12|3|saldo|5,00\\)|€5,00|-5|5,00-|5,00\\.|5,00x|\\.|☐|✓ja|€☒|-☐5)", 0..12)
     ) {
         let text = words.join(" ");
         let (mut fast, mut slow) = (String::new(), String::new());
@@ -333,6 +344,15 @@ fn another_currency_sign_or_bracket_is_another_text() {
     // A dash after a number without an amount's two decimals is no sign (a line broken
     // after a range's first year), nor is a bracket around a word.
     assert_eq!(n("2020- 2021 (see) (a) 12)"), "2020 2021 see a 12)");
+}
+
+#[test]
+fn a_forms_box_is_a_word_of_its_own_ticked_or_not() {
+    assert_eq!(n("☒ Ja ☐ Nein"), "☒ ja ☐ nein");
+    assert_eq!(n("✓Ja □Nein ✗ vielleicht"), "☒ ja ☐ nein ☒ vielleicht");
+    assert_ne!(n("☒ Ja ☐ Nein"), n("☐ Ja ☒ Nein"));
+    assert_eq!(n("Summe ☒ 5 € ■"), "summe ☒ 5€ ☒");
+    assert_eq!(digits_view(&n("☑ 5 %")), "☒ 5");
 }
 
 #[test]

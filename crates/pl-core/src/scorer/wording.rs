@@ -5,6 +5,7 @@ use super::letters::LETTER_WORDS;
 use super::Doc;
 use crate::diff::Hunk;
 use crate::evidence::{Evidence, Side, ANCHORED_WORDS};
+use crate::normalize::is_tick;
 use crate::verify::{explained, words};
 
 /// Most blocks two texts may differ in for each to be read as an edit: beyond, the
@@ -25,8 +26,9 @@ const NEGATIONS: [&str; 13] = [
 
 /// The blocks in which two texts, otherwise the same word for word, write other words
 /// (`approved` / `not approved`, `March` / `May`, `Lukas` / `Anna`): two documents, as another
-/// value is. Each block is away from both texts' ends (a page, a cover sheet) and holds at
-/// most [`EDIT_WORDS`] words a side: a negation one side has and the other not
+/// value is; so are a form's [`other_boxes`]. Each block is away from both texts' ends (a
+/// page, a cover sheet) and holds at most [`EDIT_WORDS`] words a side: a negation one side
+/// has and the other not
 /// ([`NEGATIONS`]), or as many words for as many, all of letters alone, of two or more, and
 /// known to another document of the corpus (words, not OCR noise; none a number, which have
 /// their own rules), each [`unlike`] the one it stands for and together not what OCR makes of
@@ -40,6 +42,9 @@ pub(super) fn words_edited(
     y: Doc,
     known: impl Fn(u32, Side) -> bool,
 ) -> usize {
+    if other_boxes(x.text, y.text) {
+        return 1;
+    }
     if e.stopped
         || e.matched < LETTER_WORDS
         || e.replaced + e.added == 0
@@ -118,4 +123,35 @@ pub(super) fn words_edited(
 fn unlike(v: &str, w: &str) -> bool {
     let d = rapidfuzz::distance::indel::distance(v.chars(), w.chars());
     2 * d >= v.chars().count() + w.chars().count() && !v.contains(w) && !w.contains(v)
+}
+
+/// Whether two texts are one form with other boxes ticked: as many boxes ([`is_tick`]) in
+/// both, the words without them the same, the texts not (`☒ ja ☐ nein`, `☐ ja ☒ nein`). A
+/// box is a word of its own; a scan that lost one has fewer.
+fn other_boxes(x: &str, y: &str) -> bool {
+    let has_box = |t: &str| t.contains('☐') || t.contains('☒');
+    if x == y || !has_box(x) || !has_box(y) {
+        return false;
+    }
+    let is_box = |w: &&str| w.chars().all(is_tick);
+    let boxes = |t| words(t).filter(is_box).count();
+    let rest = |t| words(t).filter(|w| !is_box(w));
+    boxes(x) == boxes(y) && rest(x).eq(rest(y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::other_boxes;
+
+    #[test]
+    fn a_form_with_other_boxes_ticked_is_another_one() {
+        let form = "einwilligung ☒ ja ☐ nein ort datum";
+        assert!(other_boxes(form, "einwilligung ☐ ja ☒ nein ort datum"));
+        assert!(other_boxes(form, "einwilligung ☒ ja ☒ nein ort datum"));
+        assert!(!other_boxes(form, form));
+        // A scan that lost a box, or other words: not this rule's.
+        assert!(!other_boxes(form, "einwilligung ja ☐ nein ort datum"));
+        assert!(!other_boxes(form, "einwilligung ☐ ja ☒ nein ort daturn"));
+        assert!(!other_boxes("ja nein", "nein ja"));
+    }
 }

@@ -166,8 +166,8 @@ impl std::fmt::Display for Distrust {
             Distrust::Older(8) => write!(
                 f,
                 "built by an older pl-index (format 8), whose texts were normalized without \
-                 a minus standing alone before an amount and whose pairs were judged before \
-                 a word edited held them apart"
+                 a minus standing alone before an amount or a form's boxes and whose pairs \
+                 were judged before a word edited held them apart"
             ),
             Distrust::Older(n) => write!(
                 f,
