@@ -24,16 +24,24 @@ const NEGATIONS: [&str; 13] = [
     "keines", "nie", "niemals",
 ];
 
+/// Units a quantity is written in (a word after a number): one for another is another
+/// quantity, whatever few letters tell them apart (`mg`, `g`, `µg`).
+const UNITS: [&str; 34] = [
+    "mg", "µg", "μg", "mcg", "ug", "g", "kg", "t", "ml", "µl", "μl", "l", "dl", "cl", "mm", "cm",
+    "dm", "m", "km", "qm", "m²", "m³", "wh", "kwh", "mwh", "w", "kw", "mw", "v", "kv", "mv", "a",
+    "ma", "mmol",
+];
+
 /// The blocks in which two texts, otherwise the same word for word, write other words
 /// (`approved` / `not approved`, `March` / `May`, `Lukas` / `Anna`): two documents, as another
 /// value is; so are a form's [`other_boxes`]. Each block is away from both texts' ends (a
-/// page, a cover sheet) and holds at most [`EDIT_WORDS`] words a side: a negation one side
-/// has and the other not
+/// page, a cover sheet) and holds at most [`EDIT_WORDS`] words a side: a unit for another
+/// after a number ([`UNITS`]), a negation one side has and the other not
 /// ([`NEGATIONS`]), or as many words for as many, all of letters alone, of two or more, and
 /// known to another document of the corpus (words, not OCR noise; none a number, which have
 /// their own rules), each [`unlike`] the one it stands for and together not what OCR makes of
-/// the other side ([`explained`]: a split, a glued word, `borne` / `bone`); the words taken out in one place are not those put in at another (a
-/// line moved). 0 when any difference is not such an edit (the differences may be a scan's:
+/// the other side ([`explained`]: a split, a glued word, `borne` / `bone`); the words taken
+/// out in one place are not those put in at another (a line moved). 0 when any difference is not such an edit (the differences may be a scan's:
 /// OCR drops a word now and then), when there are more than [`MOST_EDITS`], when the count
 /// `e` stopped early, or when the texts share fewer than [`LETTER_WORDS`] words.
 pub(super) fn words_edited(
@@ -76,31 +84,43 @@ pub(super) fn words_edited(
     let is_word = |(w, &id): (&&str, &u32), side: Side| {
         w.chars().all(char::is_alphabetic) && w.chars().nth(1).is_some() && known(id, side)
     };
-    for h in &hunks {
+    let edited = |h: &Hunk| {
+        let (a, b) = (&wx[h.old.clone()], &wy[h.new.clone()]);
+        a.len() == b.len()
+            && a.iter()
+                .zip(&ix[h.old.clone()])
+                .all(|w| is_word(w, sides[0]))
+            && b.iter()
+                .zip(&iy[h.new.clone()])
+                .all(|w| is_word(w, sides[1]))
+            && a.iter().zip(b).all(|(v, w)| unlike(v, w))
+            && !explained(a, b)
+    };
+    let all_edits = hunks.iter().all(|h| {
         let inner =
             h.old.start > 0 && h.new.start > 0 && h.old.end < wx.len() && h.new.end < wy.len();
         let (a, b) = (&wx[h.old.clone()], &wy[h.new.clone()]);
-        let edit = inner
+        inner
             && a.len() <= EDIT_WORDS
             && b.len() <= EDIT_WORDS
-            && if a.is_empty() || b.is_empty() {
+            && (other_unit(a, b, wx[h.old.start - 1])
                 // Another word added or dropped may be a word the scan lost.
-                a.iter().chain(b).all(|w| NEGATIONS.contains(w))
-            } else {
-                a.len() == b.len()
-                    && a.iter()
-                        .zip(&ix[h.old.clone()])
-                        .all(|w| is_word(w, sides[0]))
-                    && b.iter()
-                        .zip(&iy[h.new.clone()])
-                        .all(|w| is_word(w, sides[1]))
-                    && a.iter().zip(b).all(|(v, w)| unlike(v, w))
-                    && !explained(a, b)
-            };
-        if !edit {
-            return 0;
-        }
+                || (a.is_empty() || b.is_empty())
+                    && a.iter().chain(b).all(|w| NEGATIONS.contains(w))
+                || edited(h))
+    });
+    if !all_edits {
+        return 0;
     }
+    if moved(&hunks, ix, iy) {
+        return 0;
+    }
+    hunks.len()
+}
+
+/// Whether the words the blocks take out of one text are those they put in the other: a
+/// line moved, not an edit.
+fn moved(hunks: &[Hunk], ix: &[u32], iy: &[u32]) -> bool {
     let taken = |ids: &[u32], side: fn(&Hunk) -> std::ops::Range<usize>| {
         let mut out: Vec<u32> = hunks
             .iter()
@@ -109,10 +129,14 @@ pub(super) fn words_edited(
         out.sort_unstable();
         out
     };
-    if taken(ix, |h| h.old.clone()) == taken(iy, |h| h.new.clone()) {
-        return 0;
-    }
-    hunks.len()
+    taken(ix, |h| h.old.clone()) == taken(iy, |h| h.new.clone())
+}
+
+/// Whether a block writes a quantity in another unit than the other text (`5 mg`, `5 µg`):
+/// one word a side, both [`UNITS`], after a number.
+fn other_unit(a: &[&str], b: &[&str], before: &str) -> bool {
+    matches!((a, b), ([u], [v]) if UNITS.contains(u) && UNITS.contains(v))
+        && before.bytes().any(|c| c.is_ascii_digit())
 }
 
 /// Whether two words, as written (no OCR folds), share at most half their characters and
