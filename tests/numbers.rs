@@ -180,6 +180,7 @@ fn another_currency_comparison_or_sign_is_another_value() {
         ("Summe -$5.00", "Summe ($5.00)"),
         ("Betrag $1,250.00", "Betrag 1,250.00"),
         ("Rabatt 5 %", "Rabatt 5"),
+        ("Blutgruppe A+", "Blutgruppe A-"),
     ];
     for (a, b) in same {
         let docs = invoices(&[a, b]);

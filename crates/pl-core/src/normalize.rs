@@ -38,6 +38,8 @@ use crate::records::Fingerprint;
 ///   (`($174.65)`, an accountant's negative amount);
 /// - a comparison (`<`, `>`, `~`, `≤`, `≥`, `≈`, `±`) before a number is kept, standing alone
 ///   too, joined to the number after it (`< 5` is `<5`): a lab value under or over a limit;
+/// - a `+` that ends a word after a letter or a digit is kept (`A+` and `A-` are two blood
+///   groups or grades, `18+`, `C++`); another `+` is dropped (`+49`, `5+3`);
 /// - a form's box is a word of its own, `☐` when empty (`☐`, `□`) and `☒` when ticked or
 ///   crossed (`☑`, `☒`, `✓`, `✔`, `✗`, `✘`, `⊠`, `■`): `☒ Ja ☐ Nein` and `☐ Ja ☒ Nein` are
 ///   two texts;
@@ -163,6 +165,9 @@ fn kept(
             Kept::Byte(s)
         }
         Class::Sep(_) => return None,
+        // At a word's end: `A+` (a blood group, a grade), `18+`, `C++`.
+        Class::Plus if in_word && alnum && !alnum_at(text, i) => Kept::Byte(b'+'),
+        Class::Plus => return None,
         Class::Dash(s) if digit_at(text, i) || unit_at(text, i) || minus_alone(buf, text, i) => {
             Kept::Byte(s)
         }
@@ -196,6 +201,8 @@ enum Class {
     Relation,
     /// A form's box, as its word: `☐` empty, `☒` ticked (every tick and cross).
     Tick(char),
+    /// `+`: kept at the end of a word (`A+`, `18+`).
+    Plus,
     /// Anything else: dropped.
     Other,
 }
@@ -217,6 +224,7 @@ fn class(c: char) -> Class {
             b'.' | b',' | b'/' | b':' => Class::Sep(b),
             b'-' => Class::Dash(b'-'),
             b'$' | b'%' => Class::Unit,
+            b'+' => Class::Plus,
             b'(' => Class::Open,
             b'<' | b'>' | b'~' => Class::Relation,
             b')' => Class::Close,
@@ -272,6 +280,11 @@ fn digit_at(text: &str, i: usize) -> bool {
             .next()
             .is_some_and(|c| decimal_digit(c).is_some()),
     }
+}
+
+/// Whether the character starting at byte `i` of `text` (if any) is a letter or a digit.
+fn alnum_at(text: &str, i: usize) -> bool {
+    text[i..].chars().next().is_some_and(char::is_alphanumeric)
 }
 
 /// Whether the character starting at byte `i` of `text` (if any) is a unit.
@@ -432,7 +445,7 @@ pub fn decimal_digit(c: char) -> Option<u8> {
 
 /// The text the similarity stages read (shingles, the fuzzy sample, the verifier's words, the
 /// ledger's numbers, the distinctive tokens): the normalized text without its numbers'
-/// signs, separators, units, comparisons and brackets (`-174.65` and `($174.65)` are read
+/// signs, separators, units, comparisons and brackets and its words' final `+` (`-174.65` and `($174.65)` are read
 /// `17465`, `<5` is `5`), as
 /// normalization wrote numbers before it kept them. OCR reads `.` for `,` or `:`, drops a
 /// separator, a minus sign or a currency symbol; the fingerprint (exact copies) and
@@ -492,7 +505,7 @@ fn opens_value(w: &str) -> bool {
 }
 
 /// A character of a normalized text that [`digits_view`] does not read: a number's sign,
-/// separator, unit, comparison or bracket.
+/// separator, unit, comparison or bracket, a word's final `+`.
 pub fn is_mark(c: char) -> bool {
     if c.is_ascii() {
         is_ascii_mark(c as u8)
@@ -505,7 +518,7 @@ pub fn is_mark(c: char) -> bool {
 fn is_ascii_mark(b: u8) -> bool {
     matches!(
         b,
-        b'.' | b',' | b'/' | b':' | b'-' | b'(' | b')' | b'$' | b'%' | b'<' | b'>' | b'~'
+        b'.' | b',' | b'/' | b':' | b'-' | b'+' | b'(' | b')' | b'$' | b'%' | b'<' | b'>' | b'~'
     )
 }
 

@@ -82,7 +82,7 @@ use rescore::Counts;
 /// and brackets and a debit's trailing minus (`$174.65`, `<5`, `(174.65)`, `174,65-`): an index of format 7 is
 /// read, not trusted (its texts are other texts), and a full run builds it again; 9: a minus
 /// standing alone before an amount kept as its sign (`Saldo - 5,00` is `saldo -5,00`) and a
-/// form's boxes kept (`☒`, `☐`), and pairs held apart for a word edited (`pl_core::scorer`):
+/// form's boxes and a word's final `+` kept (`☒`, `☐`, `A+`), and pairs held apart for a word edited (`pl_core::scorer`):
 /// format 8 is read, not trusted.
 pub const FORMAT: u32 = 9;
 

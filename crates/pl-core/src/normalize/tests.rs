@@ -73,6 +73,7 @@ fn normalize_by_chars(text: &str, out: &mut String) -> usize {
             Class::Dash(s) if units_alone && next_digit => char::from(s).to_string(),
             Class::Dash(s) if after_digit && amount && word_ends => char::from(s).to_string(),
             Class::Dash(s) if !in_word && (next_digit || next_unit) => char::from(s).to_string(),
+            Class::Plus if alnum && !next.is_some_and(char::is_alphanumeric) => "+".into(),
             Class::Dash(s)
                 if !in_word && next.is_some_and(char::is_whitespace) && {
                     let rest: String = chars[k + 1..].iter().collect();
@@ -132,7 +133,7 @@ proptest::proptest! {
     #[test]
     fn the_fast_path_is_the_definition_around_signs(
         words in proptest::collection::vec(
-            "(-|\u{2212}|\u{2013}|€|\\$|%|<|\\(|\\)|5,00|1.250,00|12|3|saldo|5,00\\)|€5,00|-5|5,00-|5,00\\.|5,00x|\\.|☐|✓ja|€☒|-☐5)", 0..12)
+            "(-|\u{2212}|\u{2013}|€|\\$|%|<|\\(|\\)|5,00|1.250,00|12|3|saldo|5,00\\)|€5,00|-5|5,00-|5,00\\.|5,00x|\\.|☐|✓ja|€☒|-☐5|a\\+|\\+|c\\+\\+|18\\+,|\\+49|a\\+b)", 0..12)
     ) {
         let text = words.join(" ");
         let (mut fast, mut slow) = (String::new(), String::new());
@@ -344,6 +345,18 @@ fn another_currency_sign_or_bracket_is_another_text() {
     // A dash after a number without an amount's two decimals is no sign (a line broken
     // after a range's first year), nor is a bracket around a word.
     assert_eq!(n("2020- 2021 (see) (a) 12)"), "2020 2021 see a 12)");
+}
+
+#[test]
+fn a_plus_ending_a_word_is_kept() {
+    assert_eq!(
+        n("Blutgruppe A+, ab 18+ Jahre, C++ Kurs"),
+        "blutgruppe a+ ab 18+ jahre c++ kurs"
+    );
+    assert_ne!(n("Blutgruppe A+ Rh"), n("Blutgruppe A- Rh"));
+    assert_ne!(n("Note A+ gut"), n("Note A gut"));
+    assert_eq!(n("Tel. +49 30, 5+3, a+b"), "tel 49 30 53 ab");
+    assert_eq!(digits_view(&n("ab 18+ A+")), "ab 18 a");
 }
 
 #[test]
