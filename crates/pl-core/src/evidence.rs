@@ -517,7 +517,10 @@ fn evidence_in_order(
 /// The changed regions of two texts' words, in order: long texts are aligned piece by piece
 /// between anchors, so that a pair decided at its first differing block pays for that
 /// block's piece only.
-fn alignment<'p>(pa: &'p Profile, pb: &'p Profile) -> Box<dyn Iterator<Item = Hunk> + 'p> {
+pub(crate) fn alignment<'p>(
+    pa: &'p Profile,
+    pb: &'p Profile,
+) -> Box<dyn Iterator<Item = Hunk> + 'p> {
     if pa.ids.len().max(pb.ids.len()) >= ANCHORED_WORDS {
         Box::new(crate::diff::anchored_hunks(&pa.ids, &pb.ids))
     } else {

@@ -22,7 +22,8 @@ use crate::records::Fingerprint;
 /// - a number's inner separators are kept: `.`, `,`, `/`, `:` or a dash (any dash, U+2212
 ///   minus included, written `-`) between two digits, the Arabic decimal and thousands
 ///   separators U+066B and U+066C as `.` and `,`, the fraction slashes U+2044 and U+2215 as
-///   `/`, the fullwidth `．`, `，`, `／` and `：` as their ASCII forms; so `174.65`, `1746.5`, `1/12/2024` and `11/2/2024` stay four different numbers;
+///   `/`, the fullwidth `．`, `，`, `／` and `：` as their ASCII forms; so `174.65`, `1746.5`,
+///   `1/12/2024` and `11/2/2024` stay four different numbers;
 /// - a dash (or U+2212) that starts a word and is followed by a digit or a unit is a minus
 ///   sign, written `-` (`-174.65`, `-$174.65`), and so is one after a unit or `(` and before a
 ///   digit (`$-174.65`), one right after an amount's two decimals at a word's end (`174,65-`,
@@ -333,8 +334,8 @@ fn signs_inside(buf: &[u8], text: &str, i: usize) -> bool {
 
 /// Whether a dash standing alone, before the character at byte `i` (a space), is the minus
 /// sign of the amount after it (`Saldo - 5,00`, `- € 1.250,00`; joined to it, `-5,00`): the
-/// next word, units before it aside, starts with an amount with its cents, and the word before the dash
-/// holds no digit (`100,00 - 5,00` is a sum, `3 - 5` a range). A dash before any other word
+/// next word, units before it aside, starts with an amount with its cents, and the word
+/// before the dash holds no digit (`100,00 - 5,00` is a sum, `3 - 5` a range). A dash before any other word
 /// is punctuation, a bullet before a quantity too (`- 3 Flaschen`).
 fn minus_alone(buf: &[u8], text: &str, i: usize) -> bool {
     let rest = &text[i..];
@@ -445,8 +446,8 @@ pub fn decimal_digit(c: char) -> Option<u8> {
 
 /// The text the similarity stages read (shingles, the fuzzy sample, the verifier's words, the
 /// ledger's numbers, the distinctive tokens): the normalized text without its numbers'
-/// signs, separators, units, comparisons and brackets and its words' final `+` (`-174.65` and `($174.65)` are read
-/// `17465`, `<5` is `5`), as
+/// signs, separators, units, comparisons and brackets and its words' final `+` (`-174.65`
+/// and `($174.65)` are read `17465`, `<5` is `5`), as
 /// normalization wrote numbers before it kept them. OCR reads `.` for `,` or `:`, drops a
 /// separator, a minus sign or a currency symbol; the fingerprint (exact copies) and
 /// [`crate::written`] read the normalized text itself. Borrowed when the text has none.

@@ -637,13 +637,15 @@ impl Scorer<'_> {
         let unstamped = Unstamped::of(x, y, |id, side| self.known(id, side, (x, y)));
         let (x, y) = unstamped.as_ref().map_or((x, y), |u| u.docs(x, y));
         let known = |id: u32, side: Side| self.known(id, side, (x, y));
-        let edited = || words_edited(&self.align(x, y, None), x, y, known) > 0;
+        // Counted in full once, for whichever rule asks first.
+        let counted = std::cell::OnceCell::new();
+        let counted = || counted.get_or_init(|| self.align(x, y, None));
         self.another_value(x, y).1
             || addressee_subs([(x.text, x.profile), (y.text, y.profile)], known) > 0
             || self.ledger_of(x, y, &rule).apart
-            || same_letters(x.text, y.text)
-                && another_number(&self.align(x, y, None), (x.text, y.text))
-            || x.profile.ids().len().abs_diff(y.profile.ids().len()) <= 6 && edited()
+            || same_letters(x.text, y.text) && another_number(counted(), (x.text, y.text))
+            || x.profile.ids().len().abs_diff(y.profile.ids().len()) <= 6
+                && words_edited(counted(), x, y, known) > 0
     }
 
     /// The rule by which the pair's numbers refuse it before the alignment ([`refuses`]),

@@ -4,7 +4,7 @@
 use super::letters::LETTER_WORDS;
 use super::Doc;
 use crate::diff::Hunk;
-use crate::evidence::{Evidence, Side, ANCHORED_WORDS};
+use crate::evidence::{alignment, Evidence, Side};
 use crate::normalize::is_tick;
 use crate::verify::{explained, words};
 
@@ -41,9 +41,10 @@ const UNITS: [&str; 34] = [
 /// known to another document of the corpus (words, not OCR noise; none a number, which have
 /// their own rules), each [`unlike`] the one it stands for and together not what OCR makes of
 /// the other side ([`explained`]: a split, a glued word, `borne` / `bone`); the words taken
-/// out in one place are not those put in at another (a line moved). 0 when any difference is not such an edit (the differences may be a scan's:
-/// OCR drops a word now and then), when there are more than [`MOST_EDITS`], when the count
-/// `e` stopped early, or when the texts share fewer than [`LETTER_WORDS`] words.
+/// out in one place are not those put in at another (a line moved). 0 when any difference
+/// is not such an edit (the differences may be a scan's: OCR drops a word now and then),
+/// when there are more than [`MOST_EDITS`], when the count `e` stopped early, or when the
+/// texts share fewer than [`LETTER_WORDS`] words.
 pub(super) fn words_edited(
     e: &Evidence,
     x: Doc,
@@ -67,13 +68,9 @@ pub(super) fn words_edited(
         (x, y, [Side::A, Side::B])
     };
     let (ix, iy) = (x.profile.ids(), y.profile.ids());
-    let hunks: Vec<Hunk> = if ix.len().max(iy.len()) >= ANCHORED_WORDS {
-        crate::diff::anchored_hunks(ix, iy)
-            .take(MOST_EDITS + 1)
-            .collect()
-    } else {
-        crate::diff::hunks(ix, iy)
-    };
+    let hunks: Vec<Hunk> = alignment(x.profile, y.profile)
+        .take(MOST_EDITS + 1)
+        .collect();
     if hunks.is_empty() || hunks.len() > MOST_EDITS {
         return 0;
     }
