@@ -164,6 +164,21 @@ fn step(prev: &[u64], mask: &[u64], next: &mut [u64]) {
     }
 }
 
+/// The changed regions of two texts' words, in order: long texts are aligned piece by piece
+/// between anchors ([`anchored_hunks`]), so that a pair decided at its first differing block
+/// pays for that block's piece only; shorter ones get the shortest edit script.
+pub fn word_hunks<'s>(a: &'s [u32], b: &'s [u32]) -> Box<dyn Iterator<Item = Hunk> + 's> {
+    if a.len().max(b.len()) >= ANCHORED_WORDS {
+        Box::new(anchored_hunks(a, b))
+    } else {
+        Box::new(hunks(a, b).into_iter())
+    }
+}
+
+/// Words of the longer text from which [`word_hunks`] aligns between anchors: every letter,
+/// invoice and scan of a few pages gets the shortest edit script.
+pub const ANCHORED_WORDS: usize = 2000;
+
 /// The changed regions of two long sequences, found between anchors and yielded in order as
 /// the caller asks for them: the elements that occur exactly once in each sequence, taken in
 /// the longest run that is in order in both (patience diff's anchors), cut the sequences

@@ -456,7 +456,7 @@ fn evidence_in_order(
     let mut matched_a = 0;
     let mut last = 0;
     let mut facing = facing::Facing::default();
-    for h in alignment(pa, pb) {
+    for h in crate::diff::word_hunks(&pa.ids, &pb.ids) {
         matched_a += h.old.start - last;
         last = h.old.end;
         let inner = h.old.start > 0
@@ -513,25 +513,6 @@ fn evidence_in_order(
     e.facing_words = facing.most();
     e
 }
-
-/// The changed regions of two texts' words, in order: long texts are aligned piece by piece
-/// between anchors, so that a pair decided at its first differing block pays for that
-/// block's piece only.
-pub(crate) fn alignment<'p>(
-    pa: &'p Profile,
-    pb: &'p Profile,
-) -> Box<dyn Iterator<Item = Hunk> + 'p> {
-    if pa.ids.len().max(pb.ids.len()) >= ANCHORED_WORDS {
-        Box::new(crate::diff::anchored_hunks(&pa.ids, &pb.ids))
-    } else {
-        Box::new(crate::diff::hunks(&pa.ids, &pb.ids).into_iter())
-    }
-}
-
-/// Words of the longer text from which a pair is aligned between anchors
-/// ([`crate::diff::anchored_hunks`]); shorter pairs (every letter, invoice and scan of a few
-/// pages) get the shortest edit script.
-pub const ANCHORED_WORDS: usize = 2000;
 
 /// Counts a replaced block `h` of the alignment (`inner`: away from both texts' start and end)
 /// into `e`: its words sorted into OCR damage and conflicts, conflicts standing against each

@@ -535,7 +535,7 @@ impl Scorer<'_> {
         let mut e = self.align(x, y, (!self.explain).then_some(v));
         // Texts whose letters are the same are counted on until a number differs: that
         // decides them whatever else the alignment found (`another_number`).
-        if e.stopped && e.numbers_replaced == 0 && same_letters(x.text, y.text) {
+        if e.stopped && e.numbers_replaced == 0 && letters::same_letters(x.text, y.text) {
             e = self.align(x, y, None);
         }
         // The same digits written as another value (another sign, the decimal point
@@ -544,9 +544,9 @@ impl Scorer<'_> {
         let (values_apart, another_value) = self.another_value(x, y);
         e.values_apart = values_apart;
         // Another word where the texts are otherwise the same: another document, as a value.
-        e.words_edited = words_edited(&e, x, y, |id, side| self.known(id, side, (x, y)));
+        e.words_edited = wording::words_edited(&e, x, y, |id, side| self.known(id, side, (x, y)));
         let another_value =
-            another_value || another_number(&e, (x.text, y.text)) || e.words_edited > 0;
+            another_value || letters::another_number(&e, (x.text, y.text)) || e.words_edited > 0;
         let mut pass = v.passes(&e) && !another_value;
         // Numbers agreeing do not make another addressee's letter a copy: a household's
         // letters share every number.
@@ -637,15 +637,15 @@ impl Scorer<'_> {
         let unstamped = Unstamped::of(x, y, |id, side| self.known(id, side, (x, y)));
         let (x, y) = unstamped.as_ref().map_or((x, y), |u| u.docs(x, y));
         let known = |id: u32, side: Side| self.known(id, side, (x, y));
-        // Counted in full once, for whichever rule asks first.
-        let counted = std::cell::OnceCell::new();
+        let counted = std::cell::OnceCell::new(); // Counted in full once, for either rule.
         let counted = || counted.get_or_init(|| self.align(x, y, None));
         self.another_value(x, y).1
             || addressee_subs([(x.text, x.profile), (y.text, y.profile)], known) > 0
             || self.ledger_of(x, y, &rule).apart
-            || same_letters(x.text, y.text) && another_number(counted(), (x.text, y.text))
+            || letters::same_letters(x.text, y.text)
+                && letters::another_number(counted(), (x.text, y.text))
             || x.profile.ids().len().abs_diff(y.profile.ids().len()) <= 6
-                && words_edited(counted(), x, y, known) > 0
+                && wording::words_edited(counted(), x, y, known) > 0
     }
 
     /// The rule by which the pair's numbers refuse it before the alignment ([`refuses`]),
@@ -788,11 +788,9 @@ fn samples<'a>(x: Doc<'a>, y: Doc<'a>) -> (&'a str, &'a str) {
 
 mod explain;
 mod letters;
-use letters::{another_number, same_letters};
-mod wording;
-use wording::words_edited;
 pub mod policy;
 mod verdict;
+mod wording;
 use policy::Policy;
 pub use verdict::{Reason, Step, Verdict};
 

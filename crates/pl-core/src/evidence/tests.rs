@@ -282,7 +282,7 @@ fn long_text(n: usize) -> Vec<String> {
 
 #[test]
 fn long_texts_aligned_between_anchors_find_the_same_differences() {
-    let words = long_text(ANCHORED_WORDS + 500);
+    let words = long_text(crate::diff::ANCHORED_WORDS + 500);
     let a = words.join(" ");
     // Another number in the middle: one conflict, wherever it stands.
     let mut other = words.clone();

@@ -3,8 +3,9 @@
 
 use super::letters::LETTER_WORDS;
 use super::Doc;
+use crate::diff::word_hunks;
 use crate::diff::Hunk;
-use crate::evidence::{alignment, Evidence, Side};
+use crate::evidence::{Evidence, Side};
 use crate::normalize::is_tick;
 use crate::verify::{explained, words};
 
@@ -68,9 +69,7 @@ pub(super) fn words_edited(
         (x, y, [Side::A, Side::B])
     };
     let (ix, iy) = (x.profile.ids(), y.profile.ids());
-    let hunks: Vec<Hunk> = alignment(x.profile, y.profile)
-        .take(MOST_EDITS + 1)
-        .collect();
+    let hunks: Vec<Hunk> = word_hunks(ix, iy).take(MOST_EDITS + 1).collect();
     if hunks.is_empty() || hunks.len() > MOST_EDITS {
         return 0;
     }
