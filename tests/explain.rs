@@ -12,16 +12,17 @@ const PREP: &str = "pl-normalize -q < DOCS > norm.ndjson && pl-shingle -q norm.n
     | pl-minhash -q > sigs.bin && pl-lsh -q sigs.bin > cands.ndjson";
 const SCORE: &str = "pl-score -q cands.ndjson --sigs sigs.bin --norm norm.ndjson";
 
-/// What the computation's steps give: the alignment passes or the ledger rescues, no value
-/// is written otherwise, the similarity reaches its minimum or the numbers judge the pair,
-/// and the score (the match probability, else the similarity) reaches the threshold.
+/// What the computation's steps give: the alignment passes with no passage replaced or the
+/// ledger rescues, no value is written otherwise, the similarity reaches its minimum or the
+/// numbers judge the pair, and the score (the match probability, else the similarity)
+/// reaches the threshold.
 fn keeps(c: &Value) -> bool {
     let flag = |k: &str| c[k].as_bool().unwrap_or_else(|| panic!("no {k} in {c}"));
     let num = |k: &str| c[k].as_f64().unwrap_or_else(|| panic!("no {k} in {c}"));
     let score = c["probability"]["p"]
         .as_f64()
         .unwrap_or_else(|| num("similarity"));
-    (flag("aligned_passes") || flag("rescued"))
+    (flag("aligned_passes") && !flag("passage_replaced") || flag("rescued"))
         && !flag("another_value")
         && (num("similarity") >= num("min_similarity") || flag("by_numbers"))
         && score >= num("threshold")

@@ -289,6 +289,9 @@ pub struct Evidence {
     /// `wording`, not the alignment).
     #[serde(default)]
     pub words_edited: usize,
+    /// A passage written otherwise in texts otherwise the same (the scorer's `passage`).
+    #[serde(default)]
+    pub passage_replaced: bool,
     /// Conflicts, in text order of the alignment.
     #[serde(skip)]
     pub conflicts: Vec<Conflict>,

@@ -486,7 +486,7 @@ impl Scorer<'_> {
                 .is_some_and(|e| e.matched >= aligned_words(x, y));
         }
         if let (Some(cutoff), Some((x, y))) = (cutoff, docs) {
-            let (sx, sy) = samples(x, y);
+            let (sx, sy) = letters::samples(x, y);
             let ratio = fuzzy_ratio_at_least(sx, sy, cutoff).or_else(|| {
                 // Under the cutoff: the numbers may still judge the pair, with its ratio.
                 (cutoff > 0.0 && aligned && say())
@@ -544,10 +544,16 @@ impl Scorer<'_> {
         let (values_apart, another_value) = self.another_value(x, y);
         e.values_apart = values_apart;
         // Another word where the texts are otherwise the same: another document, as a value.
-        e.words_edited = wording::words_edited(&e, x, y, |id, side| self.known(id, side, (x, y)));
+        let known = |id: u32, side: Side| self.known(id, side, (x, y));
+        e.words_edited = wording::words_edited(&e, x, y, known);
         let another_value =
             another_value || letters::another_number(&e, (x.text, y.text)) || e.words_edited > 0;
         let mut pass = v.passes(&e) && !another_value;
+        // Another passage in texts otherwise one: another edition, dropped and not rescued;
+        // not held apart (two copies may each hold another stray page at one place).
+        e.passage_replaced = pass && passage::passage_replaced(x, y, known);
+        let passage = e.passage_replaced;
+        pass &= !passage;
         // Numbers agreeing do not make another addressee's letter a copy: a household's
         // letters share every number.
         let two_documents = another_value || e.addressee_subs > 0;
@@ -557,7 +563,7 @@ impl Scorer<'_> {
         // ones; it is counted in full then, so it never changes the verdict.
         if let (true, Some(rescue)) = (!pass || self.explain, self.config.rescue) {
             let l = self.ledger_of(x, y, &rescue);
-            if !pass && !two_documents {
+            if !pass && !two_documents && !passage {
                 pass = rescue.keeps(&l);
                 dims.rescued = pass;
             }
@@ -772,22 +778,9 @@ impl Scorer<'_> {
     }
 }
 
-/// The fuzzy samples of a pair: of the digits views, or of the texts as written when the
-/// digits views are one text (two texts that differ only in their numbers' signs and
-/// separators are never both at 1, which is an exact copy's score).
-fn samples<'a>(x: Doc<'a>, y: Doc<'a>) -> (&'a str, &'a str) {
-    if x.text.len() == y.text.len() && x.text == y.text {
-        (
-            x.written.sample().unwrap_or(x.sample),
-            y.written.sample().unwrap_or(y.sample),
-        )
-    } else {
-        (x.sample, y.sample)
-    }
-}
-
 mod explain;
 mod letters;
+mod passage;
 pub mod policy;
 mod verdict;
 mod wording;

@@ -46,6 +46,9 @@ pub struct Computation {
     pub clean: bool,
     /// `conflict_weight ≤ allowance`.
     pub aligned_passes: bool,
+    /// A passage written otherwise in texts otherwise one (another edition): drops a pair the
+    /// alignment passes, and no ledger rescues it.
+    pub passage_replaced: bool,
     /// A number the other text writes as another value in a pair OCR did not damage: drops
     /// the pair whatever else agrees.
     pub another_value: bool,
@@ -78,6 +81,7 @@ impl Computation {
             allowance: v.allowance(e),
             clean: is_clean(e),
             aligned_passes: v.passes(e),
+            passage_replaced: e.passage_replaced,
             another_value: dims.another_value,
             rescued: dims.rescued,
             similarity: dims.similarity,
@@ -88,12 +92,13 @@ impl Computation {
         })
     }
 
-    /// The verdict the computation gives: the alignment passes (or the ledger rescues it),
-    /// no value is written otherwise, the similarity reaches its minimum (or the numbers
-    /// judge it), and the score (the match probability, else the similarity) the threshold.
+    /// The verdict the computation gives: the alignment passes with no passage replaced (or
+    /// the ledger rescues it), no value is written otherwise, the similarity reaches its
+    /// minimum (or the numbers judge it), and the score (the match probability, else the
+    /// similarity) the threshold.
     pub fn keeps(&self) -> bool {
         let score = self.probability.as_ref().map_or(self.similarity, |p| p.p);
-        (self.aligned_passes || self.rescued)
+        (self.aligned_passes && !self.passage_replaced || self.rescued)
             && !self.another_value
             && (self.similarity >= self.min_similarity || self.by_numbers)
             && score >= self.threshold

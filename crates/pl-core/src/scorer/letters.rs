@@ -1,5 +1,6 @@
 //! Two texts whose letters are the same: their numbers alone tell them apart.
 
+use super::Doc;
 use crate::evidence::{numeric, Evidence};
 
 /// Whether a pair writes other numbers in its replaced blocks ([`Evidence::numbers_replaced`]:
@@ -22,3 +23,17 @@ pub(super) fn same_letters(x: &str, y: &str) -> bool {
 /// The words not numbers two texts must share, in order, for their numbers alone to tell
 /// them apart ([`another_number`]): a table of figures says nothing of what OCR did.
 pub(super) const LETTER_WORDS: usize = 10;
+
+/// The fuzzy samples of a pair: of the digits views, or of the texts as written when the
+/// digits views are one text (two texts that differ only in their numbers' signs and
+/// separators are never both at 1, which is an exact copy's score).
+pub(super) fn samples<'a>(x: Doc<'a>, y: Doc<'a>) -> (&'a str, &'a str) {
+    if x.text.len() == y.text.len() && x.text == y.text {
+        (
+            x.written.sample().unwrap_or(x.sample),
+            y.written.sample().unwrap_or(y.sample),
+        )
+    } else {
+        (x.sample, y.sample)
+    }
+}

@@ -468,3 +468,52 @@ fn another_word_in_texts_otherwise_the_same_is_another_document() {
         assert!(!s.held_apart(doc(&d[0]), doc(&d[i])), "{i}");
     }
 }
+
+#[test]
+fn another_passage_in_texts_otherwise_the_same_is_another_edition() {
+    let head = "allgemeine geschäftsbedingungen der civisnet kommunikation gmbh stand januar \
+                geltungsbereich diese bedingungen gelten für alle verträge zwischen der civisnet \
+                und ihren kunden soweit nicht schriftlich etwas anderes vereinbart wurde \
+                vertragsschluss der vertrag kommt mit der bestätigung des auftrags zustande";
+    let old = "haftung wir haften unbeschränkt für vorsatz und grobe fahrlässigkeit sowie nach \
+               dem produkthaftungsgesetz";
+    // Words the text has elsewhere, as a template's sentences do: no conflict to the alignment.
+    let new = "der vertrag kann mit einer frist von drei monaten schriftlich gekündigt werden \
+               soweit gesetzlich zulässig";
+    let tail = "kündigung beide seiten können den vertrag mit einer frist von drei monaten zum \
+                ende eines quartals kündigen gerichtsstand ist der sitz der civisnet soweit \
+                gesetzlich zulässig es gilt das recht der bundesrepublik deutschland";
+    let text = |middle: &str| format!("{head} {middle} {tail}");
+    let garbled = "haftung wir hafteu unbeschrankt fiir vorsalz und grobe fahrlassigkeit sowie \
+                   nach dem produkthaftungsgeselz";
+    let (d, v) = corpus(&[
+        &text(old),
+        &text(new),
+        &text(garbled),
+        &format!("{head} {tail}"),
+        // Another document holds the new section's words: words, not noise.
+        new,
+        old,
+    ]);
+    // A verifier that lets any conflict pass: the passage alone decides.
+    let mut cfg = config();
+    cfg.verifier.as_mut().expect("verifier").allow = 1e3;
+    let s = scorer(&cfg, &v);
+    let known = |id: u32, _| v.doc_counts()[id as usize] > 1;
+    let replaced = |i: usize| passage::passage_replaced(doc(&d[0]), doc(&d[i]), known);
+    assert!(replaced(1) && passage::passage_replaced(doc(&d[1]), doc(&d[0]), known));
+    // A rescan's look-alikes and a section lost on one side are not another passage.
+    assert!(!replaced(2) && !replaced(3));
+    let Verdict::Dropped(dims, Reason::Conflicts) =
+        s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true)
+    else {
+        panic!("an edition is dropped");
+    };
+    assert!(dims.evidence.unwrap().passage_replaced && !dims.rescued);
+    // Dropped, not held apart: two copies may each hold another stray page at one place.
+    assert!(!s.held_apart(doc(&d[0]), doc(&d[1])));
+    assert!(matches!(
+        s.score(SIM, Some((doc(&d[0]), doc(&d[2]))), true),
+        Verdict::Kept(_)
+    ));
+}
