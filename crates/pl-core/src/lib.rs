@@ -21,6 +21,7 @@ pub mod minhash;
 pub mod normalize;
 pub mod owners;
 pub mod page;
+pub mod period;
 pub mod records;
 pub mod score;
 pub mod scorer;

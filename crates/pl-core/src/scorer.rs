@@ -588,14 +588,16 @@ impl Scorer<'_> {
     /// How many numbers the two texts write as another value (another sign, the decimal point
     /// elsewhere, another currency), and whether that makes them two documents: a moved point
     /// or another currency in a pair OCR did not damage, a minus sign alone only where nothing
-    /// else differs (OCR drops and adds them in scans otherwise clean).
+    /// else differs (OCR drops and adds them in scans otherwise clean), or dates each a month
+    /// from the other's ([`crate::period`]).
     fn another_value(&self, x: Doc, y: Doc) -> (usize, bool) {
         let apart = values_apart(x.written, y.written);
         let rule = self.config.rescue.unwrap_or_default();
         let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
         let written_otherwise = apart.moved + apart.unit > 0;
         let another = (written_otherwise && damage(x.profile, y.profile, &df) < rule.clean_damage)
-            || (apart.sign > 0 && x.text == y.text);
+            || (apart.sign > 0 && x.text == y.text)
+            || crate::period::another_period(x.written, y.written);
         (apart.moved + apart.sign + apart.unit, another)
     }
 

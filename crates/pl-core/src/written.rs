@@ -57,6 +57,21 @@ impl Written {
         w
     }
 
+    /// The numbers written with a sign or a separator, each once, as written.
+    pub fn marked_forms(&self) -> impl Iterator<Item = &str> {
+        self.marked.iter().map(|(_, w)| &**w)
+    }
+
+    /// Whether the text writes number `w` (with its marks) as written.
+    pub fn has_marked(&self, w: &str) -> bool {
+        let k = key(w);
+        let from = self.marked.partition_point(|(m, _)| *m < k);
+        self.marked[from..]
+            .iter()
+            .take_while(|(m, _)| *m == k)
+            .any(|(_, v)| &**v == w)
+    }
+
     /// Keeps the fuzzy sample of the text as written (when its digits view differs).
     pub fn set_sample(&mut self, sample: &str) {
         self.sample = Some(sample.into());

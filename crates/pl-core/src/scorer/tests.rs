@@ -517,3 +517,19 @@ fn another_passage_in_texts_otherwise_the_same_is_another_edition() {
         Verdict::Kept(_)
     ));
 }
+
+#[test]
+fn dates_each_a_month_apart_are_another_period_held_apart() {
+    let june = "stadtwerke nordhafen abrechnung vom 04.06.2023 für den zeitraum 01.06.2022 bis \
+                01.06.2023 kundennummer 4711 der betrag wird am 18.06.2023 eingezogen";
+    let may = "stadtwerke nordhafen abrechnuug vom 04.05.2023 für den zeitraum 01.05.2022 bis \
+               01.05.2023 kundennummer 4711 der betrag wird am 18.05.2023 eingezogen";
+    let (d, v) = corpus(&[june, may]);
+    let cfg = config();
+    let s = scorer(&cfg, &v);
+    let Verdict::Dropped(dims, _) = s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true) else {
+        panic!("another month's bill is dropped");
+    };
+    assert!(dims.another_value && !dims.rescued);
+    assert!(s.held_apart(doc(&d[0]), doc(&d[1])) && s.held_apart(doc(&d[1]), doc(&d[0])));
+}
