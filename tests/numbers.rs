@@ -226,11 +226,13 @@ fn an_index_of_the_earlier_normalization_is_refused() {
         invoices(&["Gesamtbetrag 174.65 EUR"]).as_bytes(),
     );
     // Format 5 stored texts normalized without their numbers' signs and separators, format 7
-    // without their units and brackets, format 8 without a minus standing alone.
+    // without their units and brackets, format 8 without a minus standing alone; format 9
+    // judged its pairs before another passage and another period.
     for (format, why) in [
         ("5", "normalized another way"),
         ("7", "normalized without their numbers' units"),
         ("8", "without a minus standing alone"),
+        ("9", "before another passage"),
     ] {
         ok(sh(
             d.path(),
@@ -258,7 +260,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
                 r.get(0)
             })
             .unwrap();
-        assert_eq!(now, "9");
+        assert_eq!(now, "10");
         ok(sh(
             d.path(),
             "pl-check -q --index ix < docs.ndjson > /dev/null",

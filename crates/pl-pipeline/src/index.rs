@@ -79,12 +79,14 @@ use rescore::Counts;
 /// owner (`docs.owner`, [`pl_core::owners`]), which groups and checks respect: an index of
 /// format 5 or 6 is read, not trusted (it knows no owners), and a full run builds it again
 /// (the column added in place); 8: texts normalized with their numbers' units, comparisons
-/// and brackets and a debit's trailing minus (`$174.65`, `<5`, `(174.65)`, `174,65-`): an index of format 7 is
-/// read, not trusted (its texts are other texts), and a full run builds it again; 9: a minus
-/// standing alone before an amount kept as its sign (`Saldo - 5,00` is `saldo -5,00`) and a
-/// form's boxes and a word's final `+` kept (`☒`, `☐`, `A+`), and pairs held apart for a word edited (`pl_core::scorer`):
-/// format 8 is read, not trusted.
-pub const FORMAT: u32 = 9;
+/// and brackets and a debit's trailing minus (`$174.65`, `<5`, `(174.65)`, `174,65-`): an
+/// index of format 7 is read, not trusted (its texts are other texts), and a full run builds
+/// it again; 9: a minus standing alone before an amount kept as its sign (`Saldo - 5,00` is
+/// `saldo -5,00`) and a form's boxes and a word's final `+` kept (`☒`, `☐`, `A+`), and pairs
+/// held apart for a word edited (`pl_core::scorer`): format 8 is read, not trusted; 10: pairs
+/// dropped for another passage and held apart for another period (`pl_core::period`): format
+/// 9 is read, not trusted (its pairs were judged before).
+pub const FORMAT: u32 = 10;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the

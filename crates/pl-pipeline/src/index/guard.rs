@@ -169,6 +169,11 @@ impl std::fmt::Display for Distrust {
                  a minus standing alone before an amount or a form's boxes and whose pairs \
                  were judged before a word edited held them apart"
             ),
+            Distrust::Older(9) => write!(
+                f,
+                "built by an older pl-index (format 9), whose pairs were judged before \
+                 another passage dropped them and another period held them apart"
+            ),
             Distrust::Older(n) => write!(
                 f,
                 "built by an older pl-index (format {n}), which recorded no document's owner \
