@@ -335,8 +335,8 @@ fn signs_inside(buf: &[u8], text: &str, i: usize) -> bool {
 /// Whether a dash standing alone, before the character at byte `i` (a space), is the minus
 /// sign of the amount after it (`Saldo - 5,00`, `- € 1.250,00`; joined to it, `-5,00`): the
 /// next word, units before it aside, starts with an amount with its cents, and the word
-/// before the dash holds no digit (`100,00 - 5,00` is a sum, `3 - 5` a range). A dash before any other word
-/// is punctuation, a bullet before a quantity too (`- 3 Flaschen`).
+/// before the dash holds no digit (`100,00 - 5,00` is a sum, `3 - 5` a range). A dash before
+/// any other word is punctuation, a bullet before a quantity too (`- 3 Flaschen`).
 fn minus_alone(buf: &[u8], text: &str, i: usize) -> bool {
     let rest = &text[i..];
     if !rest.starts_with(char::is_whitespace) {

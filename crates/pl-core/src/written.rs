@@ -64,12 +64,7 @@ impl Written {
 
     /// Whether the text writes number `w` (with its marks) as written.
     pub fn has_marked(&self, w: &str) -> bool {
-        let k = key(w);
-        let from = self.marked.partition_point(|(m, _)| *m < k);
-        self.marked[from..]
-            .iter()
-            .take_while(|(m, _)| *m == k)
-            .any(|(_, v)| &**v == w)
+        self.readings(key(w)).any(|r| r == Some(w))
     }
 
     /// Keeps the fuzzy sample of the text as written (when its digits view differs).

@@ -3,8 +3,7 @@
 
 use super::letters::LETTER_WORDS;
 use super::Doc;
-use crate::diff::word_hunks;
-use crate::diff::Hunk;
+use crate::diff::{word_hunks, Hunk};
 use crate::evidence::{Evidence, Side};
 use crate::normalize::is_tick;
 use crate::verify::{explained, words};
