@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
-use xxhash_rust::xxh3::xxh3_128;
+use xxhash_rust::xxh3::Xxh3;
 
 use crate::records::Fingerprint;
 
@@ -51,13 +51,8 @@ use crate::records::Fingerprint;
 /// the text without its numbers' signs, separators, units, comparisons and brackets
 /// ([`digits_view`]).
 pub fn normalize(text: &str, out: &mut String) -> usize {
-    let composed;
-    let text = if text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes {
-        text
-    } else {
-        composed = text.nfc().collect::<String>();
-        composed.as_str()
-    };
+    let composed = nfc(text);
+    let text = composed.as_ref();
     // An ASCII byte is its own character and is lowercased in place; only the other characters
     // are decoded (most OCR text is ASCII, and decoding every character was most of the time).
     let mut buf = std::mem::take(out).into_bytes();
@@ -543,9 +538,35 @@ pub fn is_unit(c: char) -> bool {
     }
 }
 
-/// The 128-bit fingerprint of a normalized text (xxh3-128 of its UTF-8 bytes).
-pub fn fingerprint(norm: &str) -> Fingerprint {
-    xxh3_128(norm.as_bytes())
+/// `text` in Unicode NFC, borrowed when it is (most text is ASCII).
+fn nfc(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfc().collect())
+    }
+}
+
+/// The 128-bit fingerprint of a document: xxh3-128 of its normalized text and of its text as
+/// written, its words (runs without white space, in NFC) joined by one space. Equal
+/// fingerprints are an exact copy: the same words with the same marks, spaced and broken into
+/// lines as may be.
+/// Normalization drops marks that can make another document (`A-` for `A`, a dot in an
+/// e-mail address, `2×3` for `23`): texts it reads alike but written otherwise are two texts,
+/// weighed as any pair is. `norm` is `text`'s normalized text ([`normalize`]); a record with
+/// no text as written passes its `norm` twice.
+pub fn fingerprint(text: &str, norm: &str) -> Fingerprint {
+    let mut h = Xxh3::new();
+    h.update(norm.as_bytes());
+    // Not in any UTF-8 text: the normalized text ends here.
+    h.update(&[0xff]);
+    for (i, word) in nfc(text).split_whitespace().enumerate() {
+        if i > 0 {
+            h.update(b" ");
+        }
+        h.update(word.as_bytes());
+    }
+    h.digest128()
 }
 
 #[cfg(test)]

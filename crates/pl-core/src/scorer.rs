@@ -399,8 +399,9 @@ pub struct Dims {
     pub another_value: bool,
     /// The match probability of a verified pair ([`policy`]).
     pub probability: Option<f64>,
-    /// The two normalized texts are one (an exact copy, compared or not): their score is
-    /// their similarity, not an estimate.
+    /// An exact copy (equal fingerprints: the same text as written,
+    /// [`crate::normalize::fingerprint`]): its score is its similarity, 1, not an estimate.
+    /// Texts read alike but written otherwise are weighed as any pair.
     pub one_text: bool,
 }
 
@@ -432,7 +433,7 @@ impl Scorer<'_> {
         let mut dims = Dims {
             jaccard: sim.jaccard,
             containment: sim.containment,
-            one_text: sim.identical || docs.is_some_and(|(x, y)| x.text == y.text),
+            one_text: sim.identical,
             ..Dims::default()
         };
         if sim.identical {

@@ -85,8 +85,10 @@ use rescore::Counts;
 /// `saldo -5,00`) and a form's boxes and a word's final `+` kept (`☒`, `☐`, `A+`), and pairs
 /// held apart for a word edited (`pl_core::scorer`): format 8 is read, not trusted; 10: pairs
 /// dropped for another passage and held apart for another period (`pl_core::period`): format
-/// 9 is read, not trusted (its pairs were judged before).
-pub const FORMAT: u32 = 10;
+/// 9 is read, not trusted (its pairs were judged before); 11: fingerprints of the text as
+/// written too (`pl_core::normalize::fingerprint`), stored in each document's line: format
+/// 10 is read, not trusted (its copy sets joined texts written otherwise).
+pub const FORMAT: u32 = 11;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the

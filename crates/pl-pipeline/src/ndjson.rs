@@ -525,14 +525,15 @@ fn shingle_fields(
     Ok(Some((id, record_fingerprint(fp, norm)?, short)))
 }
 
-/// A norm record's fingerprint: its `fingerprint` field, else its normalized text's. pl-shingle's
+/// A norm record's fingerprint: its `fingerprint` field, else its normalized text's (read as
+/// its text: a record without the field has no text as written to add). pl-shingle's
 /// copy sets and pl-score's text counts both read it here, so that they cannot drift apart.
 pub fn record_fingerprint(fp: Option<&str>, norm: &str) -> Result<Fingerprint, String> {
     match fp {
         Some(s) => {
             parse_fingerprint(s).ok_or_else(|| "\"fingerprint\" is not 32 hex digits".into())
         }
-        None => Ok(fingerprint(norm)),
+        None => Ok(fingerprint(norm, norm)),
     }
 }
 

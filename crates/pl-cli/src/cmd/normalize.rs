@@ -39,8 +39,9 @@ pub fn run(args: Args) -> Result<()> {
         |o| {
             let doc = DocRecord::from_obj(o)?;
             let mut norm = String::new();
-            let words = normalize(doc.text()?, &mut norm);
-            let fp = fingerprint_hex(fingerprint(&norm));
+            let text = doc.text()?;
+            let words = normalize(text, &mut norm);
+            let fp = fingerprint_hex(fingerprint(text, &norm));
             let id = doc.id;
             let rec = NormRecord::new(doc, norm, words as u64, fp);
             // What the next stages would refuse is refused here, where the document is named.

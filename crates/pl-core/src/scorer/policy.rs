@@ -152,9 +152,8 @@ impl Policy {
 }
 
 /// What the model reads of a verified pair: `None` without the verifier's evidence or the
-/// order-free evidence (`--no-rescue`), which the policy was fitted with, and for one
-/// normalized text twice ([`Dims::one_text`]): an exact copy's score is its similarity, not
-/// an estimate.
+/// order-free evidence (`--no-rescue`), which the policy was fitted with, and for an exact
+/// copy ([`Dims::one_text`]), whose score is its similarity, not an estimate.
 pub fn features(v: &Verifier, dims: &Dims) -> Option<[f64; FEATURES.len()]> {
     if dims.one_text {
         return None;

@@ -2,6 +2,7 @@
 //! scoring and clustering `make groups` runs, and a document prepared by them.
 
 use super::*;
+use pl_core::records::fingerprint_hex;
 
 /// The parameters an index is built with, recorded at creation; the defaults are pipeline.mk's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -221,18 +222,19 @@ impl Engine {
     /// of a record ([`crate::ndjson::check_norm_record`]).
     pub fn prepare_doc(&self, doc: DocRecord) -> Result<Prepared, String> {
         let mut norm = String::new();
-        let words = normalize(doc.text().map_err(|e| e.to_string())?, &mut norm);
+        let text = doc.text().map_err(|e| e.to_string())?;
+        let words = normalize(text, &mut norm);
+        let fp = fingerprint(text, &norm);
         let meta = DocMeta::from_record(&doc);
         let owner = pl_core::owners::owner_of(&doc).map_err(|e| e.to_string())?;
         let id = doc.id;
-        let line = stored_line(id, &norm)?;
-        let fp = pl_core::records::fingerprint_hex(fingerprint(&norm));
-        let rec = NormRecord::new(doc, norm, words as u64, fp);
+        let line = stored_line(id, &norm, fp)?;
+        let rec = NormRecord::new(doc, norm, words as u64, fingerprint_hex(fp));
         crate::ndjson::check_norm_record(id, &rec)?;
         let Some(Value::String(norm)) = rec.norm() else {
             unreachable!("a norm record holds its norm")
         };
-        let mut p = self.prepare(id, line, norm.clone(), meta);
+        let mut p = self.prepare(id, line, norm.clone(), fp, meta);
         p.owner = owner;
         Ok(p)
     }
@@ -246,16 +248,20 @@ impl Engine {
             Some(Value::String(s)) => s.clone(),
             _ => bail!("no \"norm\""),
         };
+        let fp = match o.get("fingerprint") {
+            Some(Value::String(s)) => Some(s.as_str()),
+            _ => None,
+        };
+        let fp = crate::ndjson::record_fingerprint(fp, &norm).map_err(|e| anyhow!("{e}"))?;
         let doc = DocRecord::from_obj(o).map_err(|e| anyhow!("{e}"))?;
         if doc.id != id {
             bail!("its line is document {}'s", doc.id);
         }
         let meta = DocMeta::from_record(&doc);
-        Ok(self.prepare(id, line, norm, meta))
+        Ok(self.prepare(id, line, norm, fp, meta))
     }
 
-    fn prepare(&self, id: u64, line: String, norm: String, meta: DocMeta) -> Prepared {
-        let fp = fingerprint(&norm);
+    fn prepare(&self, id: u64, line: String, norm: String, fp: u128, meta: DocMeta) -> Prepared {
         let sig = self.sign(&self.whole, &norm).map(|(size, sig)| SigRec {
             id,
             fingerprint: fp,
@@ -335,16 +341,23 @@ pub(super) fn index_words(norm: &str, opts: &SideOptions) -> (Vec<u64>, Vec<u64>
     (tokens, numbers.clone(), numbers)
 }
 
-/// What the index keeps of a document's norm record: its id and normalized text, all that
-/// scoring reads (`--norm` of pl-score takes such lines too); the fields the primary rule
+/// What the index keeps of a document's norm record: its id, normalized text and fingerprint
+/// (which the text as written is part of), all that scoring reads (`--norm` of pl-score takes such lines too); the fields the primary rule
 /// reads are kept apart (`added`, `richness`), and a change is noticed by the docs line's hash.
-pub fn stored_line(id: u64, norm: &str) -> Result<String, String> {
+pub fn stored_line(id: u64, norm: &str, fp: u128) -> Result<String, String> {
     #[derive(Serialize)]
     struct Line<'a> {
         id: u64,
         norm: &'a str,
+        fingerprint: String,
     }
-    serde_json::to_string(&Line { id, norm }).map_err(|e| e.to_string())
+    let fingerprint = fingerprint_hex(fp);
+    serde_json::to_string(&Line {
+        id,
+        norm,
+        fingerprint,
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// One document ready for the index.

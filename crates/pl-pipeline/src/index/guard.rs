@@ -174,6 +174,11 @@ impl std::fmt::Display for Distrust {
                 "built by an older pl-index (format 9), whose pairs were judged before \
                  another passage dropped them and another period held them apart"
             ),
+            Distrust::Older(10) => write!(
+                f,
+                "built by an older pl-index (format 10), whose copy sets joined texts \
+                 normalization reads alike but written otherwise (`A-` and `A`)"
+            ),
             Distrust::Older(n) => write!(
                 f,
                 "built by an older pl-index (format {n}), which recorded no document's owner \
