@@ -53,14 +53,16 @@ pub(super) fn passage_replaced(x: Doc, y: Doc, known: impl Fn(u32, Side) -> bool
             && r.new.end + MARGIN_WORDS <= wy.len()
     };
     let passage = |blocks: &[Hunk]| {
-        let old: Vec<(&str, u32)> = blocks
-            .iter()
-            .flat_map(|h| h.old.clone().map(|i| (wx[i], ix[i])))
-            .collect();
-        let new: Vec<(&str, u32)> = blocks
-            .iter()
-            .flat_map(|h| h.new.clone().map(|i| (wy[i], iy[i])))
-            .collect();
+        let old = distinct_words(
+            blocks
+                .iter()
+                .flat_map(|h| h.old.clone().map(|i| (wx[i], ix[i]))),
+        );
+        let new = distinct_words(
+            blocks
+                .iter()
+                .flat_map(|h| h.new.clone().map(|i| (wy[i], iy[i]))),
+        );
         written_otherwise(&old, &new, |id| known(id, sides[0]))
             && written_otherwise(&new, &old, |id| known(id, sides[1]))
     };
@@ -80,23 +82,39 @@ pub(super) fn passage_replaced(x: Doc, y: Doc, known: impl Fn(u32, Side) -> bool
     })
 }
 
+/// Known words of a side that a stretch's check reads at most, each compared with every
+/// distinct word of the other side: a passage shows [`PASSAGE_WORDS`] long before, and a
+/// stretch of heavy OCR damage across a long text is read no further. So a pair's check
+/// costs at most this many Indel comparisons per word of its texts.
+const READ_WORDS: usize = 64;
+
+/// The words of a side of a stretch, each once, in order, with their lengths in characters.
+fn distinct_words<'t>(words: impl Iterator<Item = (&'t str, u32)>) -> Vec<(&'t str, u32, usize)> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    words
+        .filter(|&(_, id)| seen.insert(id))
+        .map(|(w, id)| (w, id, w.chars().count()))
+        .collect()
+}
+
 /// Whether at least [`PASSAGE_WORDS`] of `side`'s words are known words of three letters or
-/// more with nothing like them ([`OCR_ALIKE`]) among `other`'s.
+/// more with nothing like them ([`OCR_ALIKE`]) among `other`'s (of the first [`READ_WORDS`]
+/// such known words).
 fn written_otherwise(
-    side: &[(&str, u32)],
-    other: &[(&str, u32)],
+    side: &[(&str, u32, usize)],
+    other: &[(&str, u32, usize)],
     known: impl Fn(u32) -> bool,
 ) -> bool {
-    let mut seen: Vec<u32> = Vec::new();
     let mut n = 0;
-    for &(w, id) in side {
-        let word = w.chars().all(char::is_alphabetic) && w.chars().nth(2).is_some();
-        if !word || seen.contains(&id) || !known(id) {
-            continue;
-        }
-        seen.push(id);
-        let alike = other.iter().any(|&(v, _)| {
-            rapidfuzz::distance::indel::normalized_similarity(w.chars(), v.chars()) >= OCR_ALIKE
+    let words = side
+        .iter()
+        .filter(|&&(w, id, len)| len >= 3 && w.chars().all(char::is_alphabetic) && known(id));
+    for &(w, _, len) in words.take(READ_WORDS) {
+        let alike = other.iter().any(|&(v, _, other_len)| {
+            // The similarity is at most 2·min / (sum) of the lengths: most words need no count.
+            2.0 * len.min(other_len) as f64 >= (len + other_len) as f64 * OCR_ALIKE - 1e-9
+                && rapidfuzz::distance::indel::normalized_similarity(w.chars(), v.chars())
+                    >= OCR_ALIKE
         });
         if !alike {
             n += 1;
@@ -106,4 +124,40 @@ fn written_otherwise(
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Distinct six-letter words, `tag` their first letter.
+    fn words(tag: char, n: usize) -> Vec<String> {
+        let letter = |i: usize| char::from(b'a' + (i % 26) as u8);
+        (0..n)
+            .map(|i| format!("{tag}{}{}q{}{}", letter(i / 26), letter(i), letter(i / 26), letter(i)))
+            .collect()
+    }
+
+    /// A side's words, each word's id its first place.
+    fn side(words: &[String]) -> Vec<(&str, u32, usize)> {
+        let id = |w: &String| words.iter().position(|v| v == w).unwrap() as u32;
+        distinct_words(words.iter().map(|w| (w.as_str(), id(w))))
+    }
+
+    #[test]
+    fn a_stretch_is_read_up_to_its_first_known_words() {
+        // OCR's look-alikes (one letter changed), then the words of another passage.
+        let garbled = words('k', READ_WORDS);
+        let read: Vec<String> = garbled.iter().map(|w| w.replacen('q', "x", 1)).collect();
+        let passage = words('z', PASSAGE_WORDS);
+        let late: Vec<String> = garbled.iter().chain(&passage).cloned().collect();
+        let early: Vec<String> = passage.iter().chain(&garbled).cloned().collect();
+        let other = side(&read);
+        assert!(written_otherwise(&side(&early), &other, |_| true));
+        assert!(!written_otherwise(&side(&late), &other, |_| true), "read no further");
+        // Unknown words and repeats are not read, and count nothing.
+        assert!(!written_otherwise(&side(&early), &other, |id| id >= PASSAGE_WORDS as u32));
+        let repeated: Vec<String> = passage.iter().map(|_| passage[0].clone()).collect();
+        assert!(!written_otherwise(&side(&repeated), &other, |_| true));
+    }
 }
