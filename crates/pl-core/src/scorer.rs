@@ -350,9 +350,9 @@ pub struct Doc<'a> {
     pub profile: &'a Profile,
     /// Its numbers as written, signs and separators included.
     pub written: &'a Written,
-    /// Documents of the corpus with this normalized text, this one included: a word is known
-    /// to the verifier when a document with another text has it too (a re-upload does not
-    /// make a scan's OCR noise a word).
+    /// Documents of the corpus with this fingerprint (this text, written alike), this one
+    /// included: a word is known to the verifier when a document with another text has it too
+    /// (a re-upload does not make a scan's OCR noise a word).
     pub copies: u32,
 }
 

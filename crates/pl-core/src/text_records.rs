@@ -139,7 +139,7 @@ pub struct CandRecord {
     pub b: u64,
     /// LSH bands the two signatures share.
     pub bands: u64,
-    /// `true` on a copy pair (the same normalized text), absent otherwise.
+    /// `true` on a copy pair (the same text, written alike), absent otherwise.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub copy: bool,
 }

@@ -29,7 +29,7 @@ mod why;
 /// less similar pairs and cost more scoring; see --explain. A bucket of more than
 /// --max-bucket documents (boilerplate they all share) pairs none of them.
 ///
-/// Exact copies (equal fingerprints: the same normalized text) are collapsed first: only the
+/// Exact copies (equal fingerprints: the same text, written alike) are collapsed first: only the
 /// lowest id of each copy set is banded, and each other member is paired with it once,
 /// `{"a","b","bands","copy":true}`, so 50 copies of one document make 49 pairs to score, not
 /// 1,225. pl-cluster keeps a copy set together as one unit; --no-collapse bands every document.

@@ -134,7 +134,15 @@ mod tests {
     fn words(tag: char, n: usize) -> Vec<String> {
         let letter = |i: usize| char::from(b'a' + (i % 26) as u8);
         (0..n)
-            .map(|i| format!("{tag}{}{}q{}{}", letter(i / 26), letter(i), letter(i / 26), letter(i)))
+            .map(|i| {
+                format!(
+                    "{tag}{}{}q{}{}",
+                    letter(i / 26),
+                    letter(i),
+                    letter(i / 26),
+                    letter(i)
+                )
+            })
             .collect()
     }
 
@@ -154,7 +162,10 @@ mod tests {
         let early: Vec<String> = passage.iter().chain(&garbled).cloned().collect();
         let other = side(&read);
         assert!(written_otherwise(&side(&early), &other, |_| true));
-        assert!(!written_otherwise(&side(&late), &other, |_| true), "read no further");
+        assert!(
+            !written_otherwise(&side(&late), &other, |_| true),
+            "read no further"
+        );
         // Unknown words and repeats are not read, and count nothing.
         assert!(!written_otherwise(&side(&early), &other, |id| id >= PASSAGE_WORDS as u32));
         let repeated: Vec<String> = passage.iter().map(|_| passage[0].clone()).collect();
