@@ -51,8 +51,18 @@ use crate::records::Fingerprint;
 /// the text without its numbers' signs, separators, units, comparisons and brackets
 /// ([`digits_view`]).
 pub fn normalize(text: &str, out: &mut String) -> usize {
-    let composed = nfc(text);
-    let text = composed.as_ref();
+    normalize_composed(&nfc(text), out)
+}
+
+/// [`normalize`] and the document's [`fingerprint`], the text brought to NFC once for both.
+pub fn normalize_with_fingerprint(text: &str, out: &mut String) -> (usize, Fingerprint) {
+    let text = nfc(text);
+    let words = normalize_composed(&text, out);
+    (words, fingerprint_composed(&text, out))
+}
+
+/// [`normalize`] of a text already in NFC.
+fn normalize_composed(text: &str, out: &mut String) -> usize {
     // An ASCII byte is its own character and is lowercased in place; only the other characters
     // are decoded (most OCR text is ASCII, and decoding every character was most of the time).
     let mut buf = std::mem::take(out).into_bytes();
@@ -556,16 +566,45 @@ fn nfc(text: &str) -> Cow<'_, str> {
 /// weighed as any pair is. `norm` is `text`'s normalized text ([`normalize`]); a record with
 /// no text as written passes its `norm` twice.
 pub fn fingerprint(text: &str, norm: &str) -> Fingerprint {
+    fingerprint_composed(&nfc(text), norm)
+}
+
+/// [`fingerprint`] of a text already in NFC.
+fn fingerprint_composed(text: &str, norm: &str) -> Fingerprint {
     let mut h = Xxh3::new();
     h.update(norm.as_bytes());
     // Not in any UTF-8 text: the normalized text ends here.
     h.update(&[0xff]);
-    for (i, word) in nfc(text).split_whitespace().enumerate() {
-        if i > 0 {
-            h.update(b" ");
+    // The words joined by one space, as `split_whitespace` cuts them: hashed a run at a
+    // time, a run ending only where white space other than one ASCII space stands (a call
+    // to hash each word cost more than hashing the bytes). Trimmed: a space is never last.
+    let text = text.trim();
+    let bytes = text.as_bytes();
+    let (mut run, mut i) = (0, 0);
+    while i < bytes.len() {
+        let (white, len) = match bytes[i] {
+            b if b.is_ascii() => (char::from(b).is_whitespace(), 1),
+            _ => {
+                let c = text[i..].chars().next().expect("i is at a character");
+                (c.is_whitespace(), c.len_utf8())
+            }
+        };
+        if !white {
+            i += len;
+            continue;
         }
-        h.update(word.as_bytes());
+        let end = i;
+        i += len;
+        while let Some(c) = text[i..].chars().next().filter(|c| c.is_whitespace()) {
+            i += c.len_utf8();
+        }
+        if i - end > 1 || bytes[end] != b' ' {
+            h.update(&bytes[run..end]);
+            h.update(b" ");
+            run = i;
+        }
     }
+    h.update(&bytes[run..]);
     h.digest128()
 }
 

@@ -35,7 +35,7 @@ use pl_core::cluster::{cluster_with, DocMeta, Linkage, ScoredPair, ScoresLine};
 use pl_core::distinct::DocFreq;
 use pl_core::lsh::{self, BandRule, Banding, Candidate};
 use pl_core::minhash::{MinHasher, Scheme};
-use pl_core::normalize::{fingerprint, normalize};
+use pl_core::normalize::normalize_with_fingerprint;
 use pl_core::records::SigRec;
 use pl_core::scorer::{ScoreParams, Scorer, Verdict};
 use pl_core::shingle::{ShingleConfig, Shingler, Short, Unit};

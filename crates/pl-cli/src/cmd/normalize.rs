@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use clap::Parser;
-use pl_core::normalize::{fingerprint, normalize};
+use pl_core::normalize::normalize_with_fingerprint;
 use pl_core::records::fingerprint_hex;
 use pl_core::text_records::{DocRecord, NormRecord};
 
@@ -39,9 +39,8 @@ pub fn run(args: Args) -> Result<()> {
         |o| {
             let doc = DocRecord::from_obj(o)?;
             let mut norm = String::new();
-            let text = doc.text()?;
-            let words = normalize(text, &mut norm);
-            let fp = fingerprint_hex(fingerprint(text, &norm));
+            let (words, fp) = normalize_with_fingerprint(doc.text()?, &mut norm);
+            let fp = fingerprint_hex(fp);
             let id = doc.id;
             let rec = NormRecord::new(doc, norm, words as u64, fp);
             // What the next stages would refuse is refused here, where the document is named.

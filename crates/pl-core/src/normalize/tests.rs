@@ -158,6 +158,19 @@ proptest::proptest! {
     /// Two texts that differ in one number only (its value, its sign, where its decimal point
     /// or date separators stand) never normalize alike, so never share a fingerprint.
     #[test]
+    fn the_fingerprint_reads_the_words_joined_by_one_space(
+        text in "[ab\\. \t\n\u{b}\u{a0}\u{2003}\u{3000}é]{0,40}",
+        norm in "[a-z ]{0,8}",
+    ) {
+        let joined: Vec<&str> = text.split_whitespace().collect();
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(norm.as_bytes());
+        h.update(&[0xff]);
+        h.update(joined.join(" ").as_bytes());
+        proptest::prop_assert_eq!(fingerprint(&text, &norm), h.digest128(), "{:?}", text);
+    }
+
+    #[test]
     fn another_number_is_another_text(
         before in "[a-z]{1,8}( [a-z]{1,8}){0,4}",
         after in "[a-z]{1,8}( [a-z]{1,8}){0,4}",

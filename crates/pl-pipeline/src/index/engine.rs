@@ -222,14 +222,14 @@ impl Engine {
     /// of a record ([`crate::ndjson::check_norm_record`]).
     pub fn prepare_doc(&self, doc: DocRecord) -> Result<Prepared, String> {
         let mut norm = String::new();
-        let text = doc.text().map_err(|e| e.to_string())?;
-        let words = normalize(text, &mut norm);
-        let fp = fingerprint(text, &norm);
+        let (words, fp) =
+            normalize_with_fingerprint(doc.text().map_err(|e| e.to_string())?, &mut norm);
         let meta = DocMeta::from_record(&doc);
         let owner = pl_core::owners::owner_of(&doc).map_err(|e| e.to_string())?;
         let id = doc.id;
-        let line = stored_line(id, &norm, fp)?;
-        let rec = NormRecord::new(doc, norm, words as u64, fingerprint_hex(fp));
+        let hex = fingerprint_hex(fp);
+        let line = stored_line(id, &norm, &hex)?;
+        let rec = NormRecord::new(doc, norm, words as u64, hex);
         crate::ndjson::check_norm_record(id, &rec)?;
         let Some(Value::String(norm)) = rec.norm() else {
             unreachable!("a norm record holds its norm")
@@ -342,16 +342,16 @@ pub(super) fn index_words(norm: &str, opts: &SideOptions) -> (Vec<u64>, Vec<u64>
 }
 
 /// What the index keeps of a document's norm record: its id, normalized text and fingerprint
-/// (which the text as written is part of), all that scoring reads (`--norm` of pl-score takes such lines too); the fields the primary rule
-/// reads are kept apart (`added`, `richness`), and a change is noticed by the docs line's hash.
-pub fn stored_line(id: u64, norm: &str, fp: u128) -> Result<String, String> {
+/// (32 hex digits; the text as written is part of it), all that scoring reads (`--norm` of
+/// pl-score takes such lines too); the fields the primary rule reads are kept apart (`added`,
+/// `richness`), and a change is noticed by the docs line's hash.
+pub fn stored_line(id: u64, norm: &str, fingerprint: &str) -> Result<String, String> {
     #[derive(Serialize)]
     struct Line<'a> {
         id: u64,
         norm: &'a str,
-        fingerprint: String,
+        fingerprint: &'a str,
     }
-    let fingerprint = fingerprint_hex(fp);
     serde_json::to_string(&Line {
         id,
         norm,
