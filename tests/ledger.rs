@@ -164,9 +164,10 @@ fn pairs_held_apart_keep_siblings_out_of_one_group() {
     assert_eq!(kept_pairs(&scores), kept_pairs(&all));
     // Each was dropped by the verifier, or by its numbers before it (five or more standing
     // against each other), and says why it is held apart: its ledger (numbers against each
-    // other, none agreeing), another addressee or signer, or another value.
+    // other, none agreeing), another addressee or signer, another passage in a clean pair, or
+    // another value.
     let dropped: BTreeMap<(u64, u64), &Value> = rejected.iter().map(|r| (pair_of(r), r)).collect();
-    let (mut refused, mut by_ledger, mut by_addressee) = (0, 0, 0);
+    let (mut refused, mut by_ledger, mut by_addressee, mut by_passage) = (0, 0, 0, 0);
     for p in &every {
         let r = dropped[p];
         let l = &r["ledger"];
@@ -187,12 +188,16 @@ fn pairs_held_apart_keep_siblings_out_of_one_group() {
             assert!(l["numbers_against"].as_u64().unwrap() >= 2, "{r}");
         } else if r["evidence"]["addressee_subs"].as_u64() > Some(0) {
             by_addressee += 1;
+        } else if r["evidence"]["passage_replaced"] == true {
+            by_passage += 1;
+            assert!(r["ledger"]["damage"].as_f64().unwrap() < 0.05, "clean: {r}");
         } else {
             assert_eq!(r["computation"]["another_value"], true, "{r}");
         }
     }
     assert!(refused > 0, "no pair refused by its numbers");
     assert!(by_addressee > 0, "no pair held apart for another addressee");
+    assert!(by_passage > 0, "no pair held apart for another passage");
     assert_eq!(
         rejected
             .iter()

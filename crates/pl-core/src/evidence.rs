@@ -289,7 +289,8 @@ pub struct Evidence {
     /// `wording`, not the alignment).
     #[serde(default)]
     pub words_edited: usize,
-    /// A passage written otherwise in texts otherwise the same (the scorer's `passage`).
+    /// A passage written otherwise in a clean pair otherwise one text (the scorer's `passage`):
+    /// asked of a pair that would be kept, and of every pair where held apart is decided.
     #[serde(default)]
     pub passage_replaced: bool,
     /// Conflicts, in text order of the alignment.

@@ -38,6 +38,8 @@ pub const RARE_DF: u32 = 3;
 pub const WIDE_DF: u32 = 6;
 /// Documents a word of letters must be in to count as a known word (not OCR noise).
 pub const KNOWN_DF: u32 = 3;
+/// Share of unique words ([`damage`]) under which a pair counts as clean ([`Rescue::clean_damage`]).
+pub const CLEAN_DAMAGE: f64 = 0.05;
 /// Numbers standing against each other, with none agreeing, that hold a pair apart.
 pub const APART_NUMBERS: usize = 2;
 /// Bytes from which a text is searched for many numbers at once ([`Reading::has_each_inside`]).
@@ -84,9 +86,10 @@ pub struct Ledger {
 
 impl Ledger {
     /// Whether the pair is held apart, or may be when its ledger was counted under a rule
-    /// that left it undecided (`decided` false, [`Rescue::apart`]): no number agrees widely.
+    /// that left it undecided (`decided` false, [`Rescue::apart`]): no number agrees widely, or
+    /// the pair is clean (another passage may stand in it).
     pub fn may_be_apart(&self, decided: bool) -> bool {
-        self.apart || (!decided && self.wide == 0)
+        self.apart || (!decided && (self.wide == 0 || self.damage < CLEAN_DAMAGE))
     }
 }
 

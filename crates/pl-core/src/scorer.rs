@@ -550,26 +550,32 @@ impl Scorer<'_> {
         let another_value =
             another_value || letters::another_number(&e, (x.text, y.text)) || e.words_edited > 0;
         let mut pass = v.passes(&e) && !another_value;
-        // Another passage in texts otherwise one: another edition, dropped and not rescued;
-        // not held apart (two copies may each hold another stray page at one place).
-        e.passage_replaced = pass && passage::passage_replaced(x, y, known);
-        let passage = e.passage_replaced;
-        pass &= !passage;
         // Numbers agreeing do not make another addressee's letter a copy: a household's
         // letters share every number.
         let two_documents = another_value || e.addressee_subs > 0;
-        dims.evidence = Some(e);
-        dims.another_value = another_value;
+        // Another passage in a clean pair: another edition, two documents (dropped, not
+        // rescued, held apart), whatever else the alignment found. Asked of a pair that would
+        // be kept, and of every other pair where what is held apart is decided here or the run
+        // explains; else at the end, of the few pairs that can change a group (`held_apart`).
+        let rescue = self.config.rescue;
+        let asked = pass || !two_documents && (self.explain || rescue.is_some_and(|r| r.apart));
+        if asked {
+            e.passage_replaced = self.another_passage(x, y, known);
+            pass &= !e.passage_replaced;
+        }
         // Explaining shows the order-free evidence of every pair, not only of the rejected
         // ones; it is counted in full then, so it never changes the verdict.
-        if let (true, Some(rescue)) = (!pass || self.explain, self.config.rescue) {
+        if let (true, Some(rescue)) = (!pass || self.explain, rescue) {
             let l = self.ledger_of(x, y, &rescue);
-            if !pass && !two_documents && !passage {
-                pass = rescue.keeps(&l);
+            if !pass && !two_documents && !e.passage_replaced && rescue.keeps(&l) {
+                e.passage_replaced = !asked && self.another_passage(x, y, known);
+                pass = !e.passage_replaced;
                 dims.rescued = pass;
             }
             dims.ledger = Some(l);
         }
+        dims.evidence = Some(e);
+        dims.another_value = another_value;
         // The match probability weighs a kept pair's order-free evidence counted in full, as
         // explaining counts it.
         if let (true, false, Some(rescue)) = (pass, self.explain, self.config.rescue) {
@@ -630,7 +636,8 @@ impl Scorer<'_> {
     }
 
     /// Whether a pair the verifier dropped is held apart ([`Reason::may_be_apart`]: another
-    /// value, another addressee, or its numbers standing apart, [`Ledger::apart`]): for a scorer
+    /// value, another addressee, another passage, or its numbers standing apart,
+    /// [`Ledger::apart`]): for a scorer
     /// whose rule left it undecided ([`Rescue::apart`] false), asked for the few pairs that
     /// can change a group.
     pub fn held_apart(&self, x: Doc, y: Doc) -> bool {
@@ -655,6 +662,16 @@ impl Scorer<'_> {
                 && letters::another_number(counted(), (x.text, y.text))
             || x.profile.ids().len().abs_diff(y.profile.ids().len()) <= 6
                 && wording::words_edited(counted(), x, y, known) > 0
+            || self.another_passage(x, y, known)
+    }
+
+    /// Whether a clean pair ([`Rescue::clean_damage`]) writes a passage otherwise
+    /// ([`passage::passage_replaced`]). In a damaged pair, garble that spells words and a stray
+    /// page each copy holds at one place look the same.
+    fn another_passage(&self, x: Doc, y: Doc, known: impl Fn(u32, Side) -> bool) -> bool {
+        let clean = self.config.rescue.unwrap_or_default().clean_damage;
+        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        damage(x.profile, y.profile, &df) < clean && passage::passage_replaced(x, y, known)
     }
 
     /// The rule by which the pair's numbers refuse it before the alignment ([`refuses`]),

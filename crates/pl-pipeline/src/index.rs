@@ -87,8 +87,9 @@ use rescore::Counts;
 /// dropped for another passage and held apart for another period (`pl_core::period`): format
 /// 9 is read, not trusted (its pairs were judged before); 11: fingerprints of the text as
 /// written too (`pl_core::normalize::fingerprint`), stored in each document's line: format
-/// 10 is read, not trusted (its copy sets joined texts written otherwise).
-pub const FORMAT: u32 = 11;
+/// 10 is read, not trusted (its copy sets joined texts written otherwise); 12: pairs held apart
+/// for another passage in a clean pair: format 11 is read, not trusted.
+pub const FORMAT: u32 = 12;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the

@@ -43,7 +43,7 @@ impl Default for Rescue {
             per_number: 3.0,
             per_word: 0.5,
             margin: 2.0,
-            clean_damage: 0.05,
+            clean_damage: super::CLEAN_DAMAGE,
             wide_margin: 9.0,
             wide_per_number: 2.0,
             wide_per_word: 0.25,

@@ -46,8 +46,8 @@ pub struct Computation {
     pub clean: bool,
     /// `conflict_weight ≤ allowance`.
     pub aligned_passes: bool,
-    /// A passage written otherwise in texts otherwise one (another edition): drops a pair the
-    /// alignment passes, and no ledger rescues it.
+    /// A passage written otherwise in a clean pair otherwise one text (another edition): drops
+    /// the pair whatever the alignment found, no ledger rescues it, and it is held apart.
     pub passage_replaced: bool,
     /// A number the other text writes as another value in a pair OCR did not damage: drops
     /// the pair whatever else agrees.

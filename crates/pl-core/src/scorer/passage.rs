@@ -11,8 +11,9 @@ use crate::verify::words;
 /// a word or two with the old ones by chance (`the`, `shall`).
 const BRIDGE_WORDS: usize = 3;
 
-/// Words from either end of both texts within which a passage is not counted: a fax cover
-/// sheet, a page added or removed, a letterhead read otherwise.
+/// Words the two texts share before a passage and after it (and most of the words there): a
+/// passage stands inside one text. A fax cover sheet, a page added or removed, a letterhead read otherwise, or a stray
+/// page each copy holds at its end stand at an edge, with nothing shared on one side.
 const MARGIN_WORDS: usize = 30;
 
 /// Words that each side of a passage writes and the other side's passage has nothing like,
@@ -23,9 +24,9 @@ pub(super) const PASSAGE_WORDS: usize = 8;
 /// OCR's reading of it (`landiord` for `landlord` is 0.875).
 const OCR_ALIKE: f64 = 0.7;
 
-/// Whether two texts, away from their first and last [`MARGIN_WORDS`] words, write one passage
-/// otherwise: a stretch of differing blocks (bridged by at most [`BRIDGE_WORDS`] equal words)
-/// in which each side has at least [`PASSAGE_WORDS`] words of three letters or more, known to
+/// Whether two texts write one passage otherwise: a stretch of differing blocks (bridged by
+/// at most [`BRIDGE_WORDS`] equal words), with [`MARGIN_WORDS`] equal words before it and
+/// after it, in which each side has at least [`PASSAGE_WORDS`] words of three letters or more, known to
 /// another document of the corpus (words, not OCR noise), none as alike as
 /// [`OCR_ALIKE`] to a word of the other side's passage. Two documents, as another value is:
 /// a scan that lost a line has a passage on one side only, a rescan garbles words into noise
@@ -46,12 +47,6 @@ pub(super) fn passage_replaced(x: Doc, y: Doc, known: impl Fn(u32, Side) -> bool
     if wx.len() != ix.len() || wy.len() != iy.len() {
         return false;
     }
-    let inner = |r: &Hunk| {
-        r.old.start >= MARGIN_WORDS
-            && r.new.start >= MARGIN_WORDS
-            && r.old.end + MARGIN_WORDS <= wx.len()
-            && r.new.end + MARGIN_WORDS <= wy.len()
-    };
     let passage = |blocks: &[Hunk]| {
         let old = distinct_words(
             blocks
@@ -66,19 +61,35 @@ pub(super) fn passage_replaced(x: Doc, y: Doc, known: impl Fn(u32, Side) -> bool
         written_otherwise(&old, &new, |id| known(id, sides[0]))
             && written_otherwise(&new, &old, |id| known(id, sides[1]))
     };
-    let mut stretches: Vec<Vec<Hunk>> = Vec::new();
-    for h in word_hunks(ix, iy) {
-        match stretches.last_mut() {
-            Some(s) if h.old.start - s[s.len() - 1].old.end <= BRIDGE_WORDS => s.push(h),
-            _ => stretches.push(vec![h]),
+    let hunks: Vec<Hunk> = word_hunks(ix, iy).collect();
+    // Equal words before each hunk, and in all.
+    let mut differing = 0;
+    let equal_before: Vec<usize> = hunks
+        .iter()
+        .map(|h| {
+            let equal = h.old.start - differing;
+            differing += h.old.len();
+            equal
+        })
+        .collect();
+    let equal_words = wx.len() - differing;
+    // Stretches of hunks (first, last), each bridged by at most BRIDGE_WORDS equal words.
+    let mut stretches = Vec::new();
+    let mut first = 0;
+    for i in 1..=hunks.len() {
+        if i == hunks.len() || hunks[i].old.start - hunks[i - 1].old.end > BRIDGE_WORDS {
+            stretches.push((first, i - 1));
+            first = i;
         }
     }
-    stretches.iter().any(|blocks| {
-        let (first, last) = (&blocks[0], &blocks[blocks.len() - 1]);
-        inner(&Hunk {
-            old: first.old.start..last.old.end,
-            new: first.new.start..last.new.end,
-        }) && passage(blocks)
+    // Shared text: MARGIN_WORDS equal words at least, and most of the words on that side.
+    let shared = |equal: usize, words: usize| equal >= MARGIN_WORDS && 2 * equal >= words;
+    stretches.into_iter().any(|(first, last)| {
+        let (start, end) = (&hunks[first], &hunks[last]);
+        let after = (wx.len() - end.old.end).max(wy.len() - end.new.end);
+        shared(equal_before[first], start.old.start.max(start.new.start))
+            && shared(equal_words - equal_before[last], after)
+            && passage(&hunks[first..=last])
     })
 }
 

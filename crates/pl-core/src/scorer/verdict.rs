@@ -33,14 +33,18 @@ impl Reason {
     /// Whether a pair dropped for this reason is held apart, or (a ledger counted under a rule
     /// that left it undecided, `decided` false) may be ([`crate::ledger::Ledger::may_be_apart`]):
     /// one refused by its numbers always is, and so is one the verifier dropped for another
-    /// value or another addressee or signer ([`crate::evidence::Evidence::addressee_subs`]).
+    /// value or another addressee or signer ([`crate::evidence::Evidence::addressee_subs`]), or
+    /// another passage ([`crate::evidence::Evidence::passage_replaced`]).
     pub fn may_be_apart(self, dims: &Dims, decided: bool) -> bool {
         match self {
             Reason::Numbers => true,
             // Another value or another addressee: two documents, as numbers standing apart are.
             Reason::Conflicts => {
                 dims.another_value
-                    || dims.evidence.as_ref().is_some_and(|e| e.addressee_subs > 0)
+                    || dims
+                        .evidence
+                        .as_ref()
+                        .is_some_and(|e| e.addressee_subs > 0 || e.passage_replaced)
                     || dims
                         .ledger
                         .as_ref()

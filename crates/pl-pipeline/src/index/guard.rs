@@ -179,6 +179,11 @@ impl std::fmt::Display for Distrust {
                 "built by an older pl-index (format 10), whose copy sets joined texts \
                  normalization reads alike but written otherwise (`A-` and `A`)"
             ),
+            Distrust::Older(11) => write!(
+                f,
+                "built by an older pl-index (format 11), whose pairs were judged before \
+                 another passage held them apart"
+            ),
             Distrust::Older(n) => write!(
                 f,
                 "built by an older pl-index (format {n}), which recorded no document's owner \

@@ -472,7 +472,7 @@ fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool, u32)> {
     // units, 8 by a minus standing alone, 9 by its pairs' verdicts before another passage and
     // another period, 10 by its copy sets (texts written otherwise): read, not trusted (a
     // full run builds it again).
-    if format != FORMAT && !(5..=10).contains(&format) {
+    if format != FORMAT && !(5..=11).contains(&format) {
         bail!(
             "{}: index format {format}, this build reads format {FORMAT}: build the index again (remove the folder and run pl-index --index {} DOCS)",
             dir.display(),
