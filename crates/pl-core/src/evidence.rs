@@ -18,7 +18,9 @@
 //!   document and has no digit is what OCR makes of noise, a stamp or a logo.
 //!
 //! Inserted and deleted blocks (a page, a stamp, a cover sheet) are not conflicts: the
-//! containment dimension judges how much of the smaller text the larger holds.
+//! containment dimension judges how much of the smaller text the larger holds. A short block
+//! deleted in one place and inserted, changed, in another (a header read in another order,
+//! its date another) faces its old place as a replaced block does ([`moved`]).
 //!
 //! The result is counts, not a verdict: [`crate::scorer`] weighs them against the amount of
 //! OCR damage seen in the same pair and the documents' length.
@@ -460,6 +462,7 @@ fn evidence_in_order(
     let mut matched_a = 0;
     let mut last = 0;
     let mut facing = facing::Facing::default();
+    let mut pure: Vec<Hunk> = Vec::new();
     for h in crate::diff::word_hunks(&pa.ids, &pb.ids) {
         matched_a += h.old.start - last;
         last = h.old.end;
@@ -472,6 +475,7 @@ fn evidence_in_order(
         }
         if h.old.is_empty() || h.new.is_empty() {
             e.added += h.old.len() + h.new.len();
+            pure.push(h.clone());
             if inner {
                 let (mine, ids, other, side) = if h.old.is_empty() {
                     (
@@ -515,6 +519,28 @@ fn evidence_in_order(
     }
     e.matched = matched_a + pa.ids.len() - last;
     e.facing_words = facing.most();
+    // A block moved and changed (a header read in another place, its date another): its
+    // words weigh as a replaced block's conflicts; what else that block would count (words
+    // replaced, garbled) was counted as added.
+    for h in moved::moved_blocks(&pure, &pa.ids, &pb.ids) {
+        let mut m = Evidence::default();
+        replaced_block(
+            &mut m,
+            &h,
+            true,
+            [&mut all_a, &mut all_b],
+            [pa, pb],
+            known,
+            constant,
+            &mut buf,
+        );
+        e.conflicts.extend(m.conflicts);
+        e.digit_subs += m.digit_subs;
+        e.one_digit_subs += m.one_digit_subs;
+        e.word_subs += m.word_subs;
+        e.rare_word_subs += m.rare_word_subs;
+        e.outnumbered_subs += m.outnumbered_subs;
+    }
     e
 }
 
@@ -768,6 +794,7 @@ const EDGE_BLOCK: usize = 12;
 const NEAR_WINDOW: usize = 6;
 
 mod addressee;
+mod moved;
 mod size;
 pub use addressee::substitutions as addressee_subs;
 mod facing;

@@ -374,7 +374,7 @@ pub fn sort_pairs(p: &mut [TrigramPair]) {
 
 /// The overlap of two sorted slices if it is at least `need`, else `None` (stopping as soon
 /// as what is left cannot make up the difference).
-fn overlap_at_least<T: Ord>(a: &[T], b: &[T], need: usize) -> Option<usize> {
+pub(crate) fn overlap_at_least<T: Ord>(a: &[T], b: &[T], need: usize) -> Option<usize> {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         if n + (a.len() - i).min(b.len() - j) < need {

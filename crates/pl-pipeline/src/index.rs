@@ -88,7 +88,8 @@ use rescore::Counts;
 /// 9 is read, not trusted (its pairs were judged before); 11: fingerprints of the text as
 /// written too (`pl_core::normalize::fingerprint`), stored in each document's line: format
 /// 10 is read, not trusted (its copy sets joined texts written otherwise); 12: pairs held apart
-/// for another passage in a clean pair: format 11 is read, not trusted.
+/// for another passage in a clean pair, a block moved and changed weighed as conflicts: format
+/// 11 is read, not trusted.
 pub const FORMAT: u32 = 12;
 
 /// Words held by at most this many documents keep their postings (`few`): every document

@@ -100,6 +100,46 @@ fn a_moved_block_is_not_a_conflict() {
 }
 
 #[test]
+fn a_header_moved_and_changed_faces_its_old_place() {
+    let body = "dear customer we thank you for your order and confirm the delivery of the goods \
+                listed below within the period agreed";
+    let header = |date: &str, version: &str| format!("effective {date} 2020 version {version}");
+    let text = |head: &str, first: bool| {
+        if first {
+            format!("terms of service {head} {body} kind regards")
+        } else {
+            format!("terms of service {body} {head} kind regards")
+        }
+    };
+    // Read in another place, as it was: no conflict.
+    let same = ev(
+        &text(&header("july 13", "2.0"), true),
+        &text(&header("july 13", "2.0"), false),
+    );
+    assert!(same.conflicts.is_empty(), "{same:?}");
+    // Read in another place and garbled: no conflict either.
+    let garbled = ev(
+        &text(&header("july 13", "2.0"), true),
+        &text("effcctive july l3 2020 versi0n 2.0", false),
+    );
+    assert!(garbled.conflicts.is_empty(), "{garbled:?}");
+    // Another date and version: what faces them in the moved header stands against them.
+    let other = ev(
+        &text(&header("july 13", "2.0"), true),
+        &text(&header("march 17", "1.0"), false),
+    );
+    let mut got = conflicts(&other);
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        ["1.0", "13", "17", "2.0", "july", "march"],
+        "{other:?}"
+    );
+    // Only the conflicts: the words it adds are counted as added, as before.
+    assert_eq!((other.replaced, other.added), (same.replaced, same.added));
+}
+
+#[test]
 fn another_name_is_a_conflict_when_the_corpus_knows_it() {
     let a = "sehr geehrte frau zimmermann wir danken";
     let b = "sehr geehrte frau hoffmann wir danken";

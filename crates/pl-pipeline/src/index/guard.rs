@@ -182,7 +182,7 @@ impl std::fmt::Display for Distrust {
             Distrust::Older(11) => write!(
                 f,
                 "built by an older pl-index (format 11), whose pairs were judged before \
-                 another passage held them apart"
+                 another passage held them apart and a block moved and changed weighed"
             ),
             Distrust::Older(n) => write!(
                 f,
