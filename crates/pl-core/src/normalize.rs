@@ -457,52 +457,32 @@ pub fn decimal_digit(c: char) -> Option<u8> {
 /// separator, a minus sign or a currency symbol; the fingerprint (exact copies) and
 /// [`crate::written`] read the normalized text itself. Borrowed when the text has none.
 pub fn digits_view(norm: &str) -> Cow<'_, str> {
-    let bytes = norm.as_bytes();
     let Some(first) = next_mark(norm, 0) else {
         return Cow::Borrowed(norm);
     };
+    let bytes = norm.as_bytes();
     let mut plain = Vec::with_capacity(bytes.len());
-    plain.extend_from_slice(&bytes[..first]);
-    let mut i = first;
-    while i < bytes.len() {
-        let (mark, len) = mark_at(norm, i);
-        if !mark {
-            plain.extend_from_slice(&bytes[i..i + len]);
-        }
-        i += len;
+    // Copied a run of characters at a time, between the marks.
+    let (mut kept, mut mark) = (0, Some(first));
+    while let Some(i) = mark {
+        plain.extend_from_slice(&bytes[kept..i]);
+        kept = i + norm[i..].chars().next().map_or(1, char::len_utf8);
+        mark = next_mark(norm, kept);
     }
+    plain.extend_from_slice(&bytes[kept..]);
     Cow::Owned(String::from_utf8(plain).expect("whole characters removed"))
 }
 
-/// Whether the character starting at byte `i` of `norm` is an [`is_mark`] one, and its length
-/// in bytes: ASCII read as bytes, Latin letters (`ä`, `ß`, up to U+024F: no unit, no
-/// comparison) by their first byte, only the rest decoded.
-fn mark_at(norm: &str, i: usize) -> (bool, usize) {
-    let b = norm.as_bytes()[i];
-    let len = match b {
-        0..=0x7F => 1,
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    };
-    let mark = match b {
-        _ if b.is_ascii() => is_ascii_mark(b),
-        0xC3..=0xC9 => false,
+/// The byte offset of the first [`is_mark`] character of `norm` from byte `i` (a character
+/// boundary): ASCII read as bytes, continuation bytes and the lead bytes of Latin letters
+/// (`ä`, `ß`, up to U+024F: no unit, no comparison) skipped, only the rest decoded.
+fn next_mark(norm: &str, from: usize) -> Option<usize> {
+    let bytes = norm.as_bytes();
+    (from..bytes.len()).find(|&i| match bytes[i] {
+        b if b.is_ascii() => ASCII_MARKS[b as usize],
+        0x80..=0xBF | 0xC3..=0xC9 => false,
         _ => is_mark(norm[i..].chars().next().expect("a char boundary")),
-    };
-    (mark, len)
-}
-
-/// The byte offset of the first [`is_mark`] character of `norm` from byte `i`.
-fn next_mark(norm: &str, mut i: usize) -> Option<usize> {
-    while i < norm.len() {
-        let (mark, len) = mark_at(norm, i);
-        if mark {
-            return Some(i);
-        }
-        i += len;
-    }
-    None
+    })
 }
 
 /// Whether a word of marks alone opens a value: it starts with `(`, a dash or a comparison.
@@ -522,11 +502,20 @@ pub fn is_mark(c: char) -> bool {
 
 /// [`is_mark`] of an ASCII byte.
 fn is_ascii_mark(b: u8) -> bool {
-    matches!(
-        b,
-        b'.' | b',' | b'/' | b':' | b'-' | b'+' | b'(' | b')' | b'$' | b'%' | b'<' | b'>' | b'~'
-    )
+    ASCII_MARKS.get(b as usize).copied().unwrap_or(false)
 }
+
+/// The ASCII marks, by byte.
+const ASCII_MARKS: [bool; 128] = {
+    let mut marks = [false; 128];
+    let mut i = 0;
+    let list = b".,/:-+()$%<>~";
+    while i < list.len() {
+        marks[list[i] as usize] = true;
+        i += 1;
+    }
+    marks
+};
 
 /// Whether a character is a comparison a value is written with (`<5`, `≥ 10`, `~3`, `±0.5`).
 pub fn is_relation(c: char) -> bool {

@@ -157,6 +157,16 @@ proptest::proptest! {
 
     /// Two texts that differ in one number only (its value, its sign, where its decimal point
     /// or date separators stand) never normalize alike, so never share a fingerprint.
+    /// The digits view read a run at a time is the text without its marks, a character at a
+    /// time: over ASCII, Latin letters, units, comparisons and other scripts.
+    #[test]
+    fn the_digits_view_is_the_text_without_its_marks(
+        text in "[a-z0-9 .,/:+()$%<>~\\-äßéłŁ€£¥°µ≤≥±…—→☒中𝄞]{0,60}",
+    ) {
+        let slow: String = text.chars().filter(|&c| !is_mark(c)).collect();
+        proptest::prop_assert_eq!(digits_view(&text), slow);
+    }
+
     #[test]
     fn the_fingerprint_reads_the_words_joined_by_one_space(
         text in "[ab\\. \t\n\u{b}\u{a0}\u{2003}\u{3000}é]{0,40}",
