@@ -637,9 +637,8 @@ impl Scorer<'_> {
 
     /// Whether a pair the verifier dropped is held apart ([`Reason::may_be_apart`]: another
     /// value, another addressee, another passage, or its numbers standing apart,
-    /// [`Ledger::apart`]): for a scorer
-    /// whose rule left it undecided ([`Rescue::apart`] false), asked for the few pairs that
-    /// can change a group.
+    /// [`Ledger::apart`]): for a scorer whose rule left it undecided ([`Rescue::apart`]
+    /// false), asked for the few pairs that can change a group.
     pub fn held_apart(&self, x: Doc, y: Doc) -> bool {
         let Some(rescue) = self.config.rescue else {
             return false;
