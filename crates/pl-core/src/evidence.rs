@@ -519,28 +519,8 @@ fn evidence_in_order(
     }
     e.matched = matched_a + pa.ids.len() - last;
     e.facing_words = facing.most();
-    // A block moved and changed (a header read in another place, its date another): its
-    // words weigh as a replaced block's conflicts; what else that block would count (words
-    // replaced, garbled) was counted as added.
-    for h in moved::moved_blocks(&pure, &pa.ids, &pb.ids) {
-        let mut m = Evidence::default();
-        replaced_block(
-            &mut m,
-            &h,
-            true,
-            [&mut all_a, &mut all_b],
-            [pa, pb],
-            known,
-            constant,
-            &mut buf,
-        );
-        e.conflicts.extend(m.conflicts);
-        e.digit_subs += m.digit_subs;
-        e.one_digit_subs += m.one_digit_subs;
-        e.word_subs += m.word_subs;
-        e.rare_word_subs += m.rare_word_subs;
-        e.outnumbered_subs += m.outnumbered_subs;
-    }
+    let seen = [&mut all_a, &mut all_b];
+    moved::weigh_moved(&mut e, &pure, seen, [pa, pb], known, constant, &mut buf);
     e
 }
 

@@ -550,13 +550,10 @@ impl Scorer<'_> {
         let another_value =
             another_value || letters::another_number(&e, (x.text, y.text)) || e.words_edited > 0;
         let mut pass = v.passes(&e) && !another_value;
-        // Numbers agreeing do not make another addressee's letter a copy: a household's
-        // letters share every number.
+        // Numbers agreeing do not make another addressee's (a household's) letter a copy.
         let two_documents = another_value || e.addressee_subs > 0;
-        // Another passage in a clean pair: another edition, two documents (dropped, not
-        // rescued, held apart), whatever else the alignment found. Asked of a pair that would
-        // be kept, and of every other pair where what is held apart is decided here or the run
-        // explains; else at the end, of the few pairs that can change a group (`held_apart`).
+        // Another passage in a clean pair: another edition, whatever the alignment found. Asked
+        // where it decides; else `held_apart` asks it of the pairs that can change a group.
         let rescue = self.config.rescue;
         let asked = pass || !two_documents && (self.explain || rescue.is_some_and(|r| r.apart));
         if asked {
@@ -662,15 +659,6 @@ impl Scorer<'_> {
             || x.profile.ids().len().abs_diff(y.profile.ids().len()) <= 6
                 && wording::words_edited(counted(), x, y, known) > 0
             || self.another_passage(x, y, known)
-    }
-
-    /// Whether a clean pair ([`Rescue::clean_damage`]) writes a passage otherwise
-    /// ([`passage::passage_replaced`]). In a damaged pair, garble that spells words and a stray
-    /// page each copy holds at one place look the same.
-    fn another_passage(&self, x: Doc, y: Doc, known: impl Fn(u32, Side) -> bool) -> bool {
-        let clean = self.config.rescue.unwrap_or_default().clean_damage;
-        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
-        damage(x.profile, y.profile, &df) < clean && passage::passage_replaced(x, y, known)
     }
 
     /// The rule by which the pair's numbers refuse it before the alignment ([`refuses`]),

@@ -2,6 +2,8 @@
 //! letterhead or a header line read in another order, whose date or version is another.
 //! Moved as it is, it is no conflict; moved and changed, its changes are.
 
+use super::seen::SeenWords;
+use super::{replaced_block, Evidence, Profile, Scratch, Side};
 use crate::diff::Hunk;
 use crate::trigram::overlap_at_least;
 
@@ -12,6 +14,32 @@ const MOVED_WORDS: std::ops::RangeInclusive<usize> = 3..=40;
 /// Deleted and inserted blocks looked at, each side's first ones in text order: a header is
 /// moved in one or two blocks, and a pair costs at most this many squared comparisons.
 const MOVED_BLOCKS: usize = 32;
+
+/// Weighs the words of each block moved and changed ([`moved_blocks`] of the alignment's
+/// deleted and inserted blocks, `pure`) as a replaced block's conflicts, into `e`. What else
+/// such a block would count (words replaced, garbled) was counted as added, as the match
+/// probability was fitted.
+pub(super) fn weigh_moved<'t, I: Iterator<Item = &'t str>>(
+    e: &mut Evidence,
+    pure: &[Hunk],
+    [all_a, all_b]: [&mut SeenWords<'t, I>; 2],
+    [pa, pb]: [&Profile; 2],
+    known: impl Fn(u32, Side) -> bool + Copy,
+    constant: impl Fn(u32) -> bool + Copy,
+    buf: &mut Scratch,
+) {
+    for h in moved_blocks(pure, &pa.ids, &pb.ids) {
+        let mut m = Evidence::default();
+        let seen = [&mut *all_a, &mut *all_b];
+        replaced_block(&mut m, &h, true, seen, [pa, pb], known, constant, buf);
+        e.conflicts.extend(m.conflicts);
+        e.digit_subs += m.digit_subs;
+        e.one_digit_subs += m.one_digit_subs;
+        e.word_subs += m.word_subs;
+        e.rare_word_subs += m.rare_word_subs;
+        e.outnumbered_subs += m.outnumbered_subs;
+    }
+}
 
 /// The deleted blocks of `a` (ids `ia`) each paired with the inserted block of `b` (ids `ib`)
 /// it was moved to, as a replaced block (`old` the deleted, `new` the inserted): about as

@@ -93,6 +93,22 @@ pub(super) fn passage_replaced(x: Doc, y: Doc, known: impl Fn(u32, Side) -> bool
     })
 }
 
+impl super::Scorer<'_> {
+    /// Whether a clean pair ([`crate::ledger::Rescue::clean_damage`]) writes a passage
+    /// otherwise ([`passage_replaced`]). In a damaged pair, garble that spells words and a
+    /// stray page each copy holds at one place look the same.
+    pub(super) fn another_passage(
+        &self,
+        x: Doc,
+        y: Doc,
+        known: impl Fn(u32, Side) -> bool,
+    ) -> bool {
+        let clean = self.config.rescue.unwrap_or_default().clean_damage;
+        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        crate::ledger::damage(x.profile, y.profile, &df) < clean && passage_replaced(x, y, known)
+    }
+}
+
 /// Known words of a side that a stretch's check reads at most, each compared with every
 /// distinct word of the other side: a passage shows [`PASSAGE_WORDS`] long before, and a
 /// stretch of heavy OCR damage across a long text is read no further. So a pair's check
