@@ -276,7 +276,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
     // Format 5 stored texts normalized without their numbers' signs and separators, format 7
     // without their units and brackets, format 8 without a minus standing alone; format 9
     // judged its pairs before another passage and another period, format 11 before another
-    // passage held them apart.
+    // passage held them apart, format 12 before a title held them apart.
     for (format, why) in [
         ("5", "normalized another way"),
         ("7", "normalized without their numbers' units"),
@@ -284,6 +284,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
         ("9", "before another passage"),
         ("10", "written otherwise"),
         ("11", "before another passage held them apart"),
+        ("12", "titled as another gender"),
     ] {
         ok(sh(
             d.path(),
@@ -311,7 +312,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
                 r.get(0)
             })
             .unwrap();
-        assert_eq!(now, "12");
+        assert_eq!(now, "13");
         ok(sh(
             d.path(),
             "pl-check -q --index ix < docs.ndjson > /dev/null",

@@ -89,8 +89,9 @@ use rescore::Counts;
 /// written too (`pl_core::normalize::fingerprint`), stored in each document's line: format
 /// 10 is read, not trusted (its copy sets joined texts written otherwise); 12: pairs held apart
 /// for another passage in a clean pair, a block moved and changed weighed as conflicts: format
-/// 11 is read, not trusted.
-pub const FORMAT: u32 = 12;
+/// 11 is read, not trusted; 13: pairs held apart for a name titled as another gender
+/// (`Ms Wilson`, `Mr Wilson`): format 12 is read, not trusted.
+pub const FORMAT: u32 = 13;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the

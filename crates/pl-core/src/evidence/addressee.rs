@@ -377,7 +377,59 @@ pub fn names(
         }
     }
     out.unfaced += facing_b.iter().filter(|y| has_place(pa, y)).count();
+    out.subs += titles_against([(a, pa), (b, pb)]);
     out
+}
+
+/// The gender a title gives the name after it (`mr`, `herr`: 0; `ms`, `frau`: 1).
+fn title_gender(w: &str) -> Option<u8> {
+    match w {
+        "mr" | "herr" | "herrn" => Some(0),
+        "ms" | "mrs" | "miss" | "frau" => Some(1),
+        _ => None,
+    }
+}
+
+/// The names a text's recipient slots put right after a title, with the title.
+fn titled<'t>(text: &'t str, p: &Profile) -> Vec<(&'t str, u32)> {
+    let mut out = Vec::new();
+    for s in p.slots.iter().filter(|s| s.kind == Kind::Recipient) {
+        let cue_end = usize::from(s.before + s.cue);
+        let ws: Vec<&str> = words(&text[s.offset as usize..]).take(cue_end).collect();
+        let (Some(&title), Some(&id)) = (ws.last(), p.ids.get(s.index as usize + cue_end)) else {
+            continue;
+        };
+        if title_gender(title).is_some() {
+            out.push((title, id));
+        }
+    }
+    out
+}
+
+/// Names one text titles as one gender and the other text as the other, neither text titling
+/// them so too (`Dear Ms Wilson`, `Dear Mr Wilson`: a letter to another member of the
+/// household). Titles a character apart (`Mr`, `Mrs`) are what OCR makes of each other.
+fn titles_against([(a, pa), (b, pb)]: [(&str, &Profile); 2]) -> usize {
+    let (ta, tb) = (titled(a, pa), titled(b, pb));
+    let gender = |t: &str| title_gender(t).expect("a title");
+    let titles =
+        |list: &[(&str, u32)], id: u32, g: u8| list.iter().any(|&(t, j)| j == id && gender(t) == g);
+    let mut against: Vec<u32> = ta
+        .iter()
+        .filter(|&&(t, id)| {
+            let g = gender(t);
+            tb.iter().any(|&(u, j)| {
+                j == id
+                    && gender(u) != g
+                    && rapidfuzz::distance::indel::distance(t.chars(), u.chars()) > 1
+            }) && !titles(&tb, id, g)
+                && !titles(&ta, id, 1 - g)
+        })
+        .map(|&(_, id)| id)
+        .collect();
+    against.sort_unstable();
+    against.dedup();
+    against.len()
 }
 
 /// Whether a text (its profile `p`) has a slot of `x`'s kind with a name in `x`'s place.
@@ -475,6 +527,26 @@ mod tests {
             names([(KEVIN, &pa), (KEVIN, &pb)], |_, _| true),
             Names::default()
         );
+    }
+
+    #[test]
+    fn a_name_titled_as_another_gender_is_another_recipient() {
+        let ms = KEVIN.replace("dear mr edwards", "dear ms edwards");
+        assert_eq!(subs(KEVIN, &ms, true), 1);
+        assert_eq!(subs(&ms, KEVIN, true), 1, "symmetric");
+        let herr = "sehr geehrter herr scholz wie besprochen senden wir die unterlagen";
+        let frau = "sehr geehrte frau scholz wie besprochen senden wir die unterlagen";
+        assert_eq!(
+            subs(herr, frau, false),
+            1,
+            "known or not: a title is no name"
+        );
+        // A character dropped or added is OCR's (`Mrs` read `Mr`); a text that titles the
+        // name both ways, or the same way as the other somewhere, says nothing.
+        let mrs = KEVIN.replace("dear mr edwards", "dear mrs edwards");
+        assert_eq!(subs(KEVIN, &mrs, true), 0);
+        let both = format!("{ms} cc mr edwards");
+        assert_eq!(subs(KEVIN, &both, true), 0);
     }
 
     #[test]

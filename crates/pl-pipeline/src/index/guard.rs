@@ -184,6 +184,11 @@ impl std::fmt::Display for Distrust {
                 "built by an older pl-index (format 11), whose pairs were judged before \
                  another passage held them apart and a block moved and changed weighed"
             ),
+            Distrust::Older(12) => write!(
+                f,
+                "built by an older pl-index (format 12), whose pairs were judged before \
+                 a name titled as another gender (`Ms Wilson`, `Mr Wilson`) held them apart"
+            ),
             Distrust::Older(n) => write!(
                 f,
                 "built by an older pl-index (format {n}), which recorded no document's owner \
