@@ -558,7 +558,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
         (y, ids_b, (pb, pa), near_a, (x, ids_a), Side::B),
     ] {
         // Folded once for every word of the block compared with them, when one is.
-        let mut near: Option<Around> = None;
+        let mut near = NearWords::new(other_words, words.len());
         let before = e.conflicts.len();
         let (mut unknown, mut outnumber) = (0, 0);
         for (i, (w, &id)) in words.iter().zip(ids).enumerate() {
@@ -572,7 +572,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
                         (w, id, known(id, side)),
                         [this, other],
                         facing,
-                        (&mut near, other_words),
+                        (&mut near, i),
                         buf,
                     );
                     unknown += usize::from(rare);
@@ -581,8 +581,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
                 e.garbled += 1;
                 continue;
             }
-            let around = near.get_or_insert_with(|| Around::new(other_words, buf));
-            let one_digit = match near_any(w, digits, around, buf) {
+            let one_digit = match near_any(w, digits, near.at(i, buf), buf) {
                 Near::Yes => {
                     e.garbled += 1;
                     continue;
@@ -787,7 +786,7 @@ mod seen;
 mod unstamped;
 use grams::{digit_grams, digit_pieces};
 pub(crate) use near::LONG_TOKEN;
-use near::{near_any, Around, Near};
+use near::{near_any, Near, NearWords};
 use outnumbered::{name_standing, weigh_outnumbered};
 use seen::{seen_words, SeenWords};
 

@@ -299,3 +299,90 @@ pub(super) fn other_numbers(x: &[&str], y: &[&str]) -> bool {
 pub(super) fn widened(r: &std::ops::Range<usize>, len: usize) -> std::ops::Range<usize> {
     r.start.saturating_sub(super::NEAR_WINDOW)..(r.end + super::NEAR_WINDOW).min(len)
 }
+
+/// Words of the other side a word of a long block is compared with, each way from its place
+/// scaled to the other side's length: OCR keeps a text's order, so a misread word stands near
+/// where its word stood, and a block of n and m words costs about n × 5 × [`SPAN_STEP`]
+/// comparisons, not n × m (two unrelated pages facing each other).
+const SPAN_STEP: usize = 128;
+
+/// The other side's words near a block, folded once ([`Around`]); for a side longer than
+/// five [`SPAN_STEP`]s, only those around the place of the word asked about, folded again
+/// when the place moves on by a step.
+pub(super) struct NearWords<'t> {
+    others: &'t [&'t str],
+    /// Words on this side of the block, to scale a word's place to the other side.
+    len: usize,
+    /// The step the folded window stands at, and the window.
+    window: Option<(usize, Around<'t>)>,
+}
+
+impl<'t> NearWords<'t> {
+    pub(super) fn new(others: &'t [&'t str], len: usize) -> NearWords<'t> {
+        NearWords {
+            others,
+            len,
+            window: None,
+        }
+    }
+
+    /// The words near word `i` of this side of the block, folded.
+    pub(super) fn at(&mut self, i: usize, buf: &mut Scratch) -> &Around<'t> {
+        let m = self.others.len();
+        let step = if m > 5 * SPAN_STEP {
+            i * m / self.len.max(1) / SPAN_STEP
+        } else {
+            0
+        };
+        if self.window.as_ref().is_none_or(|(s, _)| *s != step) {
+            let range = if m > 5 * SPAN_STEP {
+                step.saturating_sub(2) * SPAN_STEP..((step + 3) * SPAN_STEP).min(m)
+            } else {
+                0..m
+            };
+            self.window = Some((step, Around::new(&self.others[range], buf)));
+        }
+        &self.window.as_ref().expect("set above").1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_block_is_read_around_each_words_place() {
+        // 2,000 distinct words facing a block of 1,000: word i stands where word 2i does.
+        // Six letters OCR's folding confuses with none of the others, scattered by a
+        // multiplicative hash: two words share few of them.
+        let name = |i: usize| {
+            let h = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let letter = |k: u32| char::from(b"bfgkpqxz"[(h >> (3 * k + 20)) as usize % 8]);
+            (0..6).map(letter).collect::<String>() + "stem"
+        };
+        let others: Vec<String> = (0..2000).map(name).collect();
+        let others: Vec<&str> = others.iter().map(String::as_str).collect();
+        let mut near = NearWords::new(&others, 1000);
+        let buf = &mut Scratch::default();
+        let misread = |i: usize| name(i).replace("stem", "sten");
+        // Misread near its place (word 1002 at place 500): OCR's.
+        assert!(matches!(
+            near_any(&misread(1002), false, near.at(500, buf), buf),
+            Near::Yes
+        ));
+        // Its look-alike a page away: not read.
+        assert!(matches!(
+            near_any(&misread(100), false, near.at(900, buf), buf),
+            Near::No
+        ));
+        assert!(near.at(900, buf).words.len() <= 5 * SPAN_STEP);
+        // A side of five steps or fewer is read whole, wherever the word stands.
+        let short = &others[..5 * SPAN_STEP];
+        let mut near = NearWords::new(short, 10);
+        assert_eq!(near.at(9, buf).words.len(), short.len());
+        assert!(matches!(
+            near_any(&misread(0), false, near.at(9, buf), buf),
+            Near::Yes
+        ));
+    }
+}

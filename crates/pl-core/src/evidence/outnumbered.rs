@@ -1,7 +1,7 @@
 //! A name that stands against another although the other text has it too: the multiset
 //! view of a replaced block's known words ([`Evidence::outnumbered_subs`]).
 
-use super::{folded, near_any, Around, Evidence, Near, Profile, Scratch};
+use super::{folded, near_any, Evidence, Near, NearWords, Profile, Scratch};
 
 impl Profile {
     /// How many times the text has the word of id `id`.
@@ -118,17 +118,19 @@ fn loosely_alike(a: &str, b: &str) -> bool {
 /// (a rare name) and nothing near it is in the other text. Outnumbered: a known word (`known`)
 /// the other text has fewer times, like none of the words it faces (the recipient's name
 /// where the sender's, which the letter repeats, has it too). `near` holds the other text's
-/// words near the block (`other_words`), folded once when first needed.
+/// words near the block, read around the word's place `i` in it.
 pub(super) fn name_standing<'t>(
     (w, id, known): (&str, u32, bool),
     [this, other]: [&Profile; 2],
     facing: &[&str],
-    (near, other_words): (&mut Option<Around<'t>>, &[&'t str]),
+    (near, i): (&mut NearWords<'t>, usize),
     buf: &mut Scratch,
 ) -> (bool, bool) {
     if !other.has(w, id, buf) {
-        let around = near.get_or_insert_with(|| Around::new(other_words, buf));
-        return (matches!(near_any(w, false, around, buf), Near::No), false);
+        return (
+            matches!(near_any(w, false, near.at(i, buf), buf), Near::No),
+            false,
+        );
     }
     let outnumbered = known
         && !other.has_as_often(w, id, this, buf)
