@@ -22,7 +22,8 @@ fn keeps(c: &Value) -> bool {
     let score = c["probability"]["p"]
         .as_f64()
         .unwrap_or_else(|| num("similarity"));
-    (flag("aligned_passes") && !flag("passage_replaced") || flag("rescued"))
+    (flag("aligned_passes") && flag("one_text_aligned") && !flag("passage_replaced")
+        || flag("rescued"))
         && !flag("another_value")
         && (num("similarity") >= num("min_similarity") || flag("by_numbers"))
         && score >= num("threshold")

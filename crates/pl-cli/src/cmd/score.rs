@@ -38,7 +38,9 @@ use pl_pipeline::scoring::{score_all, Apart, Inputs, Scoring, Sinks};
 /// even up to OCR). A pair is dropped when its conflicts weigh more than
 /// --allow-conflicts + --conflicts-per-garbled × its garbled words: two bills from one
 /// template disagree in clean values with nothing garbled around them, a rough rescan
-/// disagrees a little where it is damaged a lot. --no-verify keeps pairs unverified.
+/// disagrees a little where it is damaged a lot. A pair whose alignment matches less than a
+/// third of the shorter text is dropped too: two texts that share little, whatever their
+/// conflicts. --no-verify keeps pairs unverified.
 ///
 /// Every pair the verifier keeps gets its match probability as its `"score"`: a logistic model
 /// over the verdict's findings (similarity, conflict weight, rare numbers agreeing and standing

@@ -46,6 +46,9 @@ pub struct Computation {
     pub clean: bool,
     /// `conflict_weight ≤ allowance`.
     pub aligned_passes: bool,
+    /// The alignment matched a third of the shorter text or more (else two texts that share
+    /// little: dropped unless the ledger rescues the pair).
+    pub one_text_aligned: bool,
     /// A passage written otherwise in a clean pair otherwise one text (another edition): drops
     /// the pair whatever the alignment found, no ledger rescues it, and it is held apart.
     pub passage_replaced: bool,
@@ -81,6 +84,7 @@ impl Computation {
             allowance: v.allowance(e),
             clean: is_clean(e),
             aligned_passes: v.passes(e),
+            one_text_aligned: dims.one_text_aligned,
             passage_replaced: e.passage_replaced,
             another_value: dims.another_value,
             rescued: dims.rescued,
@@ -98,7 +102,7 @@ impl Computation {
     /// similarity) the threshold.
     pub fn keeps(&self) -> bool {
         let score = self.probability.as_ref().map_or(self.similarity, |p| p.p);
-        (self.aligned_passes && !self.passage_replaced || self.rescued)
+        (self.aligned_passes && self.one_text_aligned && !self.passage_replaced || self.rescued)
             && !self.another_value
             && (self.similarity >= self.min_similarity || self.by_numbers)
             && score >= self.threshold

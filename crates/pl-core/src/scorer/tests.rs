@@ -225,7 +225,11 @@ fn each_verdict_names_the_step_that_decided_it() {
         min_similarity: 0.9,
         ..config()
     };
-    let (e, w) = corpus(&["aaaa bbbb cccc dddd eeee", "eeee dddd cccc bbbb aaaa"]);
+    // Two halves read in the other order: half the words aligned, the characters far apart.
+    let (e, w) = corpus(&[
+        "aaaa bbbb cccc dddd eeee ffff",
+        "dddd eeee ffff aaaa bbbb cccc",
+    ]);
     let s = scorer(&loose, &w);
     let verdict = s.score(fair, Some((doc(&e[0]), doc(&e[1]))), true);
     assert_eq!(verdict.step(), Step::Fuzzy, "{verdict:?}");
@@ -570,4 +574,46 @@ fn dates_each_a_month_apart_are_another_period_held_apart() {
     };
     assert!(dims.another_value && !dims.rescued);
     assert!(s.held_apart(doc(&d[0]), doc(&d[1])) && s.held_apart(doc(&d[1]), doc(&d[0])));
+}
+
+#[test]
+fn two_texts_that_share_little_are_two_whatever_their_conflicts() {
+    // A page of words against one of other words: each is a block the other lacks, which
+    // weighs as a page added, so nothing conflicts.
+    let words = |tag: &str| {
+        (0..60)
+            .map(|i| format!("{tag}{}", char::from(b'a' + (i % 26) as u8)).repeat(1 + i / 26))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (one, other) = (words("kap"), words("mol"));
+    let shared = "stadtwerke nordhafen abrechnung";
+    let (d, v) = corpus(&[
+        &format!("{shared} {one}"),
+        &format!("{shared} {other}"),
+        &format!("{shared} {one} anlage"),
+    ]);
+    let cfg = Config {
+        min_similarity: 0.0,
+        ..config()
+    };
+    let s = scorer(&cfg, &v);
+    let Verdict::Dropped(dims, Reason::Conflicts) =
+        s.score(SIM, Some((doc(&d[0]), doc(&d[1]))), true)
+    else {
+        panic!("two texts that share three words are two");
+    };
+    let e = dims.evidence.as_ref().expect("aligned");
+    assert_eq!(v_weight(&cfg, e), 0.0, "nothing conflicts");
+    assert!(!dims.one_text_aligned);
+    // The same text with a word added is one.
+    let Verdict::Kept(dims) = s.score(SIM, Some((doc(&d[0]), doc(&d[2]))), true) else {
+        panic!("a copy is kept");
+    };
+    assert!(dims.one_text_aligned);
+}
+
+/// The conflict weight the verifier of `cfg` gives the evidence.
+fn v_weight(cfg: &Config, e: &crate::evidence::Evidence) -> f64 {
+    cfg.verifier.expect("a verifier").weight(e)
 }
