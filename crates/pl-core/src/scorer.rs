@@ -436,7 +436,7 @@ impl Scorer<'_> {
     fn another_value(&self, x: Doc, y: Doc) -> (usize, bool) {
         let apart = values_apart(x.written, y.written);
         let rule = self.config.rescue.unwrap_or_default();
-        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        let df = |id: u32| self.df(id);
         let written_otherwise = apart.moved + apart.unit > 0;
         let another = (written_otherwise && damage(x.profile, y.profile, &df) < rule.clean_damage)
             || (apart.sign > 0 && x.text == y.text)
@@ -449,14 +449,17 @@ impl Scorer<'_> {
     fn align(&self, x: Doc, y: Doc, stop_for: Option<Verifier>) -> Evidence {
         let known = |id: u32, side: Side| self.known(id, side, (x, y));
         let settled = |e: &Evidence| stop_for.is_some_and(|v| v.settled_fail(e));
-        let constant = |id: u32| {
-            self.doc_counts
-                .get(id as usize)
-                .is_some_and(|&n| n >= CONSTANT_DF)
-        };
+        // A word the corpus never counted is in one document: no template's constant.
+        let constant = |id: u32| self.df(id) >= CONSTANT_DF;
         evidence_until(
             x.text, x.profile, y.text, y.profile, known, settled, constant,
         )
+    }
+
+    /// Documents of the corpus that hold word `id` (one, this text's, for a word it never
+    /// counted).
+    fn df(&self, id: u32) -> u32 {
+        self.doc_counts.get(id as usize).copied().unwrap_or(1)
     }
 
     /// Whether a document with another text than `side`'s holds word `id` (a re-upload does
@@ -466,9 +469,7 @@ impl Scorer<'_> {
             Side::A => x.copies,
             Side::B => y.copies,
         };
-        self.doc_counts
-            .get(id as usize)
-            .is_some_and(|&n| n > copies.max(1))
+        self.df(id) > copies.max(1)
     }
 
     /// Whether a pair the verifier dropped is held apart ([`Reason::may_be_apart`]: another
@@ -504,7 +505,7 @@ impl Scorer<'_> {
     /// if they do.
     fn refused(&self, x: Doc, y: Doc) -> Option<Rescue> {
         let rescue = self.config.rescue?;
-        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        let df = |id: u32| self.df(id);
         refuses(
             x.text,
             x.profile,
@@ -534,7 +535,7 @@ impl Scorer<'_> {
 
     /// The order-free evidence, counted in full (and its tokens listed) when `full`.
     fn ledger_counted(&self, x: Doc, y: Doc, rescue: &Rescue, full: bool) -> Ledger {
-        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        let df = |id: u32| self.df(id);
         ledger(x.text, x.profile, y.text, y.profile, df, rescue, full)
     }
 
@@ -549,7 +550,7 @@ impl Scorer<'_> {
         else {
             return false;
         };
-        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        let df = |id: u32| self.df(id);
         // Long texts quoting the same numbers are not aligned in full to learn it.
         shares_wide(
             x.text,

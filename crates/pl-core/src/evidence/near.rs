@@ -329,13 +329,14 @@ impl<'t> NearWords<'t> {
     /// The words near word `i` of this side of the block, folded.
     pub(super) fn at(&mut self, i: usize, buf: &mut Scratch) -> &Around<'t> {
         let m = self.others.len();
-        let step = if m > 5 * SPAN_STEP {
+        let windowed = m > 5 * SPAN_STEP;
+        let step = if windowed {
             i * m / self.len.max(1) / SPAN_STEP
         } else {
             0
         };
         if self.window.as_ref().is_none_or(|(s, _)| *s != step) {
-            let range = if m > 5 * SPAN_STEP {
+            let range = if windowed {
                 step.saturating_sub(2) * SPAN_STEP..((step + 3) * SPAN_STEP).min(m)
             } else {
                 0..m

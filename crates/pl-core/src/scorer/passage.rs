@@ -104,7 +104,7 @@ impl super::Scorer<'_> {
         known: impl Fn(u32, Side) -> bool,
     ) -> bool {
         let clean = self.config.rescue.unwrap_or_default().clean_damage;
-        let df = |id: u32| self.doc_counts.get(id as usize).copied().unwrap_or(1);
+        let df = |id: u32| self.df(id);
         crate::ledger::damage(x.profile, y.profile, &df) < clean && passage_replaced(x, y, known)
     }
 }
