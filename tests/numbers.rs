@@ -276,7 +276,8 @@ fn an_index_of_the_earlier_normalization_is_refused() {
     // Format 5 stored texts normalized without their numbers' signs and separators, format 7
     // without their units and brackets, format 8 without a minus standing alone; format 9
     // judged its pairs before another passage and another period, format 11 before another
-    // passage held them apart, format 12 before a title held them apart.
+    // passage held them apart, format 12 before a title held them apart, format 13 before
+    // consecutive periods held them apart.
     for (format, why) in [
         ("5", "normalized another way"),
         ("7", "normalized without their numbers' units"),
@@ -285,6 +286,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
         ("10", "written otherwise"),
         ("11", "before another passage held them apart"),
         ("12", "titled as another gender"),
+        ("13", "consecutive periods sharing a date"),
     ] {
         ok(sh(
             d.path(),
@@ -312,7 +314,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
                 r.get(0)
             })
             .unwrap();
-        assert_eq!(now, "13");
+        assert_eq!(now, "14");
         ok(sh(
             d.path(),
             "pl-check -q --index ix < docs.ndjson > /dev/null",

@@ -9,8 +9,9 @@
 //! - **agrees**: the same token, or (4+ characters) the token inside the other text read
 //!   without spaces (a number split in two, two merged, a label glued to it);
 //! - **near**: within an edit or two of one of the other text's tokens after OCR folding
-//!   (numbers: one edit from 5 characters, two from 10; words: one from 4 letters): a misread
-//!   digit, or the next invoice number; neither for nor against;
+//!   (numbers: one edit from 5 characters, two from 10, one more in a damaged pair whose rare
+//!   numbers agree; words: one from 4 letters): a misread digit, or the next invoice number;
+//!   neither for nor against;
 //! - **disagrees**: nowhere. Content one text has and the other lacks (a page, a stamp) is one
 //!   sided; tokens that stand *against* each other are counted as the smaller of the two
 //!   sides' counts.
@@ -40,6 +41,11 @@ pub const WIDE_DF: u32 = 6;
 pub const KNOWN_DF: u32 = 3;
 /// Share of unique words ([`damage`]) under which a pair counts as clean ([`Rescue::clean_damage`]).
 pub const CLEAN_DAMAGE: f64 = 0.05;
+/// Edits more a number may be from one of the other text's to be near it in a damaged pair
+/// (damage [`Rescue::clean_damage`] or more) whose rare numbers agree ([`Rescue::min_agree`]):
+/// a rough scan of one paper misreads two digits of an amount where a clean one misreads
+/// one; another document's numbers do not agree with it.
+pub const DAMAGED_EXTRA_EDITS: usize = 1;
 /// Numbers standing against each other, with none agreeing, that hold a pair apart.
 pub const APART_NUMBERS: usize = 2;
 /// Bytes from which a text is searched for many numbers at once ([`Reading::has_each_inside`]).
@@ -266,10 +272,17 @@ impl<'t> Reading<'t> {
         by_len.get(&len).map_or(&[], Vec::as_slice)
     }
 
-    /// Within OCR distance of one of this text's numbers.
-    fn near_number(&self, w: &str) -> bool {
+    /// Within OCR distance of one of this text's numbers ([`tolerance`], `extra` edits more
+    /// for a number that has any and is no date).
+    fn near_number(&self, w: &str, extra: usize) -> bool {
         let n = w.chars().count();
         let tol = tolerance(n);
+        // Another date is another period or year, however rough the scan.
+        let tol = if tol > 0 && !is_date(w) {
+            tol + extra
+        } else {
+            tol
+        };
         if tol == 0 {
             return false;
         }
@@ -427,14 +440,21 @@ fn numbers_inside<'t>(
     left
 }
 
-/// Sorts the numbers `left` of one side into near one of the other text's and against,
-/// stopping once more than `limit` stand against (with `explain`, sorting them all).
-fn numbers_near<'t>(s: &mut SideCount<'t>, left: &[&'t str], other: &Reading<'_>, limit: usize) {
+/// Sorts the numbers `left` of one side into near one of the other text's (up to `extra`
+/// edits more than [`tolerance`]) and against, stopping once more than `limit` stand against
+/// (with `explain`, sorting them all).
+fn numbers_near<'t>(
+    s: &mut SideCount<'t>,
+    left: &[&'t str],
+    other: &Reading<'_>,
+    limit: usize,
+    extra: usize,
+) {
     for (i, &w) in left.iter().enumerate() {
         if s.numbers > limit {
             return;
         }
-        if i < MAX_LOOKUPS && other.near_number(w) {
+        if i < MAX_LOOKUPS && other.near_number(w, extra) {
             s.near += 1;
         } else {
             s.stands_against(w);
@@ -474,7 +494,7 @@ fn sort_until<'t>(
             continue;
         }
         left += 1;
-        if left <= MAX_LOOKUPS && other.near_number(w) {
+        if left <= MAX_LOOKUPS && other.near_number(w, 0) {
             s.near += 1;
         } else {
             s.stands_against(w);
@@ -582,8 +602,8 @@ pub fn ledger(
         ) {
             (None, false) => {
                 if l.agree == 0 && l.wide == 0 && rule.apart {
-                    numbers_near(&mut sa, &left_a, &rb, APART_NUMBERS - 1);
-                    numbers_near(&mut sb, &left_b, &ra, APART_NUMBERS - 1);
+                    numbers_near(&mut sa, &left_a, &rb, APART_NUMBERS - 1, 0);
+                    numbers_near(&mut sb, &left_b, &ra, APART_NUMBERS - 1, 0);
                     l.apart = sa.numbers.min(sb.numbers) >= APART_NUMBERS;
                 }
                 return l;
@@ -592,8 +612,9 @@ pub fn ledger(
             // values alone: their numbers are all sorted.
             (_, true) | (Some(_), false) => usize::MAX,
         };
-        numbers_near(&mut sa, &left_a, &rb, limit);
-        numbers_near(&mut sb, &left_b, &ra, limit);
+        let extra = extra_edits(rule, damage, l.agree);
+        numbers_near(&mut sa, &left_a, &rb, limit, extra);
+        numbers_near(&mut sb, &left_b, &ra, limit, extra);
     }
     l.near = sa.near.min(sb.near);
     l.numbers_against = sa.numbers.min(sb.numbers);
@@ -614,6 +635,13 @@ pub fn ledger(
     // Without `explain` a pair gets here only with numbers agreeing.
     l.apart = l.agree == 0 && l.wide == 0 && l.numbers_against >= APART_NUMBERS;
     l
+}
+
+/// Edits a number may be further from one of the other text's than [`tolerance`] allows and
+/// still be near: [`DAMAGED_EXTRA_EDITS`] in a damaged pair whose rare numbers agree (a rough
+/// scan of one paper; another month's statement is held apart by its dates, `crate::period`).
+fn extra_edits(rule: &Rescue, damage: f64, agree: usize) -> usize {
+    usize::from(damage >= rule.clean_damage && agree >= rule.min_agree) * DAMAGED_EXTRA_EDITS
 }
 
 /// How many numbers against the wide agreement's sort counts before it stops: one past what

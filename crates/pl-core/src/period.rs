@@ -8,11 +8,12 @@ use crate::written::Written;
 /// one not, in one direction, for two texts to be two periods' documents.
 pub const PERIOD_DATES: usize = 3;
 
-/// Whether `a`'s dates that `b` lacks are, [`PERIOD_DATES`] of them or more, each `b`'s a
-/// month apart (the same day, the month before or after, one direction for all): the same
-/// customer's statement of another month. A date is written with its day, month and a
-/// four-digit year (`04.06.2023`, `04/06/2023`, `2023-06-04`; `:` read for `.` too); a date
-/// with `/` is read both ways (day or month first).
+/// Whether `a`'s dates that `b` lacks are, [`PERIOD_DATES`] of them or more, each a month from
+/// one `b` writes (the same day, the month before or after, one direction for all), or `b`'s
+/// that `a` lacks are so from `a`'s: the same customer's statement of another month. The
+/// month both write counts (`04.10. bis 04.11.` against `04.11. bis 04.12.`). A date is
+/// written with its day, month and a four-digit year (`04.06.2023`, `04/06/2023`,
+/// `2023-06-04`; `:` read for `.` too); a date with `/` is read both ways (day or month first).
 pub fn another_period(a: &Written, b: &Written) -> bool {
     let only = |x: &Written, y: &Written| -> Vec<Vec<(u32, i64)>> {
         x.marked_forms()
@@ -21,22 +22,23 @@ pub fn another_period(a: &Written, b: &Written) -> bool {
             .filter(|r| !r.is_empty())
             .collect()
     };
+    let all = |x: &Written| -> Vec<(u32, i64)> { x.marked_forms().flat_map(readings).collect() };
     let (da, db) = (only(a, b), only(b, a));
     if da.len() < PERIOD_DATES || db.len() < PERIOD_DATES {
         return false;
     }
-    [-1, 1].into_iter().any(|step| {
-        let shifted = da
-            .iter()
-            .filter(|ra| {
-                ra.iter().any(|&(day, month)| {
-                    db.iter()
-                        .flatten()
-                        .any(|&(d, m)| d == day && m == month + step)
-                })
+    // How many of `only`'s dates have one of `to`'s a month from them, `step` the same way.
+    let shifted = |only: &[Vec<(u32, i64)>], to: &[(u32, i64)], step: i64| {
+        only.iter()
+            .filter(|r| {
+                r.iter()
+                    .any(|&(day, month)| to.iter().any(|&(d, m)| d == day && m == month + step))
             })
-            .count();
-        shifted >= PERIOD_DATES
+            .count()
+    };
+    let (all_a, all_b) = (all(a), all(b));
+    [-1, 1].into_iter().any(|step| {
+        shifted(&da, &all_b, step) >= PERIOD_DATES || shifted(&db, &all_a, -step) >= PERIOD_DATES
     })
 }
 
@@ -85,6 +87,11 @@ mod tests {
         let may = "rechnung vom 04.05.2023 zeitraum 01.05.2022 bis 01:05.2023 fällig 18.05.2023 betrag 315,98";
         assert!(another_period(&written(june), &written(may)));
         assert!(another_period(&written(may), &written(june)));
+        // Consecutive periods share the day one ends and the next begins.
+        let november = "vom 11.12.2018 zeitraum 04.11.2018 bis 04.12.2018 fällig 25.12.2018";
+        let october = "vom 11.11.2018 zeitraum 04.10.2018 bis 04.11.2018 fällig 25.11.2018";
+        assert!(another_period(&written(november), &written(october)));
+        assert!(another_period(&written(october), &written(november)));
         // Over a year's end, ISO and US dates.
         assert!(another_period(
             &written("2024-01-05 2024-01-20 12/15/2023 x"),

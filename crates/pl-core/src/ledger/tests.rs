@@ -52,9 +52,10 @@ fn long_numbers_misread_are_near_short_ones_stand_against() {
         &[BOILER, BOILER],
     );
     assert_eq!((l.near, l.numbers_against), (1, 1), "{l:?}");
-    // Nine characters: another number.
-    let a = format!("{BOILER} 4711 9988123 kontonummer 222334791");
-    let b = format!("{BOILER} 4711 9988123 kontonummer 242344791");
+    // Nine characters: another number (in a clean pair: a rough one whose rare numbers agree
+    // misreads an edit more).
+    let a = format!("{BOILER} {BOILER} {BOILER} 4711 9988123 kontonummer 222334791");
+    let b = format!("{BOILER} {BOILER} {BOILER} 4711 9988123 kontonummer 242344791");
     let l = of(&a, &b, &[BOILER, BOILER]);
     assert_eq!((l.near, l.numbers_against), (0, 1), "{l:?}");
 }
@@ -396,6 +397,30 @@ fn in_a_damaged_pair_only_values_weigh_against() {
     let l = of(&a, &b, &[BOILER, BOILER]);
     assert_eq!((l.numbers_against, l.values_against), (3, 3), "{l:?}");
     assert!(!rule.keeps(&Ledger { damage: 0.2, ..l }));
+}
+
+#[test]
+fn a_damaged_copy_whose_numbers_agree_may_misread_two_digits() {
+    // Two rare numbers agree; the rough scan read the amount two digits off, and smudges.
+    let a = format!("{BOILER} 4711 9988123 betrag 13255 xqzt vvmr");
+    let b = format!("{BOILER} 4711 9988123 betrag 17235 pkrw zzlq");
+    let l = of(&a, &b, &[BOILER, BOILER]);
+    assert!(l.damage >= CLEAN_DAMAGE, "{l:?}");
+    assert_eq!((l.agree, l.near, l.numbers_against), (2, 1, 0), "{l:?}");
+    // Clean, the two amounts are two values.
+    let clean = format!("{BOILER} {BOILER} {BOILER}");
+    let l = of(
+        &format!("{clean} 4711 9988123 13255"),
+        &format!("{clean} 4711 9988123 17235"),
+        &[BOILER, BOILER],
+    );
+    assert!(l.damage < CLEAN_DAMAGE, "{l:?}");
+    assert_eq!((l.near, l.numbers_against), (0, 1), "{l:?}");
+    // Damaged, with one rare number agreeing, they are too.
+    let a = format!("{BOILER} 4711 betrag 13255 xqzt vvmr");
+    let b = format!("{BOILER} 4711 betrag 17235 pkrw zzlq");
+    let l = of(&a, &b, &[BOILER, BOILER]);
+    assert_eq!((l.agree, l.near, l.numbers_against), (1, 0, 1), "{l:?}");
 }
 
 /// `w` inside `text` read without its spaces, the slow obvious way.

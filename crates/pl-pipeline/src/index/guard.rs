@@ -189,6 +189,12 @@ impl std::fmt::Display for Distrust {
                 "built by an older pl-index (format 12), whose pairs were judged before \
                  a name titled as another gender (`Ms Wilson`, `Mr Wilson`) held them apart"
             ),
+            Distrust::Older(13) => write!(
+                f,
+                "built by an older pl-index (format 13), whose pairs were judged before \
+                 consecutive periods sharing a date held them apart and a damaged copy's \
+                 numbers were read with an edit more"
+            ),
             Distrust::Older(n) => write!(
                 f,
                 "built by an older pl-index (format {n}), which recorded no document's owner \
