@@ -4,14 +4,14 @@
 
 use crate::written::Written;
 
-/// Dates one text writes and the other not, each a month from one the other writes and this
-/// one not, in one direction, for two texts to be two periods' documents.
+/// Dates one text writes and the other not, each a month from one the other writes (one both
+/// write included), in one direction, for two texts to be two periods' documents.
 pub const PERIOD_DATES: usize = 3;
 
 /// Whether `a`'s dates that `b` lacks are, [`PERIOD_DATES`] of them or more, each a month from
 /// one `b` writes (the same day, the month before or after, one direction for all), or `b`'s
-/// that `a` lacks are so from `a`'s: the same customer's statement of another month. The
-/// month both write counts (`04.10. bis 04.11.` against `04.11. bis 04.12.`). A date is
+/// that `a` lacks are so from `a`'s: the same customer's statement of another month. A date
+/// both write counts (`04.10. bis 04.11.` against `04.11. bis 04.12.`). A date is
 /// written with its day, month and a four-digit year (`04.06.2023`, `04/06/2023`,
 /// `2023-06-04`; `:` read for `.` too); a date with `/` is read both ways (day or month first).
 pub fn another_period(a: &Written, b: &Written) -> bool {
