@@ -277,7 +277,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
     // without their units and brackets, format 8 without a minus standing alone; format 9
     // judged its pairs before another passage and another period, format 11 before another
     // passage held them apart, format 12 before a title held them apart, format 13 before
-    // consecutive periods held them apart.
+    // consecutive periods held them apart, format 14 before an impossible day was a misread.
     for (format, why) in [
         ("5", "normalized another way"),
         ("7", "normalized without their numbers' units"),
@@ -287,6 +287,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
         ("11", "before another passage held them apart"),
         ("12", "titled as another gender"),
         ("13", "consecutive periods sharing a date"),
+        ("14", "a day no date has beside a month"),
     ] {
         ok(sh(
             d.path(),
@@ -314,7 +315,7 @@ fn an_index_of_the_earlier_normalization_is_refused() {
                 r.get(0)
             })
             .unwrap();
-        assert_eq!(now, "14");
+        assert_eq!(now, "15");
         ok(sh(
             d.path(),
             "pl-check -q --index ix < docs.ndjson > /dev/null",

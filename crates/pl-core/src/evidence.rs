@@ -553,9 +553,10 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
     let (near_a, near_b) = (clamp(all_a, &near_a), clamp(all_b, &near_b));
     let (mut count, mut unknowns, mut outnumbered) = ([(0, 0, 0); 2], [0; 2], [0; 2]);
     let (ids_a, ids_b) = (&pa.ids[h.old.clone()], &pb.ids[h.new.clone()]);
-    for (words, ids, (this, other), other_words, (facing, facing_ids), side) in [
-        (x, ids_a, (pa, pb), near_b, (y, ids_b), Side::A),
-        (y, ids_b, (pb, pa), near_a, (x, ids_a), Side::B),
+    let (at_a, at_b) = ((all_a, h.old.start), (all_b, h.new.start));
+    for (words, ids, (this, other), other_words, (facing, fids), own, side) in [
+        (x, ids_a, (pa, pb), near_b, (y, ids_b), at_a, Side::A),
+        (y, ids_b, (pb, pa), near_a, (x, ids_a), at_b, Side::B),
     ] {
         // Folded once for every word of the block compared with them, when one is.
         let mut near = NearWords::new(other_words, words.len());
@@ -587,7 +588,7 @@ fn replaced_block<'t, I: Iterator<Item = &'t str>>(
                     continue;
                 }
                 Near::OneDigit => true,
-                Near::No => misread_facing((w, id, i), side, (facing, facing_ids), known, constant),
+                Near::No => misread_facing((w, id, i), side, (facing, fids), own, known, constant),
             };
             e.conflicts.push(Conflict {
                 word: (*w).to_string(),
@@ -647,97 +648,11 @@ fn folded(w: &str) -> Vec<char> {
     w.chars().map(fold_char).collect()
 }
 
-/// Whether a short number (under four characters) is what OCR made of the word facing it in
-/// the other side of its block, one character dropped or added (`112` read `12`) or a digit
-/// read as a letter (`28b` for `280`): as a number that differs in one digit, not another
-/// value. Only the word in the same place counts: a short number is one character from many
-/// others around it.
-fn short_misread(w: &str, facing: &str) -> bool {
-    let digits = |t: &str| t.bytes().any(|c| c.is_ascii_digit());
-    let (a, b) = (folded(w), folded(facing));
-    a.len() < 4
-        && a.len().min(b.len()) >= 2
-        && digits(w)
-        && digits(facing)
-        && (rapidfuzz::distance::indel::distance(a.iter().copied(), b.iter().copied()) == 1
-            || letter_for_digit(w.as_bytes(), facing.as_bytes()))
-}
-
-/// Whether two tokens of one length differ in one place only, a digit on one side and a
-/// letter on the other (`28b` for `280`): a digit OCR read as a letter.
-fn letter_for_digit(a: &[u8], b: &[u8]) -> bool {
-    let mut differ = a.iter().zip(b).filter(|(x, y)| x != y);
-    a.len() == b.len()
-        && differ.next().is_some_and(|(x, y)| {
-            x.is_ascii_digit() != y.is_ascii_digit()
-                && (x.is_ascii_alphabetic() || y.is_ascii_alphabetic())
-        })
-        && differ.next().is_none()
-}
-
-/// Whether one of two numbers facing each other is a short number (two or three digits) at
-/// the start or the end of the other, longer by two or more: what OCR kept of it where it could
-/// not read the rest (`083` for `81083`, `71` for `694571`). Weighed as a digit misread.
-fn short_fragment(w: &str, facing: &str) -> bool {
-    let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
-    let (short, long) = if w.len() <= facing.len() {
-        (w, facing)
-    } else {
-        (facing, w)
-    };
-    (2..4).contains(&short.len())
-        && long.len() >= short.len() + 2
-        && digits(short)
-        && digits(long)
-        && (long.starts_with(short) || long.ends_with(short))
-}
-
-/// Whether `w` (word `i` of its side of a block, id `id`) is what OCR made of a word facing it
-/// on the other side: a short number with a digit more or less in its place
-/// ([`short_misread`]), a short number at an end of a number in its block, or the other way
-/// round ([`short_fragment`]), or a template's constant a word away at most
-/// ([`constant_misread`]).
-fn misread_facing(
-    (w, id, i): (&str, u32, usize),
-    side: Side,
-    (facing, facing_ids): (&[&str], &[u32]),
-    known: impl Fn(u32, Side) -> bool,
-    constant: impl Fn(u32) -> bool,
-) -> bool {
-    facing.get(i).is_some_and(|c| short_misread(w, c))
-        || facing.iter().any(|c| short_fragment(w, c))
-        || (i.saturating_sub(1)..(i + 2).min(facing.len())).any(|j| {
-            let c = facing_ids[j];
-            constant_misread(
-                (w, !known(id, side), constant(id)),
-                (facing[j], !known(c, side.other()), constant(c)),
-            )
-        })
-}
-
 /// Documents that hold a number for it to count as a template's constant in
 /// `constant_misread`: more than the ledger's widest count ([`crate::ledger::WIDE_DF`]),
 /// so that no cluster of copies makes its own numbers constants (and the index rescores at a
 /// line it already has).
 pub const CONSTANT_DF: u32 = crate::ledger::WIDE_DF + 1;
-
-/// Whether a number only its own text holds is what OCR made of a template's constant facing
-/// it (a number [`CONSTANT_DF`] documents or more hold: the `112` of every letter to one
-/// street, read `142`): at most three characters inserted or deleted between them after
-/// folding (one misread and one dropped), both mostly digits. Each side is `(word, rare,
-/// constant)`, in either order. A sibling's fields are values of their own on both sides, not
-/// a constant.
-fn constant_misread(x: (&str, bool, bool), y: (&str, bool, bool)) -> bool {
-    let ((w, rare, _), (c, _, constant)) = if x.1 { (x, y) } else { (y, x) };
-    // Half their characters digits or more: a number (`42a`, `xx39`), not a name with a digit
-    // (`libgl1` and `libglx0` are two packages).
-    let numeric = |t: &str| 2 * t.bytes().filter(u8::is_ascii_digit).count() >= t.len();
-    if !(rare && constant && numeric(w) && numeric(c) && crate::ledger::is_number(c)) {
-        return false;
-    }
-    let (a, b) = (folded(w), folded(c));
-    a.len() >= 2 && rapidfuzz::distance::indel::distance(a.iter().copied(), b.iter().copied()) <= 3
-}
 
 /// Four letters or more and nothing else: what a name is made of.
 fn is_name_like(w: &str) -> bool {
@@ -773,6 +688,7 @@ const EDGE_BLOCK: usize = 12;
 const NEAR_WINDOW: usize = 6;
 
 mod addressee;
+mod misread;
 mod moved;
 mod size;
 pub use addressee::substitutions as addressee_subs;
@@ -785,6 +701,7 @@ mod outnumbered;
 mod seen;
 mod unstamped;
 use grams::{digit_grams, digit_pieces};
+use misread::misread_facing;
 pub(crate) use near::LONG_TOKEN;
 use near::{near_any, Near, NearWords};
 use outnumbered::{name_standing, weigh_outnumbered};

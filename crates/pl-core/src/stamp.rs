@@ -98,7 +98,7 @@ fn takes(name: &str) -> Takes {
 const FILLERS: &[&str] = &["am", "on", "by", "check", "up", "an", "den", "zur", "per"];
 
 /// Month names and abbreviations a stamp's date may spell (German and English).
-const MONTHS: &[&str] = &[
+pub(crate) const MONTHS: &[&str] = &[
     "jan",
     "feb",
     "mar",

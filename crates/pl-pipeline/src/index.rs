@@ -92,8 +92,9 @@ use rescore::Counts;
 /// 11 is read, not trusted; 13: pairs held apart for a name titled as another gender
 /// (`Ms Wilson`, `Mr Wilson`): format 12 is read, not trusted; 14: pairs held apart for
 /// consecutive periods sharing a date, and a damaged copy's numbers read with an edit more:
-/// format 13 is read, not trusted.
-pub const FORMAT: u32 = 14;
+/// format 13 is read, not trusted; 15: a day no date has beside a month weighed as a misread
+/// digit: format 14 is read, not trusted.
+pub const FORMAT: u32 = 15;
 
 /// Words held by at most this many documents keep their postings (`few`): every document
 /// count the scorer's rules tell apart is at most one more (the verifier's known words, 2; the

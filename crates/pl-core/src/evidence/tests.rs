@@ -1,3 +1,4 @@
+use super::misread::{constant_misread, impossible_day, short_fragment, short_misread};
 use super::*;
 use crate::verify::Vocab;
 
@@ -405,6 +406,32 @@ fn a_short_number_with_a_digit_lost_weighs_as_one_digit() {
     ] {
         assert_eq!(short_misread(w, facing), misread, "{w} / {facing}");
     }
+}
+
+#[test]
+fn an_impossible_day_beside_a_month_weighs_as_one_digit() {
+    // `july 35 2019` was never written: the scan misread the 1 of `15`.
+    let e = ev(
+        "mr paul wilson main court lancaster july 35 2019 our ref an6867 dear mr wilson",
+        "mr paul wilson main court lancaster july 15 2019 our ref an6867 dear mr wilson",
+    );
+    assert_eq!((e.digit_subs, e.one_digit_subs), (0, 1), "{e:?}");
+    // Another day that exists is another date; a day over 31 with no month beside it, or
+    // two digits apart, is another number.
+    for (a, b) in [
+        ("july 25 2019", "july 15 2019"),
+        ("room 35 floor", "room 15 floor"),
+        ("july 35 2019", "july 12 2019"),
+    ] {
+        let e = ev(
+            &format!("mr paul wilson main court lancaster {a} our ref an6867 dear mr wilson"),
+            &format!("mr paul wilson main court lancaster {b} our ref an6867 dear mr wilson"),
+        );
+        assert_eq!((e.digit_subs, e.one_digit_subs), (1, 0), "{a} / {b}: {e:?}");
+    }
+    let words = ["am", "35", "juli", "2019"];
+    assert!(impossible_day(&words, 1, "15") && !impossible_day(&words, 1, "36"));
+    assert!(!impossible_day(&words, 0, "15") && !impossible_day(&words, 1, "5"));
 }
 
 #[test]

@@ -195,6 +195,11 @@ impl std::fmt::Display for Distrust {
                  consecutive periods sharing a date held them apart and a damaged copy's \
                  numbers were read with an edit more"
             ),
+            Distrust::Older(14) => write!(
+                f,
+                "built by an older pl-index (format 14), whose pairs were judged before \
+                 a day no date has beside a month (`july 35 2019`) weighed as a misread digit"
+            ),
             Distrust::Older(n) => write!(
                 f,
                 "built by an older pl-index (format {n}), which recorded no document's owner \

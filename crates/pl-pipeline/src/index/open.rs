@@ -470,9 +470,9 @@ fn recognise(conn: &Connection, dir: &Path) -> Result<(Params, bool, u32)> {
         .map_err(|_| not_index(format!("format {format:?}")))?;
     // Format 5 differs by the guards of its rows, 6 by the owners, 7 by the normalization of
     // units, 8 by a minus standing alone, 9 by its pairs' verdicts before another passage and
-    // another period, 10 by its copy sets (texts written otherwise), 11 to 13 by pairs held
+    // another period, 10 by its copy sets (texts written otherwise), 11 to 14 by pairs held
     // apart or kept since: read, not trusted (a full run builds it again).
-    if format != FORMAT && !(5..=13).contains(&format) {
+    if format != FORMAT && !(5..=14).contains(&format) {
         bail!(
             "{}: index format {format}, this build reads format {FORMAT}: build the index again (remove the folder and run pl-index --index {} DOCS)",
             dir.display(),
